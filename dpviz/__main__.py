@@ -1,0 +1,3 @@
+from dpviz.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,484 @@
+"""ADePT's sensitivity error, measured (Habernal 2021, "When differential privacy meets
+NLP: the devil is in the detail", EMNLP).
+
+ADePT clips an encoder output z in R^n to L2 norm C, clip(z) = z * min(1, C/||z||_2),
+and adds i.i.d. Laplace noise of scale b = Delta/epsilon with Delta = 2C (the claim,
+Krishna et al. 2021, Thm 3.2). The L2 sensitivity of clip is 2C, but the Laplace
+mechanism needs the L1 sensitivity, which is 2C*sqrt(n) (Habernal 2021, Thm 5.1),
+attained at x = (C/sqrt(n)) (1, ..., 1) and x' = -x. So ADePT is epsilon*sqrt(n)-DP.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats as sps
+
+from dpviz.stats import stream, wilson_interval
+
+Progress = Callable[[float, str], None]
+
+TIE_RTOL = 1e-9
+"""Relative tolerance for "distance > 2C": float ties at exactly 2C are not violations."""
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+
+
+def _check_dim(n: int) -> None:
+    if int(n) != n or n < 1:
+        raise ValueError(f"dimension n must be a whole number >= 1, got {n}")
+
+
+# --- closed forms ---------------------------------------------------------------------
+
+def sensitivity_claimed(clip: float) -> float:
+    """ADePT's claimed sensitivity, 2C (Krishna et al. 2021, Thm 3.2)."""
+    _check_positive("clip", clip)
+    return 2.0 * clip
+
+
+def sensitivity_l2(clip: float) -> float:
+    """L2 sensitivity of L2 clipping: 2C, two antipodal points on the sphere."""
+    _check_positive("clip", clip)
+    return 2.0 * clip
+
+
+def sensitivity_l1(dim, clip: float):
+    """True L1 sensitivity of L2 clipping in R^n: 2C*sqrt(n) (Habernal 2021, Thm 5.1)."""
+    _check_positive("clip", clip)
+    n = np.asarray(dim, dtype=float)
+    if np.any(n < 1):
+        raise ValueError(f"dimension n must be >= 1, got {dim}")
+    return 2.0 * clip * np.sqrt(n)
+
+
+def epsilon_actual(epsilon: float, dim):
+    """The epsilon ADePT really gives: Laplace calibrated to 2C against an L1 sensitivity
+    of 2C*sqrt(n) is (epsilon*sqrt(n))-DP (Habernal 2021, Sec. 5)."""
+    _check_positive("epsilon", epsilon)
+    return epsilon * np.sqrt(np.asarray(dim, dtype=float))
+
+
+def worst_case_pair(dim: int, clip: float) -> tuple[np.ndarray, np.ndarray]:
+    """x = (C/sqrt(n)) (1,...,1) and x' = -x: on the L2 sphere, L1 distance 2C*sqrt(n)."""
+    _check_dim(dim)
+    _check_positive("clip", clip)
+    x = np.full(int(dim), clip / np.sqrt(dim))
+    return x, -x
+
+
+def clip_l2(x: np.ndarray, clip: float) -> np.ndarray:
+    """clip(z) = z * min(1, C / ||z||_2) along the last axis (ADePT, Eq. 13 in Habernal 2021)."""
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return x * np.minimum(1.0, clip / np.maximum(norm, np.finfo(float).tiny))
+
+
+def clip_l1(x: np.ndarray, clip: float) -> np.ndarray:
+    """z * min(1, C / ||z||_1): the L1-clipping remedy (Habernal 2021, Sec. 7)."""
+    norm = np.abs(x).sum(axis=-1, keepdims=True)
+    return x * np.minimum(1.0, clip / np.maximum(norm, np.finfo(float).tiny))
+
+
+# --- Figure 1: share of neighbouring pairs that break the 2C bound ---------------------
+
+DISTRIBUTIONS = ("uniform", "normal", "normal_tight", "l1_control")
+DISTRIBUTION_LABELS = {
+    "uniform": "uniform U[-C, C]",
+    "normal": "normal N(0, (0.1 C)^2)",
+    "normal_tight": "normal N(0, (0.01 C)^2)",
+    "l1_control": "control: normal, clipped by L1 norm",
+}
+
+
+def _draw(distribution: str, rng: np.random.Generator, shape, clip: float) -> np.ndarray:
+    if distribution == "uniform":
+        return rng.uniform(-clip, clip, size=shape)
+    if distribution in ("normal", "l1_control"):
+        return rng.normal(0.0, 0.1 * clip, size=shape)
+    if distribution == "normal_tight":
+        return rng.normal(0.0, 0.01 * clip, size=shape)
+    raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
+
+
+def _check_violation_args(dims: Sequence[int], pairs: int, clip: float, distributions) -> None:
+    if len(dims) == 0:
+        raise ValueError("dims must hold at least one dimension")
+    for n in dims:
+        _check_dim(n)
+    if int(pairs) != pairs or pairs < 1:
+        raise ValueError(f"pairs must be a whole number >= 1, got {pairs}")
+    _check_positive("clip", clip)
+    for d in distributions:
+        if d not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {d!r}")
+
+
+def _rate_table(rows: list[tuple[int, str, int]], pairs: int) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=["dim", "distribution", "violations"])
+    low, high = wilson_interval(df["violations"].to_numpy(), pairs)
+    df["violation_rate"] = df["violations"] / pairs
+    df["ci_low"], df["ci_high"] = low, high
+    df["pairs"] = pairs
+    return df[["dim", "distribution", "violation_rate", "ci_low", "ci_high", "violations", "pairs"]]
+
+
+def violation_rates(
+    dims: Sequence[int],
+    pairs: int = 10_000,
+    clip: float = 10.0,
+    distributions: Sequence[str] = DISTRIBUTIONS,
+    seed: int = 0,
+    progress: Progress | None = None,
+    block: int = 4096,
+) -> pd.DataFrame:
+    """Share of neighbouring pairs with ||clip(x) - clip(x')||_1 > 2C (Habernal 2021, Fig. 1).
+
+    For each distribution, ``pairs`` independent pairs of vectors with i.i.d. coordinates
+    are drawn once in the largest dimension; the vector in dimension n is the prefix of
+    its first n coordinates, which has exactly the distribution of a fresh n-dim draw.
+    So every point is still an estimate from ``pairs`` independent pairs (the points of
+    one curve share draws, which makes the curve smooth but not more certain: each
+    Wilson interval holds for its own point).
+
+    Per dimension, prefix sums give in O(1) per pair: the clipping scales a, b, the exact
+    L2 distance, and bounds on the L1 distance d = ||a x - b y||_1:
+        upper: d <= a ||x||_1 + b ||y||_1  and  d <= sqrt(n) ||a x - b y||_2,
+        lower: d >= ||a x - b y||_2^2 / ||a x - b y||_inf >= L2^2 / (a max|x| + b max|y|),
+    and the exact d = a ||x - y||_1 when a = b. Only pairs the bounds leave undecided
+    get the O(n) exact sum. The counts equal a direct computation on the same draws.
+
+    The ``l1_control`` clips normal pairs by L1 norm, so d <= 2C always: rate 0.
+    Returns a tidy table: dim, distribution, violation_rate, ci_low, ci_high (95% Wilson),
+    violations, pairs.
+    """
+    dims = sorted({int(n) for n in dims})
+    _check_violation_args(dims, pairs, clip, distributions)
+    top = dims[-1]
+    threshold = 2.0 * clip * (1.0 + TIE_RTOL)
+    counts = {(d, n): 0 for d in distributions for n in dims}
+    blocks = [(s, min(pairs, s + block)) for s in range(0, pairs, block)]
+    steps, done = len(distributions) * len(blocks), 0
+    for d in distributions:
+        rng = stream(seed, DISTRIBUTIONS.index(d))
+        for start, stop in blocks:
+            m = stop - start
+            # Layout (dimension, pair): prefix sums and per-dimension rows are contiguous.
+            x = _draw(d, rng, (top, m), clip)
+            y = _draw(d, rng, (top, m), clip)
+            _count_block(x, y, dims, clip, threshold, d == "l1_control", counts, d)
+            done += 1
+            if progress:
+                progress(done / steps, f"{DISTRIBUTION_LABELS[d]}: {stop:,} of {pairs:,} pairs")
+    rows = [(n, d, counts[(d, n)]) for d in distributions for n in dims]
+    return _rate_table(rows, pairs)
+
+
+def _count_block(x, y, dims, clip, threshold, l1_clip, counts, name) -> None:
+    """Add this block's violation counts per dimension to ``counts[(name, n)]``.
+
+    ``x`` and ``y`` have shape (dimension, pairs): column i is pair i."""
+    m = x.shape[1]
+    s1x, s1y, s2x, s2y, sxy, s1d, mx, my = np.zeros((8, m))
+    tiny = np.finfo(float).tiny
+    wanted = set(dims)
+    for j in range(dims[-1]):
+        # Running prefix sums over the first n = j + 1 coordinates (one row at a time).
+        xj, yj = x[j], y[j]
+        axj, ayj = np.abs(xj), np.abs(yj)
+        s1x += axj
+        s1y += ayj
+        s2x += xj * xj
+        s2y += yj * yj
+        sxy += xj * yj
+        s1d += np.abs(xj - yj)
+        np.maximum(mx, axj, out=mx)
+        np.maximum(my, ayj, out=my)
+        n = j + 1
+        if n not in wanted:
+            continue
+        if l1_clip:
+            a = np.minimum(1.0, clip / np.maximum(s1x, tiny))
+            b = np.minimum(1.0, clip / np.maximum(s1y, tiny))
+        else:
+            a = np.minimum(1.0, clip / np.maximum(np.sqrt(s2x), tiny))
+            b = np.minimum(1.0, clip / np.maximum(np.sqrt(s2y), tiny))
+        l2sq = np.maximum(a * a * s2x + b * b * s2y - 2 * a * b * sxy, 0.0)
+        upper = np.minimum(a * s1x + b * s1y, np.sqrt(n * l2sq))
+        lower = l2sq / np.maximum(a * mx + b * my, tiny)
+        same = a == b
+        violated = (lower > threshold) | (same & (a * s1d > threshold))
+        undecided = np.flatnonzero(~violated & ~same & (upper > threshold))
+        if undecided.size:
+            xs, ys = x[:n, undecided], y[:n, undecided]
+            d = np.abs(a[undecided] * xs - b[undecided] * ys).sum(axis=0)
+            violated[undecided] = d > threshold
+        counts[(name, n)] += int(violated.sum())
+
+
+def violation_rates_loop(
+    dims: Sequence[int],
+    pairs: int = 10_000,
+    clip: float = 10.0,
+    distributions: Sequence[str] = DISTRIBUTIONS,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The straightforward route, as the paper's reference script does it: for each
+    dimension, fresh pairs, clip each vector, sum |clip(x) - clip(x')| over coordinates.
+    Same output table as :func:`violation_rates`; the baseline for tests and benchmarks."""
+    dims = sorted({int(n) for n in dims})
+    _check_violation_args(dims, pairs, clip, distributions)
+    rows = []
+    for d in distributions:
+        rng = stream(seed, DISTRIBUTIONS.index(d), 1)
+        clipper = clip_l1 if d == "l1_control" else clip_l2
+        for n in dims:
+            x = clipper(_draw(d, rng, (pairs, n), clip), clip)
+            y = clipper(_draw(d, rng, (pairs, n), clip), clip)
+            dist = np.abs(x - y).sum(axis=1)
+            rows.append((n, d, int((dist > 2 * clip * (1 + TIE_RTOL)).sum())))
+    return _rate_table(rows, pairs)
+
+
+# --- privacy loss of the worst-case pair ------------------------------------------------
+
+def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
+    """E[L] for y ~ M(x) at the worst-case pair with Laplace scale b = 2C/epsilon.
+
+    Per coordinate, with c = C/sqrt(n) and Z ~ Laplace(b), the loss is
+    l(Z) = (|Z + 2c| - |Z|)/b, and E|Z + m| = |m| + b exp(-|m|/b), so
+    E[L] = n (2c + b exp(-2c/b) - b) / b  (the KL divergence of the two outputs).
+    """
+    _check_dim(dim)
+    b = sensitivity_claimed(clip) / epsilon
+    c2 = 2 * clip / np.sqrt(dim)
+    return float(dim * (c2 + b * np.exp(-c2 / b) - b) / b)
+
+
+def privacy_loss_samples(
+    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Samples of the privacy loss L(y) = (||y - x'||_1 - ||y - x||_1)/b, y ~ x + Lap(b)^n,
+    at the worst-case pair x = (C/sqrt n) 1, x' = -x, with ADePT's b = 2C/epsilon.
+
+    Exact sampling without drawing n Laplace values per sample: with c2 = 2C/sqrt(n),
+    each coordinate contributes +c2/b if Z >= 0 (prob 1/2), -c2/b if Z < -c2
+    (prob exp(-c2/b)/2), else (c2 + 2Z)/b with Z on [-c2, 0) of density ~ exp(z/b).
+    The counts per sample are multinomial; only middle coordinates need a draw.
+    """
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be a whole number >= 1, got {samples}")
+    b = sensitivity_claimed(clip) / epsilon
+    c2 = 2 * clip / np.sqrt(dim)
+    p_low = 0.5 * np.exp(-c2 / b)
+    counts = rng.multinomial(int(dim), [0.5, p_low, 0.5 - p_low], size=int(samples))
+    loss = (counts[:, 0] - counts[:, 1]) * (c2 / b)
+    k = counts[:, 2]
+    # Z = -V with V on (0, c2] of density ~ exp(-v/b): inverse CDF of a truncated exponential.
+    u = rng.random(int(k.sum()))
+    v = -b * np.log1p(-u * (1 - np.exp(-c2 / b)))
+    middle = (c2 - 2 * v) / b
+    owner = np.repeat(np.arange(int(samples)), k)
+    loss = loss + np.bincount(owner, weights=middle, minlength=int(samples))
+    return loss
+
+
+def privacy_loss_histogram(
+    dim: int, clip: float, epsilon: float, samples: int, seed: int, bins: int = 60
+) -> pd.DataFrame:
+    """Histogram of the worst-case privacy loss, bins right-closed (low, high], with a bin
+    edge at the claimed epsilon so that P[L > epsilon] is the sum of the bins above it.
+
+    Columns: loss_low, loss_high, count, probability, above_claim.
+    """
+    loss = privacy_loss_samples(dim, clip, epsilon, samples, stream(seed, 101))
+    top = float(epsilon_actual(epsilon, dim))
+    below = max(2, int(round(bins * (epsilon + top) / (2 * top))))
+    edges = np.linspace(-top, epsilon, below + 1)
+    if top > epsilon * (1 + 1e-12):
+        edges = np.concatenate([edges, np.linspace(epsilon, top, max(2, bins - below) + 1)[1:]])
+    which = np.clip(np.searchsorted(edges, loss, side="left") - 1, 0, len(edges) - 2)
+    count = np.bincount(which, minlength=len(edges) - 1)
+    return pd.DataFrame(
+        {
+            "loss_low": edges[:-1],
+            "loss_high": edges[1:],
+            "count": count,
+            "probability": count / samples,
+            "above_claim": edges[:-1] >= epsilon * (1 - 1e-12),
+        }
+    )
+
+
+def exceed_probability(hist: pd.DataFrame, confidence: float = 0.95) -> tuple[float, float, float]:
+    """P[L > claimed epsilon] from :func:`privacy_loss_histogram`, with a Wilson interval."""
+    total = int(hist["count"].sum())
+    k = int(hist.loc[hist["above_claim"], "count"].sum())
+    low, high = wilson_interval(k, total, confidence)
+    return k / total, float(low), float(high)
+
+
+# --- the fixes: privacy and utility ----------------------------------------------------
+
+def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
+    """delta(epsilon) of the Gaussian mechanism N(0, sigma^2 I) with L2 sensitivity Delta:
+    Phi(Delta/(2 sigma) - epsilon sigma/Delta) - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta)
+    (Balle & Wang 2018, "Improving the Gaussian mechanism", Thm 8; exact, any epsilon > 0).
+    """
+    _check_positive("sigma", sigma)
+    a, e = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
+    # e^eps * Phi(.) in log space: e^eps alone overflows for eps > ~709.
+    return float(sps.norm.cdf(a - e) - np.exp(epsilon + sps.norm.logcdf(-a - e)))
+
+
+def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """The smallest sigma for which the Gaussian mechanism is (epsilon, delta)-DP
+    (analytic Gaussian mechanism, Balle & Wang 2018, Alg. 1; solved by root finding)."""
+    _check_positive("sensitivity", sensitivity)
+    _check_positive("epsilon", epsilon)
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    f = lambda s: gaussian_delta(s, sensitivity, epsilon) - delta  # noqa: E731
+    lo, hi = sensitivity * 1e-6, sensitivity
+    while f(hi) > 0:
+        hi *= 2
+    return float(optimize.brentq(f, lo, hi, xtol=1e-14 * sensitivity, rtol=1e-12))
+
+
+FIXES = ("adept", "l1_clip", "laplace_corrected", "gaussian")
+FIX_LABELS = {
+    "adept": "ADePT as published (L2 clip, Laplace 2C/ε)",
+    "l1_clip": "Fix 1: L1 clip, Laplace 2C/ε",
+    "laplace_corrected": "Fix 2: L2 clip, Laplace 2C√n/ε",
+    "gaussian": "Fix 3: L2 clip, Gaussian on Δ₂ = 2C",
+}
+
+
+def fix_noise(mechanism: str, dim: int, clip: float, epsilon: float, delta: float) -> tuple[str, float, float, float]:
+    """(noise kind, scale, epsilon really guaranteed, delta) for one mechanism.
+
+    adept: Laplace b = 2C/eps, really (eps*sqrt(n))-DP; l1_clip: Laplace b = 2C/eps on
+    L1-clipped vectors, eps-DP; laplace_corrected: Laplace b = 2C sqrt(n)/eps, eps-DP;
+    gaussian: sigma from the analytic Gaussian mechanism with Delta_2 = 2C, (eps, delta)-DP.
+    """
+    if mechanism == "adept":
+        return "laplace", 2 * clip / epsilon, float(epsilon_actual(epsilon, dim)), 0.0
+    if mechanism == "l1_clip":
+        return "laplace", 2 * clip / epsilon, epsilon, 0.0
+    if mechanism == "laplace_corrected":
+        return "laplace", 2 * clip * np.sqrt(dim) / epsilon, epsilon, 0.0
+    if mechanism == "gaussian":
+        return "gaussian", gaussian_sigma(2 * clip, epsilon, delta), epsilon, delta
+    raise ValueError(f"mechanism must be one of {FIXES}, got {mechanism!r}")
+
+
+def noise_rms(kind: str, scale: float, dim: int) -> float:
+    """sqrt(E||noise||_2^2): Laplace(b)^n gives b sqrt(2n); N(0, sigma^2)^n gives sigma sqrt(n)."""
+    return float(scale * np.sqrt(2 * dim) if kind == "laplace" else scale * np.sqrt(dim))
+
+
+def fixes_utility(
+    dims: Sequence[int],
+    epsilons: Sequence[float],
+    clip: float,
+    delta: float,
+    draws: int,
+    seed: int,
+    mechanisms: Sequence[str] = FIXES,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Privacy and utility of ADePT and its fixes for every (n, epsilon).
+
+    Signal model: the input after L2 clipping, v, lies on the sphere of radius C in a
+    uniformly random direction (a normalised standard normal vector): the regime where
+    clipping binds. Utility against v:
+    - rms_error: sqrt(E||M(v) - v||^2) = sqrt(E||clip_l1(v) - v||^2 + noise_rms^2)
+      (closed-form noise part; the L1-clipping bias, 0 for the others, by simulation);
+    - cosine: E cos(v, M(v)), by simulation with ``draws`` draws (seeded).
+    Columns: mechanism, dim, epsilon, epsilon_actual, delta, noise_scale, rms_error,
+    rms_error_relative (over C), cosine, cosine_se.
+    """
+    _check_positive("clip", clip)
+    rows = []
+    total, done = len(dims) * len(epsilons) * len(mechanisms), 0
+    for n in dims:
+        _check_dim(n)
+        rng = stream(seed, 7, int(n))
+        u = rng.standard_normal((int(draws), int(n)))
+        v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
+        v1 = clip_l1(v, clip)
+        bias_sq = float(np.mean(np.sum((v1 - v) ** 2, axis=1)))
+        # One standard noise draw per (n) reused across epsilon and mechanisms (common
+        # random numbers: the curves differ by the mechanism, not by sampling noise).
+        lap = rng.laplace(0.0, 1.0, size=v.shape)
+        gau = rng.standard_normal(v.shape)
+        for eps in epsilons:
+            for mech in mechanisms:
+                kind, scale, eps_true, dlt = fix_noise(mech, int(n), clip, float(eps), delta)
+                signal = v1 if mech == "l1_clip" else v
+                out = signal + scale * (lap if kind == "laplace" else gau)
+                cos = np.sum(out * v, axis=1) / (np.linalg.norm(out, axis=1) * clip)
+                rms = np.sqrt((bias_sq if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, int(n)) ** 2)
+                rows.append(
+                    (mech, int(n), float(eps), eps_true, dlt, scale, rms, rms / clip,
+                     float(cos.mean()), float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan)
+                )
+                done += 1
+            if progress:
+                progress(done / total, f"n = {n}, ε = {eps:g}")
+    return pd.DataFrame(
+        rows,
+        columns=["mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale",
+                 "rms_error", "rms_error_relative", "cosine", "cosine_se"],
+    )
+
+
+# --- geometry for intuition ---------------------------------------------------------------
+
+def geometry(dim: int, clip: float, points: int = 120) -> pd.DataFrame:
+    """Shapes for the 2-D/3-D picture: the L2 ball's boundary, the L1 ball's boundary and
+    the cube [-C/sqrt(n), C/sqrt(n)]^n (whose corners touch the L2 sphere), and the
+    worst-case pair. Columns: shape, part, x, y, z (z is NaN in 2-D)."""
+    if dim not in (2, 3):
+        raise ValueError(f"geometry is drawn for dim 2 or 3, got {dim}")
+    _check_positive("clip", clip)
+    c, h = clip, clip / np.sqrt(dim)
+    rows: list[tuple] = []
+    if dim == 2:
+        t = np.linspace(0, 2 * np.pi, points)
+        rows += [("l2_ball", 0, c * np.cos(a), c * np.sin(a), np.nan) for a in t]
+        for k, (px, py) in enumerate([(c, 0), (0, c), (-c, 0), (0, -c), (c, 0)]):
+            rows.append(("l1_ball", 0, px, py, np.nan))
+        for px, py in [(h, h), (-h, h), (-h, -h), (h, -h), (h, h)]:
+            rows.append(("cube", 0, px, py, np.nan))
+        rows += [("pair", 0, h, h, np.nan), ("pair", 0, -h, -h, np.nan)]
+    else:
+        # Sphere as latitude rings (part = ring index), octahedron and cube as edge paths.
+        for k, lat in enumerate(np.linspace(-np.pi / 2, np.pi / 2, 13)[1:-1]):
+            t = np.linspace(0, 2 * np.pi, points // 2)
+            rows += [("l2_ball", k, c * np.cos(lat) * np.cos(a), c * np.cos(lat) * np.sin(a), c * np.sin(lat)) for a in t]
+        for k, lon in enumerate(np.linspace(0, np.pi, 7)[:-1]):
+            t = np.linspace(0, 2 * np.pi, points // 2)
+            rows += [("l2_ball", 100 + k, c * np.cos(a) * np.cos(lon), c * np.cos(a) * np.sin(lon), c * np.sin(a)) for a in t]
+        ax = [(c, 0, 0), (-c, 0, 0), (0, c, 0), (0, -c, 0), (0, 0, c), (0, 0, -c)]
+        k = 0
+        for i in range(6):
+            for j in range(i + 1, 6):
+                if np.dot(ax[i], ax[j]) == 0:
+                    rows += [("l1_ball", k, *ax[i]), ("l1_ball", k, *ax[j])]
+                    k += 1
+        corners = [(sx * h, sy * h, sz * h) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+        k = 0
+        for i in range(8):
+            for j in range(i + 1, 8):
+                if np.isclose(np.sum(np.abs(np.subtract(corners[i], corners[j]))), 2 * h):
+                    rows += [("cube", k, *corners[i]), ("cube", k, *corners[j])]
+                    k += 1
+        rows += [("pair", 0, h, h, h), ("pair", 0, -h, -h, -h)]
+    return pd.DataFrame(rows, columns=["shape", "part", "x", "y", "z"])

@@ -1,0 +1,81 @@
+"""Write a figure's table or picture to a file; the format comes from the suffix.
+
+.csv the tidy table, .json the Plotly figure, .html a self-contained page (plotly.js
+inlined, works offline), .png/.svg/.pdf through kaleido (>= 1) driving the system
+Chromium (``$BROWSER_PATH``, else ``chromium``/``google-chrome`` on the PATH).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpviz.theme import HEIGHT, WIDTH
+
+TABLE_FORMATS = (".csv",)
+IMAGE_FORMATS = (".png", ".svg", ".pdf")
+FORMATS = (".csv", ".json", ".html") + IMAGE_FORMATS
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+class ExportError(RuntimeError):
+    """An export that cannot be done here; the message says what to do."""
+
+
+def find_chromium() -> str | None:
+    """The browser kaleido will use: $BROWSER_PATH if it exists, else one on the PATH."""
+    env = os.environ.get("BROWSER_PATH")
+    if env:
+        return env if Path(env).exists() else None
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def image_bytes(fig: go.Figure, fmt: str, scale: float = 2.0) -> bytes:
+    """PNG/SVG/PDF bytes of a figure, rendered by kaleido with the system Chromium."""
+    fmt = fmt.lstrip(".").lower()
+    if "." + fmt not in IMAGE_FORMATS:
+        raise ExportError(f"image format must be one of png, svg, pdf, got {fmt!r}")
+    browser = find_chromium()
+    if browser is None:
+        raise ExportError(
+            "No Chromium found for image export: install it (Debian/Ubuntu: "
+            "`apt-get install -y chromium`) or point BROWSER_PATH at a Chrome/Chromium binary. "
+            "CSV, JSON and HTML exports work without it."
+        )
+    os.environ["BROWSER_PATH"] = browser  # kaleido/choreographer read it
+    import plotly.io as pio
+
+    height = fig.layout.height or HEIGHT
+    width = fig.layout.width or WIDTH
+    return pio.to_image(fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
+
+
+def write(df: pd.DataFrame, fig: go.Figure, path: str | os.PathLike) -> Path:
+    """Write ``df`` or ``fig`` to ``path`` in the format its suffix names."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ExportError(f"output format {suffix or '(none)'!r} is not supported: use one of {', '.join(FORMATS)}")
+    data: bytes | str
+    if suffix == ".csv":
+        data = df.to_csv(index=False)
+    elif suffix == ".json":
+        data = fig.to_json()
+    elif suffix == ".html":
+        data = fig.to_html(include_plotlyjs=True, full_html=True)
+    else:
+        data = image_bytes(fig, suffix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path

@@ -1,0 +1,348 @@
+"""Figure specs of the ADePT page (Habernal 2021; ../shared/papers/FORMULAS.md section 1)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpviz import adept
+from dpviz.figures import FigureSpec, register
+from dpviz.params import Param
+from dpviz.theme import DASHES, OKABE_ITO, style
+
+PAGE = "adept"
+
+DIM = Param("dim", "int", 64, "Dimension n", "Dimension n of ADePT's encoder output (the vector that is clipped and noised).", min=1, max=1024)
+MAX_DIM = Param("max_dim", "int", 1024, "Largest n on the axis", "The curves run from n = 1 to this dimension.", min=2, max=1024)
+CLIP = Param("clip", "float", 10.0, "Clipping constant C", "ADePT clips the encoder output to L2 norm C.", min=0.001, max=1e6)
+EPSILON = Param("epsilon", "float", 1.0, "Privacy budget ε (claimed)", "The ε ADePT claims; the Laplace scale is 2C/ε.", min=0.001, max=1000.0, log=True)
+SEED = Param("seed", "int", 0, "Random seed", "Seed of every random draw on this page; the same seed gives the same figures.", min=0, max=2**32 - 1)
+PAIRS = Param("pairs", "int", 10_000, "Pairs per point", "Independent neighbouring pairs behind each point of the violation curves (paper: 10,000).", min=100, max=200_000, hosted_max=10_000)
+DIMS = Param("dims", "int_list", tuple(range(1, 256)), "Dimensions to simulate", "Which n to simulate: a range like 1-255 or a list like 2,10,20 (paper: 1-255).", min=1, max=1024, max_items=1024)
+DISTS = Param("distributions", "choices", adept.DISTRIBUTIONS, "Distributions", "Distributions of the unclipped encoder outputs; the L1 control must stay at 0.", choices=adept.DISTRIBUTIONS, choice_labels=adept.DISTRIBUTION_LABELS)
+GEOM_DIM = Param("geometry_dim", "int", 2, "Picture in", "Draw the balls in 2-D or 3-D.", min=2, max=3)
+SAMPLES = Param("samples", "int", 100_000, "Releases simulated", "Simulated releases y ~ M(x) behind the privacy-loss histogram.", min=1_000, max=2_000_000, hosted_max=200_000)
+SWEEP = Param("sweep", "choice", "epsilon", "Sweep over", "Draw the fixes against the dimension n (at the chosen ε) or against ε (at the chosen n).", choices=("dim", "epsilon"), choice_labels={"dim": "dimension n", "epsilon": "privacy budget ε"})
+DELTA = Param("delta", "float", 1e-5, "δ of the Gaussian fix", "The Gaussian mechanism gives (ε, δ)-DP; this is its δ.", min=1e-12, max=0.1, log=True)
+DRAWS = Param("draws", "int", 1000, "Draws per point (utility)", "Simulated releases per point for the cosine similarity.", min=100, max=20_000, hosted_max=2_000)
+
+SWEEP_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+SWEEP_EPSILONS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+def _progress(progress, frac: float, msg: str) -> None:
+    if progress:
+        progress(frac, msg)
+
+
+# 1. sensitivity ------------------------------------------------------------------------
+
+def _sensitivity_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    n = np.arange(1, v["max_dim"] + 1)
+    return pd.DataFrame(
+        {
+            "dim": n,
+            "sensitivity_claimed": adept.sensitivity_claimed(v["clip"]),
+            "sensitivity_l1": adept.sensitivity_l1(n, v["clip"]),
+            "sensitivity_l2": adept.sensitivity_l2(v["clip"]),
+        }
+    )
+
+
+def _marker_annotation(fig, x, y, text, row=None, col=None):
+    kw = dict(row=row, col=col) if row else {}
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", marker=dict(size=11, color="#000", symbol="circle-open", line=dict(width=2)), showlegend=False, hoverinfo="skip"), **kw)
+    fig.add_annotation(x=np.log10(x), y=np.log10(y), text=text, showarrow=True, arrowhead=2, ax=-60, ay=-40, bgcolor="rgba(255,255,255,0.9)", **kw)
+
+
+def _sensitivity_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    fig = go.Figure()
+    lines = [
+        ("sensitivity_l1", "true L1 sensitivity 2C√n (what Laplace needs)", 0, 0),
+        ("sensitivity_claimed", "claimed sensitivity 2C (ADePT)", 1, 1),
+        ("sensitivity_l2", "L2 sensitivity 2C", 2, 2),
+    ]
+    for col, name, c, d in lines:
+        fig.add_trace(go.Scatter(x=df["dim"], y=df[col], name=name, mode="lines", line=dict(color=OKABE_ITO[c], dash=DASHES[d], width=3 - 0.5 * d)))
+    n = min(v["dim"], v["max_dim"])
+    s1 = float(adept.sensitivity_l1(n, v["clip"]))
+    _marker_annotation(fig, n, s1, f"n = {n}: 2C√n = {s1:,.4g}<br>= {np.sqrt(n):.3g}× the claim")
+    fig.update_xaxes(type="log", title="dimension n of the encoder output (log scale)")
+    fig.update_yaxes(type="log", title=f"sensitivity (units of z; C = {v['clip']:g}, log scale)")
+    fig.update_layout(legend=dict(x=0.01, y=0.99))
+    return style(fig, "ADePT's claimed sensitivity vs. the true L1 sensitivity")
+
+
+register(FigureSpec(
+    id="adept-sensitivity",
+    title="Sensitivity: claimed vs. true",
+    page=PAGE,
+    params=(DIM, MAX_DIM, CLIP),
+    compute=_sensitivity_compute,
+    render=_sensitivity_render,
+    caption=(
+        "The Laplace mechanism must be calibrated to the **L1** sensitivity. After clipping to "
+        "L2 norm C, two vectors can still be 2C·√n apart in L1 (the corners ±(C/√n)(1,…,1)), "
+        "while ADePT used 2C, which is only the **L2** sensitivity. On log axes the true curve is a "
+        "line of slope ½: the gap grows as √n and equals the claim only at n = 1 (Theorem 5.1)."
+    ),
+    columns=("dim", "sensitivity_claimed", "sensitivity_l1", "sensitivity_l2"),
+    paper_figure="Theorem 5.1",
+))
+
+
+# 2. epsilon ------------------------------------------------------------------------------
+
+def _epsilon_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    n = np.arange(1, v["max_dim"] + 1)
+    actual = adept.epsilon_actual(v["epsilon"], n)
+    return pd.DataFrame({"dim": n, "epsilon_claimed": v["epsilon"], "epsilon_actual": actual, "ratio": actual / v["epsilon"]})
+
+
+def _epsilon_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("ε claimed vs. ε actually given", "how many times the claim"), horizontal_spacing=0.12)
+    fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_actual"], name="ε actual = ε√n", line=dict(color=OKABE_ITO[1], width=3)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_claimed"], name="ε claimed", line=dict(color=OKABE_ITO[0], dash="dash", width=2.5)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=df["dim"], y=df["ratio"], name="ratio = √n", line=dict(color=OKABE_ITO[2], width=3), showlegend=True), row=1, col=2)
+    fig.add_hline(y=6, line=dict(color="#777", dash="dot"), annotation_text="6× (reached at n = 36)", annotation_position="top left", row=1, col=2)
+    n = min(v["dim"], v["max_dim"])
+    _marker_annotation(fig, n, float(adept.epsilon_actual(v["epsilon"], n)), f"n = {n}: ε = {float(adept.epsilon_actual(v['epsilon'], n)):.4g}", row=1, col=1)
+    fig.update_xaxes(type="log", title="dimension n (log scale)")
+    fig.update_yaxes(type="log", title="privacy budget ε (log scale)", row=1, col=1)
+    fig.update_yaxes(type="log", title="ε actual / ε claimed (log scale)", row=1, col=2)
+    fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0))
+    return style(fig, f"ADePT claims ε = {v['epsilon']:g} but gives ε√n", height=520)
+
+
+register(FigureSpec(
+    id="adept-epsilon",
+    title="Claimed ε vs. the ε ADePT actually gives",
+    page=PAGE,
+    params=(DIM, MAX_DIM, EPSILON),
+    compute=_epsilon_compute,
+    render=_epsilon_render,
+    caption=(
+        "Calibrating Laplace noise to 2C instead of 2C√n divides the noise by √n, so the mechanism "
+        "is (ε√n)-DP, not ε-DP. The right panel shows the factor alone: it does not depend on ε, and "
+        "from n = 36 on it is at least 6, the paper's \"at least factor 6\"."
+    ),
+    columns=("dim", "epsilon_claimed", "epsilon_actual", "ratio"),
+    paper_figure="Section 5",
+))
+
+
+# 3. violations (the paper's Figure 1) ------------------------------------------------------
+
+def _violations_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    df = adept.violation_rates(v["dims"], v["pairs"], v["clip"], v["distributions"], v["seed"], progress)
+    return df[["dim", "distribution", "violation_rate", "ci_low", "ci_high"]]
+
+
+def _hex_rgba(color: str, alpha: float) -> str:
+    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    fig = go.Figure()
+    for k, d in enumerate(adept.DISTRIBUTIONS):
+        part = df[df["distribution"] == d].sort_values("dim")
+        if part.empty:
+            continue
+        color, label = OKABE_ITO[k], adept.DISTRIBUTION_LABELS[d].replace("C", f"C")
+        x = part["dim"].tolist()
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=_hex_rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
+        fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
+                                 hovertemplate="n = %{x}<br>%{y:.2f}% of pairs break 2C<extra>" + label + "</extra>"))
+    if v["dims"][0] <= v.get("dim", 0) <= v["dims"][-1]:
+        fig.add_vline(x=v["dim"], line=dict(color="#777", dash="dot"), annotation_text=f"n = {v['dim']}", annotation_position="top right")
+    fig.update_xaxes(title="dimension n of the encoder output")
+    fig.update_yaxes(title="pairs with ‖clip(x) − clip(x′)‖₁ > 2C (%)", range=[-2, 102])
+    fig.update_layout(legend=dict(x=0.55, y=0.35))
+    return style(fig, f"Neighbouring pairs that break ADePT's bound (C = {v['clip']:g}, {v['pairs']:,} pairs per point, 95% Wilson bands)")
+
+
+register(FigureSpec(
+    id="adept-violations",
+    title="How many pairs break the bound (paper's Figure 1)",
+    page=PAGE,
+    params=(DIMS, PAIRS, CLIP, DISTS, SEED, DIM),
+    compute=_violations_compute,
+    render=_violations_render,
+    caption=(
+        "Each point is the share of independent pairs of simulated encoder outputs whose clipped "
+        "vectors are more than 2C apart in L1: for those pairs ADePT's noise is too small. The shaded "
+        "band is a 95% Wilson interval. Uniform outputs break the bound almost always from n ≈ 17, "
+        "N(0, (0.1C)²) from n ≈ 35; clipping by the L1 norm (the control) never does."
+    ),
+    columns=("dim", "distribution", "violation_rate", "ci_low", "ci_high"),
+    paper_figure="Figure 1",
+    disk_cache=True,
+))
+
+
+# 4. geometry -----------------------------------------------------------------------------
+
+SHAPE_STYLE = {
+    "l2_ball": ("L2 ball of radius C (where ADePT clips)", OKABE_ITO[0], "solid"),
+    "l1_ball": ("L1 ball of radius C", OKABE_ITO[1], "dash"),
+    "cube": ("cube [−C/√n, C/√n]ⁿ, corners on the sphere", OKABE_ITO[2], "dot"),
+}
+
+
+def _geometry_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    return adept.geometry(v["geometry_dim"], v["clip"])
+
+
+def _geometry_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    n, c = v["geometry_dim"], v["clip"]
+    fig = go.Figure()
+    three = n == 3
+    for shape, (label, color, dash) in SHAPE_STYLE.items():
+        part = df[df["shape"] == shape]
+        first = True
+        for _, seg in part.groupby("part", sort=True):
+            kw = dict(x=seg["x"], y=seg["y"], mode="lines", name=label, legendgroup=shape, showlegend=first, line=dict(color=color, dash=dash, width=2 if not three else 3))
+            if three:
+                kw["line"]["width"] = 2 if shape == "l2_ball" else 5
+                fig.add_trace(go.Scatter3d(z=seg["z"], opacity=0.45 if shape == "l2_ball" else 1, **kw))
+            else:
+                fig.add_trace(go.Scatter(**kw))
+            first = False
+    pair = df[df["shape"] == "pair"]
+    dist = 2 * c * np.sqrt(n)
+    label = f"worst-case pair ±(C/√{n})(1,…,1): L1 distance 2C√{n} = {dist:.4g} > 2C = {2 * c:g}"
+    kw = dict(x=pair["x"], y=pair["y"], mode="lines+markers+text", name=label, text=["x", "x′"], textposition="top center", marker=dict(size=9, color="#000"), line=dict(color="#000", width=3))
+    if three:
+        fig.add_trace(go.Scatter3d(z=pair["z"], **kw))
+        # The default camera looks down the (1,1,1) diagonal, right through the pair: turn it.
+        fig.update_layout(scene=dict(aspectmode="cube", xaxis_title="z₁", yaxis_title="z₂", zaxis_title="z₃",
+                                     camera=dict(eye=dict(x=1.9, y=-1.0, z=0.55))), height=620)
+    else:
+        fig.add_trace(go.Scatter(**kw))
+        fig.update_xaxes(title="z₁", scaleanchor="y", scaleratio=1, range=[-1.25 * c, 1.25 * c])
+        fig.update_yaxes(title="z₂", range=[-1.25 * c, 1.25 * c])
+    fig.update_layout(legend=dict(orientation="h", y=-0.15 if not three else 0, x=0))
+    return style(fig, f"Why 2C is the wrong sensitivity: the geometry in {n}-D (C = {c:g})", height=620)
+
+
+register(FigureSpec(
+    id="adept-geometry",
+    title="The geometry behind the error",
+    page=PAGE,
+    params=(GEOM_DIM, CLIP),
+    compute=_geometry_compute,
+    render=_geometry_render,
+    caption=(
+        "ADePT clips to the L2 ball (blue). Its two points farthest apart in L1 are opposite corners "
+        "of the inscribed cube, ±(C/√n)(1,…,1): their L1 distance is 2C√n, more than the 2C that "
+        "ADePT assumed. Only vectors inside the L1 ball (orange) are at most 2C apart in L1, which is "
+        "why clipping by the L1 norm repairs the mechanism."
+    ),
+    columns=("shape", "part", "x", "y", "z"),
+))
+
+
+# 5. privacy loss of the worst-case pair ------------------------------------------------------
+
+def _loss_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    _progress(progress, 0.1, "simulating releases")
+    return adept.privacy_loss_histogram(v["dim"], v["clip"], v["epsilon"], v["samples"], v["seed"])
+
+
+def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    p, lo, hi = adept.exceed_probability(df)
+    eps, top = v["epsilon"], float(adept.epsilon_actual(v["epsilon"], v["dim"]))
+    mean = adept.privacy_loss_mean(v["dim"], v["clip"], eps)
+    mid = (df["loss_low"] + df["loss_high"]) / 2
+    width = df["loss_high"] - df["loss_low"]
+    colors = np.where(df["above_claim"], OKABE_ITO[1], OKABE_ITO[0])
+    fig = go.Figure(go.Bar(x=mid, y=df["probability"], width=width, marker=dict(color=colors, line=dict(width=0)), name="share of releases (orange: L > claimed ε)",
+                           hovertemplate="L in (%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>%{y:.4f} of releases<extra></extra>",
+                           customdata=np.c_[df["loss_low"], df["loss_high"]]))
+    positive = df.loc[df["probability"] > 0, "probability"]
+    y0, y1 = float(positive.min()) / 2, float(positive.max()) * 2
+    for x, label, color, dash in [
+        (eps, f"claimed ε = {eps:g}", "#000", "dash"),
+        (mean, f"mean loss (KL divergence) = {mean:.3g}", "#555", "dot"),
+        (top, f"largest possible loss ε√n = {top:.3g}", OKABE_ITO[1], "dashdot"),
+    ]:
+        fig.add_trace(go.Scatter(x=[x, x], y=[y0, y1], mode="lines", name=label, line=dict(color=color, dash=dash, width=2.5), hoverinfo="skip"))
+    fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0)
+    fig.update_xaxes(title="privacy loss L(y) = ln p(y | x) / p(y | x′)  (nats)")
+    fig.update_yaxes(title="share of releases", type="log")
+    title = f"Privacy loss of one release at the worst-case pair: P[L > ε] = {100 * p:.2f}% (95% CI {100 * lo:.2f}–{100 * hi:.2f}%)"
+    return style(fig, title)
+
+
+register(FigureSpec(
+    id="adept-privacy-loss",
+    title="Privacy loss of the worst-case pair",
+    page=PAGE,
+    params=(DIM, CLIP, EPSILON, SAMPLES, SEED),
+    compute=_loss_compute,
+    render=_loss_render,
+    caption=(
+        "For x = (C/√n)(1,…,1) and x′ = −x, each release y = x + Laplace(2C/ε)ⁿ has privacy loss "
+        "L(y) = (‖y − x′‖₁ − ‖y − x‖₁)/b. ε-DP requires L ≤ ε for every y; the orange bars are releases "
+        "where a single output already breaks the claim. The loss can reach ε√n; its mean (dash-dot) is "
+        "the KL divergence n(2c + b e^(−2c/b) − b)/b with c = C/√n."
+    ),
+    columns=("loss_low", "loss_high", "count", "probability", "above_claim"),
+    disk_cache=True,
+))
+
+
+# 6. privacy-utility of the fixes ---------------------------------------------------------------
+
+def _fixes_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    if v["sweep"] == "dim":
+        dims, eps = sorted(set(SWEEP_DIMS) | {v["dim"]}), [v["epsilon"]]
+    else:
+        dims, eps = [v["dim"]], sorted(set(SWEEP_EPSILONS) | {v["epsilon"]})
+    return adept.fixes_utility(dims, eps, v["clip"], v["delta"], v["draws"], v["seed"], progress=progress)
+
+
+def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
+    x = "dim" if v["sweep"] == "dim" else "epsilon"
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("privacy: ε really guaranteed", "error: RMS ‖M(v) − v‖₂ / C", "utility: mean cos(v, M(v))"), horizontal_spacing=0.08)
+    for k, mech in enumerate(adept.FIXES):
+        part = df[df["mechanism"] == mech].sort_values(x)
+        style_kw = dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)
+        label = adept.FIX_LABELS[mech]
+        fig.add_trace(go.Scatter(x=part[x], y=part["epsilon_actual"], name=label, legendgroup=mech, line=style_kw, mode="lines+markers"), row=1, col=1)
+        fig.add_trace(go.Scatter(x=part[x], y=part["rms_error_relative"], name=label, legendgroup=mech, showlegend=False, line=style_kw, mode="lines+markers"), row=1, col=2)
+        fig.add_trace(go.Scatter(x=part[x], y=part["cosine"], name=label, legendgroup=mech, showlegend=False, line=style_kw, mode="lines+markers",
+                                 error_y=dict(type="data", array=1.96 * part["cosine_se"], thickness=1)), row=1, col=3)
+    xtitle = "dimension n (log scale)" if x == "dim" else "claimed ε (log scale)"
+    fig.update_xaxes(type="log", title=xtitle)
+    fig.update_yaxes(type="log", title="ε (log scale)", row=1, col=1)
+    fig.update_yaxes(type="log", title="RMS error / C (log scale)", row=1, col=2)
+    fig.update_yaxes(title="cosine similarity", range=[-0.05, 1.05], row=1, col=3)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
+    fixed = f"ε = {v['epsilon']:g}" if x == "dim" else f"n = {v['dim']}"
+    return style(fig, f"ADePT and its fixes ({fixed}, C = {v['clip']:g}, Gaussian δ = {v['delta']:g}, {v['draws']:,} draws)", height=540)
+
+
+register(FigureSpec(
+    id="adept-fixes",
+    title="Privacy and utility of the fixes",
+    page=PAGE,
+    params=(SWEEP, DIM, EPSILON, CLIP, DELTA, DRAWS, SEED),
+    compute=_fixes_compute,
+    render=_fixes_render,
+    caption=(
+        "Left: the ε each mechanism really guarantees. Only ADePT as published drifts up with √n; the "
+        "fixes keep the claimed ε (the Gaussian one with a small δ). Middle and right: what the honest "
+        "guarantee costs, for a signal v on the sphere of radius C in a random direction. RMS error is "
+        "closed-form for the noise (Laplace b√(2n), Gaussian σ√n); the cosine is simulated (95% error bars). "
+        "The Gaussian mechanism, calibrated to the L2 sensitivity 2C, loses far less utility than the "
+        "corrected Laplace in high dimension."
+    ),
+    columns=("mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale", "rms_error", "rms_error_relative", "cosine", "cosine_se"),
+    paper_figure="Section 7",
+))

@@ -1,0 +1,271 @@
+"""Parameter specs and the one validator behind widgets, URL query parameters and ``--set``.
+
+A :class:`Param` names a figure parameter, its kind, default, bounds or choices and
+a one-line help text. :func:`parse_value` turns raw input (a string from a URL or the
+command line, a list of strings from a repeated URL parameter, or a Python value from a
+widget) into a validated Python value, or raises :class:`ParamError` with one sentence
+naming the parameter, the value and what is allowed. Nothing here evaluates user text.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+KINDS = ("int", "float", "choice", "choices", "int_list", "float_list", "bool")
+MAX_RAW_LENGTH = 2000
+"""Longest raw string accepted for any parameter (URL values are visitor-controlled)."""
+
+
+class ParamError(ValueError):
+    """A parameter value that is not allowed; ``str(err)`` is a user-facing sentence."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named, typed, bounded figure parameter.
+
+    ``min``/``max`` bound numbers and the items of number lists; ``choices`` lists the
+    allowed strings of ``choice``/``choices``; ``max_items`` caps list lengths.
+    ``hosted_max`` is the lower cap applied in hosted-demo mode (compute-heavy knobs).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[str, ...] = ()
+    max_items: int = 1024
+    unit: str = ""
+    log: bool = False
+    hosted_max: float | None = None
+    choice_labels: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        # The default must itself be valid: a spec that cannot round-trip is a bug.
+        parse_value(self, self.default)
+
+    def allowed(self) -> str:
+        """What values are allowed, as a phrase for messages and ``--list``."""
+        if self.kind == "int":
+            return f"a whole number from {_num(self.min)} to {_num(self.max)}"
+        if self.kind == "float":
+            return f"a number from {_num(self.min)} to {_num(self.max)}"
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "choices":
+            return "one or more of " + ", ".join(self.choices) + " (comma-separated)"
+        item = "whole numbers" if self.kind == "int_list" else "numbers"
+        form = "a range like 1-255 or a list like 2,10,20" if self.kind == "int_list" else "a list like 1,2,5"
+        return (
+            f"{form} of {item} from {_num(self.min)} to {_num(self.max)}, "
+            f"at most {self.max_items} values"
+        )
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "any"
+    return f"{int(x)}" if float(x).is_integer() else f"{x:g}"
+
+
+def _fail(p: Param, raw: Any, why: str = "") -> ParamError:
+    shown = raw if not isinstance(raw, str) else raw[:60] + ("..." if len(raw) > 60 else "")
+    reason = f" ({why})" if why else ""
+    return ParamError(f"{p.name} = {shown!r} is not allowed{reason}: {p.name} must be {p.allowed()}.")
+
+
+def _as_text(p: Param, raw: Any) -> str:
+    if isinstance(raw, (list, tuple)):
+        raw = ",".join(str(r) for r in raw)
+    text = str(raw).strip()
+    if len(text) > MAX_RAW_LENGTH:
+        raise _fail(p, text[:60], f"longer than {MAX_RAW_LENGTH} characters")
+    return text
+
+
+def _number(p: Param, raw: Any, whole: bool) -> float | int:
+    if isinstance(raw, bool):
+        raise _fail(p, raw)
+    if isinstance(raw, (int, float)):
+        x = float(raw)
+    else:
+        text = _as_text(p, raw)
+        try:
+            x = float(text)
+        except ValueError:
+            raise _fail(p, raw, "not a number") from None
+    if not math.isfinite(x):
+        raise _fail(p, raw, "not a finite number")
+    if whole:
+        if not x.is_integer():
+            raise _fail(p, raw, "not a whole number")
+        x = int(x)
+    if (p.min is not None and x < p.min) or (p.max is not None and x > p.max):
+        raise _fail(p, raw, "out of range")
+    return x
+
+
+def _int_list(p: Param, raw: Any) -> tuple[int, ...]:
+    if isinstance(raw, (list, tuple)) and all(isinstance(v, (int, float)) for v in raw):
+        parts: Iterable[str] = [str(v) for v in raw]
+    else:
+        parts = [s.strip() for s in _as_text(p, raw).split(",")]
+    values: set[int] = set()
+    for part in parts:
+        if not part:
+            raise _fail(p, raw, "empty item")
+        lo_hi = part.split("-")
+        if len(lo_hi) == 2 and lo_hi[0].strip() and lo_hi[1].strip():
+            lo = _number(p, lo_hi[0], True)
+            hi = _number(p, lo_hi[1], True)
+            if hi < lo:
+                raise _fail(p, raw, f"range {part} runs backwards")
+            if hi - lo + 1 + len(values) > p.max_items:
+                raise _fail(p, raw, "too many values")
+            values.update(range(int(lo), int(hi) + 1))
+        elif len(lo_hi) == 1:
+            values.add(int(_number(p, part, True)))
+        else:
+            raise _fail(p, raw, f"cannot read {part!r}")
+        if len(values) > p.max_items:
+            raise _fail(p, raw, "too many values")
+    return tuple(sorted(values))
+
+
+def _float_list(p: Param, raw: Any) -> tuple[float, ...]:
+    items = raw if isinstance(raw, (list, tuple)) else _as_text(p, raw).split(",")
+    if len(items) > p.max_items:
+        raise _fail(p, raw, "too many values")
+    values = sorted({float(_number(p, v, False)) for v in items if str(v).strip() != ""})
+    if not values:
+        raise _fail(p, raw, "empty")
+    return tuple(values)
+
+
+def _choices(p: Param, raw: Any) -> tuple[str, ...]:
+    items = list(raw) if isinstance(raw, (list, tuple)) else _as_text(p, raw).split(",")
+    chosen = []
+    for item in (str(i).strip() for i in items):
+        if item not in p.choices:
+            raise _fail(p, raw, f"unknown choice {item[:40]!r}")
+        if item not in chosen:
+            chosen.append(item)
+    if not chosen:
+        raise _fail(p, raw, "nothing chosen")
+    return tuple(c for c in p.choices if c in chosen)  # canonical order
+
+
+def parse_value(p: Param, raw: Any) -> Any:
+    """Validate ``raw`` against ``p`` and return the canonical Python value.
+
+    int -> int; float -> float; bool -> bool; choice -> str; choices -> tuple of str in
+    spec order; int_list -> sorted tuple of unique ints; float_list -> sorted tuple.
+    """
+    if p.kind == "int":
+        return int(_number(p, raw, True))
+    if p.kind == "float":
+        return float(_number(p, raw, False))
+    if p.kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        text = _as_text(p, raw).lower()
+        if text in ("true", "1", "yes", "on"):
+            return True
+        if text in ("false", "0", "no", "off"):
+            return False
+        raise _fail(p, raw)
+    if p.kind == "choice":
+        text = _as_text(p, raw)
+        if text not in p.choices:
+            raise _fail(p, raw)
+        return text
+    if p.kind == "choices":
+        return _choices(p, raw)
+    if p.kind == "int_list":
+        return _int_list(p, raw)
+    return _float_list(p, raw)
+
+
+def format_value(p: Param, value: Any) -> str:
+    """The canonical string for a value (the inverse of :func:`parse_value`)."""
+    if p.kind == "bool":
+        return "true" if value else "false"
+    if p.kind == "int_list":
+        return _compress_ranges(value)
+    if p.kind in ("choices", "float_list"):
+        return ",".join(_num(v) if not isinstance(v, str) else v for v in value)
+    if p.kind == "float":
+        return _num(value) if float(value).is_integer() else repr(float(value))
+    return str(value)
+
+
+def _compress_ranges(values: Sequence[int]) -> str:
+    """(1,2,3,7,9,10) -> '1-3,7,9-10'."""
+    out, vals = [], list(values)
+    i = 0
+    while i < len(vals):
+        j = i
+        while j + 1 < len(vals) and vals[j + 1] == vals[j] + 1:
+            j += 1
+        out.append(str(vals[i]) if j - i < 2 else f"{vals[i]}-{vals[j]}")
+        if 0 < j - i < 2:
+            out.extend(str(v) for v in vals[i + 1 : j + 1])
+        i = j + 1
+    return ",".join(out)
+
+
+def validate(
+    params: Sequence[Param],
+    raw: Mapping[str, Any],
+    *,
+    hosted: bool = False,
+) -> tuple[dict[str, Any], list[str]]:
+    """Validate a mapping of raw values against ``params``.
+
+    Returns ``(values, errors)``: every parameter gets a value (the default where the raw
+    value was missing or bad), and ``errors`` holds one sentence per bad or unknown key
+    (the app shows them and keeps the defaults; the command line exits with status 2).
+    In hosted mode, values above a parameter's ``hosted_max`` are refused the same way.
+    """
+    specs = {p.name: p for p in params}
+    values: dict[str, Any] = {}
+    errors: list[str] = []
+    for key in raw:
+        if key not in specs:
+            allowed = ", ".join(sorted(specs)) or "none"
+            errors.append(f"Unknown parameter {str(key)[:40]!r}: the parameters here are {allowed}.")
+    for p in params:
+        values[p.name] = p.default
+        if p.name not in raw:
+            continue
+        try:
+            v = parse_value(p, raw[p.name])
+            check_hosted_cap(p, v, hosted)
+            values[p.name] = v
+        except ParamError as err:
+            errors.append(str(err))
+    return values, errors
+
+
+def check_hosted_cap(p: Param, value: Any, hosted: bool) -> None:
+    """In hosted mode, refuse values of compute-heavy parameters above ``hosted_max``."""
+    if not hosted or p.hosted_max is None:
+        return
+    top = max(value) if isinstance(value, tuple) else value
+    if p.kind == "int_list":
+        top = len(value)
+    if top > p.hosted_max:
+        what = "at most this many values" if p.kind == "int_list" else "at most"
+        raise ParamError(
+            f"{p.name} = {format_value(p, value)} is above the hosted demo's cap: "
+            f"{p.name} must be {what} {_num(p.hosted_max)} here (run dpviz locally for more)."
+        )

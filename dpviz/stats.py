@@ -1,0 +1,31 @@
+"""Small statistical helpers shared by the analyses."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def wilson_interval(successes, trials, confidence: float = 0.95):
+    """Wilson score interval for a binomial proportion (Wilson 1927).
+
+    centre = (k + z^2/2) / (n + z^2),
+    half   = z * sqrt(k (n - k) / n + z^2 / 4) / (n + z^2),  z = Phi^-1(1 - (1 - confidence)/2).
+    Works elementwise on arrays; returns ``(low, high)`` clipped to [0, 1].
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    if np.any(n <= 0) or np.any(k < 0) or np.any(k > n):
+        raise ValueError("need 0 <= successes <= trials and trials > 0")
+    z = stats.norm.ppf(1 - (1 - confidence) / 2)
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def stream(seed: int, *key: int) -> np.random.Generator:
+    """An independent random stream for ``(seed, key...)``: the same key always gives the
+    same draws, whatever else is computed in the same run."""
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key)))

@@ -1,0 +1,38 @@
+"""One print-friendly, colour-blind-safe Plotly template for every dpviz figure.
+
+Colours are the Okabe-Ito palette (Okabe & Ito 2008), distinguishable under the common
+colour-vision deficiencies; figures also vary dash patterns so they survive greyscale.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+TEMPLATE_NAME = "dpviz"
+WIDTH, HEIGHT = 900, 500
+
+
+def _template() -> go.layout.Template:
+    t = go.layout.Template(pio.templates["simple_white"])
+    t.layout.colorway = list(OKABE_ITO)
+    t.layout.font = dict(family="DejaVu Sans, Arial, sans-serif", size=14, color="#222")
+    t.layout.title = dict(font=dict(size=17), x=0.01, xanchor="left")
+    t.layout.legend = dict(bgcolor="rgba(255,255,255,0.85)", bordercolor="#ccc", borderwidth=1)
+    t.layout.margin = dict(l=70, r=30, t=70, b=60)
+    for axis in ("xaxis", "yaxis"):
+        t.layout[axis].showgrid = True
+        t.layout[axis].gridcolor = "#e5e5e5"
+        t.layout[axis].ticks = "outside"
+    return t
+
+
+pio.templates[TEMPLATE_NAME] = _template()
+
+
+def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
+    """Apply the dpviz template explicitly (so exports look like the page)."""
+    fig.update_layout(template=TEMPLATE_NAME, title=title, height=height)
+    return fig
