@@ -21,7 +21,7 @@ def _template() -> go.layout.Template:
     t.layout.font = dict(family="DejaVu Sans, Arial, sans-serif", size=14, color="#222")
     t.layout.title = dict(font=dict(size=17), x=0.01, xanchor="left")
     t.layout.legend = dict(bgcolor="rgba(255,255,255,0.85)", bordercolor="#ccc", borderwidth=1)
-    t.layout.margin = dict(l=70, r=30, t=70, b=60)
+    t.layout.margin = dict(l=70, r=30, t=90, b=60)
     for axis in ("xaxis", "yaxis"):
         t.layout[axis].showgrid = True
         t.layout[axis].gridcolor = "#e5e5e5"
@@ -36,3 +36,15 @@ def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
     """Apply the dpviz template explicitly (so exports look like the page)."""
     fig.update_layout(template=TEMPLATE_NAME, title=title, height=height)
     return fig
+
+
+def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
+    """A log axis labelled at powers of ten only, with unlabelled minor gridlines."""
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(type="log", dtick=1, minor=dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"), **kw)
+    return fig
+
+
+def two_line_title(main: str, detail: str) -> str:
+    """A title that fits a narrow column: the claim, then the settings in small type."""
+    return f"{main}<br><sup>{detail}</sup>"

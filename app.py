@@ -1,0 +1,33 @@
+"""dpviz home page: what dpviz is and one card per analysis (wiring only)."""
+
+import streamlit as st
+
+from webui.nav import sidebar_nav
+
+from dpviz import __version__
+from webui.cards import ANALYSES
+
+st.set_page_config(page_title="dpviz", page_icon="🔐", layout="wide")
+sidebar_nav()
+
+st.title("dpviz: where published privacy guarantees break")
+st.markdown(
+    "An interactive dashboard for the privacy-utility trade-offs of differential privacy in NLP. "
+    "Each page turns one paper that found a published guarantee does not hold, or showed how to "
+    "calibrate one, into live figures: every figure is a pure function of named parameters, "
+    "reachable from the widgets, the page URL and the command line "
+    "(`python -m dpviz figure --list`), and downloadable as data (CSV) and images (PNG, SVG, PDF)."
+)
+
+cols = st.columns(2)
+for i, card in enumerate(ANALYSES):
+    with cols[i % 2].container(border=True):
+        st.subheader(card["title"])
+        st.markdown(f"**What it shows.** {card['claim']}")
+        st.caption(card["paper"])
+        if card["ready"]:
+            st.page_link(card["page"], label=f"Open the {card['title']} page", icon="➡️")
+        else:
+            st.caption("Page in preparation.")
+
+st.caption(f"dpviz {__version__}. Runs offline; the data it needs ship with its Python packages.")

@@ -1,0 +1,218 @@
+"""Streamlit wiring shared by the pages: widgets <-> validated params <-> URL, figures.
+
+The URL binding is done here rather than by Streamlit's own ``bind="query-params"``,
+because that silently drops values it cannot read, while dpviz must say what was wrong
+(the one validator of ``dpviz.params`` serves widgets, the URL and ``--set`` alike):
+
+- whenever a widget's key is not in the session (first run of a deep link, or coming
+  back to the page), its value is seeded from the URL if the URL value validates, and
+  otherwise from the default, with a sentence saying why;
+- after the widgets, the URL is rewritten to the canonical non-default values (the seed
+  always), so a copied link reopens the same view, and unknown or bad keys disappear.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Sequence
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from dpviz import cache, figures
+from dpviz.export import ExportError, image_bytes
+from dpviz.figures import FigureSpec
+from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
+
+ALWAYS_IN_URL = ("seed",)
+_TABLES: "OrderedDict[tuple[str, tuple], pd.DataFrame]" = OrderedDict()
+_TABLES_LOCK = threading.Lock()
+_TABLES_MAX = 128
+
+
+# --- widgets and the URL ------------------------------------------------------------------
+
+def _to_widget(p: Param, value: Any) -> Any:
+    """The widget-state form of a validated value."""
+    if p.kind == "int_list":
+        return format_value(p, value)
+    if p.kind == "choices":
+        return list(value)
+    return value
+
+
+def _url_raw(name: str) -> Any:
+    values = st.query_params.get_all(name)
+    if not values:
+        return None
+    return values if len(values) > 1 else values[0]
+
+
+def _top(p: Param) -> float | None:
+    if figures.hosted_mode() and p.hosted_max is not None and p.kind in ("int", "float"):
+        return p.hosted_max
+    return p.max
+
+
+def _widget(p: Param, where) -> Any:
+    label = p.label + (f" ({p.unit})" if p.unit else "")
+    helptext = p.help + (f" Hosted demo: at most {_top(p):,.0f}." if _top(p) != p.max else "")
+    key = p.name
+    if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
+        if p.max - p.min <= 3:
+            return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
+        return where.slider(label, int(p.min), int(_top(p)), key=key, help=helptext)
+    if p.kind == "int":
+        return where.number_input(label, int(p.min), int(_top(p)), step=1, key=key, help=helptext)
+    if p.kind == "float":
+        fmt = "%.1e" if p.log and p.min < 1e-3 else "%g"
+        return where.number_input(label, float(p.min), float(_top(p)), key=key, help=helptext, format=fmt)
+    if p.kind == "choice":
+        return where.selectbox(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
+    if p.kind == "choices":
+        return where.multiselect(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
+    if p.kind == "bool":
+        return where.toggle(label, key=key, help=helptext)
+    return where.text_input(label, key=key, help=helptext, max_chars=200)
+
+
+def controls(params: Sequence[Param], where=None, state_key: str = "page") -> dict[str, Any]:
+    """Draw one widget per parameter, seeded from the URL, and return validated values.
+
+    Bad URL values and bad typed values are reported with one sentence each; the
+    default is used for them and the rest of the page keeps working.
+    """
+    where = where or st.sidebar
+    hosted = figures.hosted_mode()
+    notes_key = f"_dpviz_url_notes_{state_key}"
+    seeded_now = False
+    for p in params:
+        if p.name in st.session_state:
+            continue
+        seeded_now = True
+        raw, value = _url_raw(p.name), p.default
+        if raw is not None:
+            try:
+                value = parse_value(p, raw)
+                check_hosted_cap(p, value, hosted)
+            except ParamError as err:
+                st.session_state.setdefault(notes_key, []).append(
+                    f"Link parameter ignored: {err} Showing the default, {format_value(p, p.default)}."
+                )
+                value = p.default
+        st.session_state[p.name] = _to_widget(p, value)
+    if seeded_now:
+        names = {p.name for p in params}
+        for key in st.query_params.keys():
+            if key not in names:
+                st.session_state.setdefault(notes_key, []).append(
+                    f"Link parameter ignored: this page has no parameter {key[:40]!r}; "
+                    f"its parameters are {', '.join(sorted(names))}."
+                )
+    for note in st.session_state.get(notes_key, []):
+        st.warning(note, icon="⚠️")
+
+    values: dict[str, Any] = {}
+    for p in params:
+        raw = _widget(p, where)
+        try:
+            values[p.name] = parse_value(p, raw)
+            check_hosted_cap(p, values[p.name], hosted)
+        except ParamError as err:
+            where.error(f"{err} Using the default, {format_value(p, p.default)}.")
+            values[p.name] = p.default
+    _write_url(params, values)
+    return values
+
+
+def canonical_query(params: Sequence[Param], values: dict[str, Any]) -> dict[str, str]:
+    return {
+        p.name: format_value(p, values[p.name])
+        for p in params
+        if p.name in ALWAYS_IN_URL or values[p.name] != p.default
+    }
+
+
+def _write_url(params: Sequence[Param], values: dict[str, Any]) -> None:
+    wanted = canonical_query(params, values)
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+def _table(spec: FigureSpec, values: dict[str, Any]) -> pd.DataFrame:
+    """Compute (or fetch) a figure's table, shared across sessions, with a progress bar."""
+    key = (spec.id, tuple(sorted(spec.canonical(values).items())))
+    with _TABLES_LOCK:
+        if key in _TABLES:
+            _TABLES.move_to_end(key)
+            return _TABLES[key]
+    bar = None
+    if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
+        bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
+
+    def progress(frac: float, msg: str) -> None:
+        if bar is not None:
+            bar.progress(min(max(frac, 0.0), 1.0), text=msg)
+
+    df = spec.table(values, progress)
+    if bar is not None:
+        bar.empty()
+    with _TABLES_LOCK:
+        _TABLES[key] = df
+        while len(_TABLES) > _TABLES_MAX:
+            _TABLES.popitem(last=False)
+    return df
+
+
+def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
+    sets = " ".join(f"--set {p.name}={format_value(p, values[p.name])}" for p in spec.params)
+    return f"python -m dpviz figure {spec.id} {sets} --out {spec.id}.{suffix}"
+
+
+def share_link(query: dict[str, str]) -> str:
+    base = (st.context.url or "").split("?")[0]
+    return f"{base}?{urlencode(query)}" if query else base
+
+
+def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[Param]) -> pd.DataFrame | None:
+    """Title, chart with its explanation beside it, downloads and the reproducible link."""
+    st.subheader(spec.title, anchor=spec.id)
+    chart_col, text_col = st.columns([4, 1.35], gap="medium")
+    try:
+        start = time.perf_counter()
+        df = _table(spec, values)
+        fig = spec.render(df, values)
+        elapsed = time.perf_counter() - start
+    except (ValueError, ParamError) as err:
+        chart_col.error(f"This chart cannot be drawn with these settings: {err}")
+        return None
+    chart_col.plotly_chart(fig, theme=None, key=f"chart-{spec.id}", config={"displaylogo": False})
+    with text_col:
+        st.markdown(spec.caption)
+        if spec.paper_figure:
+            st.caption(f"Paper: Habernal 2021, {spec.paper_figure}.")
+        st.caption(f"Drawn in {elapsed:.2f} s.")
+    cols = chart_col.columns(5)
+    cols[0].download_button("⬇ CSV", df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")
+    for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
+        col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: _image_or_note(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
+    cols[4].download_button("⬇ HTML", fig.to_html(include_plotlyjs="cdn"), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
+    with chart_col.expander("Reproduce this figure"):
+        st.markdown("Link to this view (all the page's settings, seed included):")
+        st.code(share_link(canonical_query(page_params, values)), language=None)
+        st.markdown("The same figure from the command line:")
+        st.code(cli_command(spec, values), language="bash")
+    return df
+
+
+def _image_or_note(fig, fmt: str) -> bytes:
+    try:
+        return image_bytes(fig, fmt)
+    except ExportError as err:  # no Chromium on the server: a readable file instead of a crash
+        return str(err).encode()

@@ -1,0 +1,14 @@
+"""Sidebar navigation with readable labels (the automatic one would call the home page "app")."""
+
+import streamlit as st
+
+from webui.cards import ANALYSES
+
+
+def sidebar_nav() -> None:
+    with st.sidebar:
+        st.page_link("app.py", label="dpviz home", icon="🏠")
+        for card in ANALYSES:
+            if card["ready"]:
+                st.page_link(card["page"], label=card["title"], icon="📈")
+        st.divider()
