@@ -74,14 +74,18 @@ def worst_case_pair(dim: int, clip: float) -> tuple[np.ndarray, np.ndarray]:
 
 def clip_l2(x: np.ndarray, clip: float) -> np.ndarray:
     """clip(z) = z * min(1, C / ||z||_2) along the last axis (ADePT, Eq. 13 in Habernal 2021)."""
-    norm = np.linalg.norm(x, axis=-1, keepdims=True)
-    return x * np.minimum(1.0, clip / np.maximum(norm, np.finfo(float).tiny))
+    return x * _clip_scale(np.linalg.norm(x, axis=-1, keepdims=True), clip)
 
 
 def clip_l1(x: np.ndarray, clip: float) -> np.ndarray:
     """z * min(1, C / ||z||_1): the L1-clipping remedy (Habernal 2021, Sec. 7)."""
-    norm = np.abs(x).sum(axis=-1, keepdims=True)
-    return x * np.minimum(1.0, clip / np.maximum(norm, np.finfo(float).tiny))
+    return x * _clip_scale(np.abs(x).sum(axis=-1, keepdims=True), clip)
+
+
+def _clip_scale(norm, clip: float):
+    """min(1, C / norm), with 1 for a zero vector."""
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.minimum(1.0, clip / np.maximum(norm, np.finfo(float).tiny))
 
 
 # --- Figure 1: share of neighbouring pairs that break the 2C bound ---------------------

@@ -92,9 +92,11 @@ def _as_text(p: Param, raw: Any) -> str:
     return text
 
 
-def _number(p: Param, raw: Any, whole: bool) -> float | int:
+def _number(p: Param, raw: Any, whole: bool, shown: Any = None) -> float | int:
+    """Parse one number; ``shown`` is the whole user input to quote (for list items)."""
+    orig = raw if shown is None else shown
     if isinstance(raw, bool):
-        raise _fail(p, raw)
+        raise _fail(p, orig)
     if isinstance(raw, (int, float)):
         x = float(raw)
     else:
@@ -102,15 +104,15 @@ def _number(p: Param, raw: Any, whole: bool) -> float | int:
         try:
             x = float(text)
         except ValueError:
-            raise _fail(p, raw, "not a number") from None
+            raise _fail(p, orig, "not a number") from None
     if not math.isfinite(x):
-        raise _fail(p, raw, "not a finite number")
+        raise _fail(p, orig, "not a finite number")
     if whole:
         if not x.is_integer():
-            raise _fail(p, raw, "not a whole number")
+            raise _fail(p, orig, "not a whole number")
         x = int(x)
     if (p.min is not None and x < p.min) or (p.max is not None and x > p.max):
-        raise _fail(p, raw, "out of range")
+        raise _fail(p, orig, "out of range")
     return x
 
 
@@ -125,15 +127,15 @@ def _int_list(p: Param, raw: Any) -> tuple[int, ...]:
             raise _fail(p, raw, "empty item")
         lo_hi = part.split("-")
         if len(lo_hi) == 2 and lo_hi[0].strip() and lo_hi[1].strip():
-            lo = _number(p, lo_hi[0], True)
-            hi = _number(p, lo_hi[1], True)
+            lo = _number(p, lo_hi[0], True, shown=raw)
+            hi = _number(p, lo_hi[1], True, shown=raw)
             if hi < lo:
                 raise _fail(p, raw, f"range {part} runs backwards")
             if hi - lo + 1 + len(values) > p.max_items:
                 raise _fail(p, raw, "too many values")
             values.update(range(int(lo), int(hi) + 1))
         elif len(lo_hi) == 1:
-            values.add(int(_number(p, part, True)))
+            values.add(int(_number(p, part, True, shown=raw)))
         else:
             raise _fail(p, raw, f"cannot read {part!r}")
         if len(values) > p.max_items:
@@ -145,7 +147,7 @@ def _float_list(p: Param, raw: Any) -> tuple[float, ...]:
     items = raw if isinstance(raw, (list, tuple)) else _as_text(p, raw).split(",")
     if len(items) > p.max_items:
         raise _fail(p, raw, "too many values")
-    values = sorted({float(_number(p, v, False)) for v in items if str(v).strip() != ""})
+    values = sorted({float(_number(p, v, False, shown=raw)) for v in items if str(v).strip() != ""})
     if not values:
         raise _fail(p, raw, "empty")
     return tuple(values)

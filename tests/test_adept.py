@@ -1,0 +1,275 @@
+"""ADePT formulas, each checked against an independent route."""
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from dpviz import adept
+from dpviz.stats import stream
+
+C = 10.0
+
+
+# --- sensitivity by brute force over the sphere ------------------------------------------
+
+def _sphere(n, m, rng):
+    u = rng.standard_normal((m, n))
+    return C * u / np.linalg.norm(u, axis=1, keepdims=True)
+
+
+def test_l1_sensitivity_in_2d_by_a_dense_grid_of_pairs():
+    t = np.linspace(0, 2 * np.pi, 2001)
+    pts = C * np.c_[np.cos(t), np.sin(t)]
+    d = np.abs(pts[:, None, :] - pts[None, :, :]).sum(-1).max()
+    assert d == pytest.approx(adept.sensitivity_l1(2, C), rel=1e-5)
+    assert d > adept.sensitivity_claimed(C) * 1.4
+
+
+def test_l1_sensitivity_in_3d_by_random_pairs_on_the_sphere():
+    pts = _sphere(3, 3000, np.random.default_rng(0))
+    best = max(np.abs(pts[i : i + 500, None, :] - pts[None, :, :]).sum(-1).max() for i in range(0, 3000, 500))
+    true = adept.sensitivity_l1(3, C)
+    assert 0.98 * true < best <= true * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("n", [4, 8, 16])
+def test_l1_sensitivity_by_constrained_optimisation(n):
+    """maximise ||x - y||_1 subject to ||x||_2 <= C, ||y||_2 <= C, from random starts."""
+    rng = np.random.default_rng(n)
+    cons = [{"type": "ineq", "fun": lambda z: C**2 - z[:n] @ z[:n]}, {"type": "ineq", "fun": lambda z: C**2 - z[n:] @ z[n:]}]
+    best = 0.0
+    for _ in range(8):
+        z0 = np.r_[_sphere(n, 1, rng)[0], _sphere(n, 1, rng)[0]]
+        # smooth |.| as sqrt(.^2 + tiny) so SLSQP can climb
+        res = optimize.minimize(lambda z: -np.sqrt((z[:n] - z[n:]) ** 2 + 1e-12).sum(), z0, constraints=cons, method="SLSQP", options={"maxiter": 500})
+        x, y = adept.clip_l2(res.x[:n], C), adept.clip_l2(res.x[n:], C)
+        best = max(best, np.abs(x - y).sum())
+    true = adept.sensitivity_l1(n, C)
+    assert best <= true * (1 + 1e-9)
+    assert best == pytest.approx(true, rel=1e-3)
+
+
+def test_worst_case_pair_attains_the_sensitivity_and_is_on_the_sphere():
+    for n in (1, 2, 7, 100):
+        x, xp = adept.worst_case_pair(n, C)
+        assert np.linalg.norm(x) == pytest.approx(C)
+        assert np.abs(x - xp).sum() == pytest.approx(adept.sensitivity_l1(n, C))
+        assert np.linalg.norm(x - xp) == pytest.approx(adept.sensitivity_l2(C))
+
+
+def test_clipping():
+    rng = np.random.default_rng(1)
+    z = rng.normal(0, 20, (100, 9))
+    assert np.all(np.linalg.norm(adept.clip_l2(z, C), axis=1) <= C * (1 + 1e-12))
+    assert np.all(np.abs(adept.clip_l1(z, C)).sum(1) <= C * (1 + 1e-12))
+    small = z / 1000
+    assert np.array_equal(adept.clip_l2(small, C), small)
+    assert np.array_equal(adept.clip_l2(np.zeros(3), C), np.zeros(3))
+
+
+def test_actual_epsilon_is_the_largest_laplace_log_ratio_at_the_worst_pair():
+    """Evaluate log p(y|x) - log p(y|x') with scipy's Laplace density, far on x's side."""
+    eps = 0.7
+    for n in (1, 4, 36):
+        x, xp = adept.worst_case_pair(n, C)
+        b = adept.sensitivity_claimed(C) / eps
+        y = x + 50.0
+        loss = stats.laplace.logpdf(y, x, b).sum() - stats.laplace.logpdf(y, xp, b).sum()
+        assert loss == pytest.approx(adept.epsilon_actual(eps, n))
+    assert adept.epsilon_actual(1.0, 36) == pytest.approx(6.0)  # the paper's "factor 6"
+
+
+@pytest.mark.parametrize("bad", [0, -1, np.nan, np.inf])
+def test_guards_name_the_parameter(bad):
+    with pytest.raises(ValueError, match="clip must be"):
+        adept.sensitivity_l1(3, bad)
+    with pytest.raises(ValueError, match="epsilon must be"):
+        adept.epsilon_actual(bad, 3)
+
+
+# --- violation rates ------------------------------------------------------------------------
+
+def _direct_counts(x, y, dims, l1):
+    clip = adept.clip_l1 if l1 else adept.clip_l2
+    out = {}
+    for n in dims:
+        a, b = clip(x[:n].T, C), clip(y[:n].T, C)
+        out[n] = int((np.abs(a - b).sum(1) > 2 * C * (1 + adept.TIE_RTOL)).sum())
+    return out
+
+
+@pytest.mark.parametrize("sigma, l1", [(10.0, False), (1.0, False), (0.1, False), (1.0, True), (3.0, False)])
+def test_bounds_pruned_counts_equal_direct_counts_on_the_same_draws(sigma, l1):
+    rng = np.random.default_rng(int(sigma * 10) + l1)
+    top = 260
+    # a mixture of scales puts many pairs near the 2C threshold, so every branch runs
+    scale = rng.choice([0.3, 1.0, 3.0], size=(1, 3000))
+    x = rng.normal(0, sigma, (top, 3000)) * scale
+    y = rng.normal(0, sigma, (top, 3000)) * scale
+    dims = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 233, 260]
+    counts = {("d", n): 0 for n in dims}
+    adept._count_block(x, y, dims, C, 2 * C * (1 + adept.TIE_RTOL), l1, counts, "d")
+    direct = _direct_counts(x, y, dims, l1)
+    assert {n: counts[("d", n)] for n in dims} == direct
+    if not l1:
+        assert 0 < sum(direct.values()) < len(dims) * 3000  # a non-trivial case
+
+
+def test_fast_engine_agrees_with_the_reference_loop_statistically():
+    """Independent draws: every per-point difference within 5 standard errors."""
+    dims = list(range(1, 41)) + list(range(150, 221, 10))
+    fast = adept.violation_rates(dims, 4000, C, seed=3).set_index(["dim", "distribution"])
+    loop = adept.violation_rates_loop(dims, 4000, C, seed=4).set_index(["dim", "distribution"])
+    p1, p2 = fast["violation_rate"], loop["violation_rate"]
+    pooled = (p1 + p2) / 2
+    se = np.sqrt(np.maximum(pooled * (1 - pooled), 1 / 4000) * 2 / 4000)
+    z = (p1 - p2).abs() / se
+    assert z.max() < 5, z.idxmax()
+
+
+def test_paper_figure_1_shape():
+    dims = [10, 17, 35, 150, 215]
+    df = adept.violation_rates(dims, 10_000, C, seed=0).pivot(index="dim", columns="distribution", values="violation_rate")
+    assert df.loc[17, "uniform"] > 0.99
+    assert df.loc[10, "normal"] < 0.01 and df.loc[35, "normal"] > 0.99
+    assert df.loc[150, "normal_tight"] < 0.01 and df.loc[215, "normal_tight"] > 0.99
+    assert (df["l1_control"] == 0).all()
+
+
+def test_violation_rates_are_reproducible_and_seed_dependent():
+    a = adept.violation_rates([20], 2000, C, ("normal",), seed=5)
+    b = adept.violation_rates([20], 2000, C, ("normal",), seed=5)
+    c = adept.violation_rates([20], 2000, C, ("normal",), seed=6)
+    assert a.equals(b) and not a.equals(c)
+    # one distribution's draws do not depend on which others are computed alongside
+    d = adept.violation_rates([20], 2000, C, ("uniform", "normal"), seed=5)
+    assert d[d.distribution == "normal"].reset_index(drop=True).equals(a)
+
+
+def test_violation_rate_guards():
+    with pytest.raises(ValueError, match="pairs must be"):
+        adept.violation_rates([3], 0, C)
+    with pytest.raises(ValueError, match="distribution must be"):
+        adept.violation_rates([3], 10, C, ("cauchy",))
+
+
+# --- privacy loss -----------------------------------------------------------------------
+
+def _direct_loss(n, eps, m, rng):
+    x, xp = adept.worst_case_pair(n, C)
+    b = adept.sensitivity_claimed(C) / eps
+    y = x + rng.laplace(0, b, (m, n))
+    return (np.abs(y - xp).sum(1) - np.abs(y - x).sum(1)) / b
+
+
+@pytest.mark.parametrize("n, eps", [(1, 1.0), (5, 0.5), (64, 1.0), (300, 2.0)])
+def test_privacy_loss_mean_closed_form_vs_simulation(n, eps):
+    loss = _direct_loss(n, eps, 40_000, np.random.default_rng(n))
+    se = loss.std() / np.sqrt(len(loss))
+    assert abs(loss.mean() - adept.privacy_loss_mean(n, C, eps)) < 4 * se
+
+
+@pytest.mark.parametrize("n", [1, 5, 64])
+def test_fast_loss_sampler_matches_direct_simulation(n):
+    fast = adept.privacy_loss_samples(n, C, 1.0, 20_000, np.random.default_rng(10))
+    direct = _direct_loss(n, 1.0, 20_000, np.random.default_rng(11))
+    # the loss has atoms (at +-2c/b per coordinate): round away float noise at the atoms
+    assert stats.ks_2samp(np.round(fast, 9), np.round(direct, 9)).pvalue > 1e-3
+    top = adept.epsilon_actual(1.0, n)
+    assert fast.max() <= top * (1 + 1e-12) and fast.min() >= -top * (1 + 1e-12)
+
+
+def test_largest_loss_has_probability_two_to_the_minus_n():
+    n = 3
+    loss = adept.privacy_loss_samples(n, C, 1.0, 200_000, np.random.default_rng(2))
+    hits = np.isclose(loss, adept.epsilon_actual(1.0, n)).mean()
+    se = np.sqrt(0.125 * 0.875 / 200_000)
+    assert abs(hits - 2.0**-n) < 4 * se
+
+
+def test_exceed_probability_from_histogram_equals_direct_count():
+    hist = adept.privacy_loss_histogram(16, C, 1.0, 50_000, seed=3)
+    loss = adept.privacy_loss_samples(16, C, 1.0, 50_000, stream(3, 101))
+    p, lo, hi = adept.exceed_probability(hist)
+    assert p == pytest.approx((loss > 1.0).mean())
+    assert lo <= p <= hi
+    assert hist["probability"].sum() == pytest.approx(1.0)
+
+
+def test_one_dimension_never_exceeds_the_claim():
+    hist = adept.privacy_loss_histogram(1, C, 1.0, 20_000, seed=0)
+    assert adept.exceed_probability(hist)[0] == 0.0
+
+
+# --- Gaussian calibration and the fixes ------------------------------------------------------
+
+def _hockey_stick_delta(sigma, sens, eps):
+    """delta = integral of max(0, p(y) - e^eps q(y)), p = N(0, s^2), q = N(sens, s^2), numerically."""
+    f = lambda y: max(0.0, stats.norm.pdf(y, 0, sigma) - np.exp(eps) * stats.norm.pdf(y, sens, sigma))  # noqa: E731
+    return integrate.quad(f, -40 * sigma, sens / 2 + 40 * sigma, limit=500, points=[sens / 2])[0]
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (1.0, 1e-5), (5.0, 1e-6), (20.0, 1e-3)])
+def test_gaussian_sigma_round_trip_and_numerical_integration(eps, delta):
+    sigma = adept.gaussian_sigma(2 * C, eps, delta)
+    assert adept.gaussian_delta(sigma, 2 * C, eps) == pytest.approx(delta, rel=1e-6)
+    assert _hockey_stick_delta(sigma, 2 * C, eps) == pytest.approx(delta, rel=1e-4)
+    if eps < 1:  # the classical calibration is valid and never tighter
+        assert 2 * C * np.sqrt(2 * np.log(1.25 / delta)) / eps >= sigma
+
+
+def test_gaussian_sigma_survives_huge_epsilon():
+    assert np.isfinite(adept.gaussian_sigma(20.0, 1000.0, 1e-5))
+
+
+@pytest.mark.parametrize("kind, scale, n", [("laplace", 3.0, 7), ("gaussian", 2.0, 50)])
+def test_noise_rms_closed_form_vs_simulation(kind, scale, n):
+    rng = np.random.default_rng(0)
+    z = rng.laplace(0, scale, (40_000, n)) if kind == "laplace" else rng.normal(0, scale, (40_000, n))
+    assert np.sqrt((z**2).sum(1).mean()) == pytest.approx(adept.noise_rms(kind, scale, n), rel=0.01)
+
+
+def test_fixes_table():
+    df = adept.fixes_utility([1, 16], [0.5, 50.0], C, 1e-5, 400, seed=0)
+    assert len(df) == 2 * 2 * 4
+    ad = df[df.mechanism == "adept"]
+    assert np.allclose(ad.epsilon_actual, ad.epsilon * np.sqrt(ad.dim))
+    assert np.allclose(df[df.mechanism != "adept"].epsilon_actual, df[df.mechanism != "adept"].epsilon)
+    # at large epsilon the honest mechanisms still keep most of the signal in low dimension
+    good = df[(df.epsilon == 50.0) & (df.dim == 1)]
+    assert (good.cosine > 0.9).all()
+    # rms error for laplace_corrected is sqrt(n) times ADePT's
+    a = df[(df.mechanism == "adept") & (df.dim == 16)].rms_error.to_numpy()
+    b = df[(df.mechanism == "laplace_corrected") & (df.dim == 16)].rms_error.to_numpy()
+    assert np.allclose(b / a, 4.0)
+
+
+def test_fixes_simulated_rms_matches_closed_form():
+    """The table's rms_error (closed form + simulated bias) against a full simulation."""
+    n, eps = 32, 5.0
+    df = adept.fixes_utility([n], [eps], C, 1e-5, 4000, seed=1)
+    rng = np.random.default_rng(9)
+    u = rng.standard_normal((20_000, n))
+    v = C * u / np.linalg.norm(u, axis=1, keepdims=True)
+    for mech in adept.FIXES:
+        kind, scale, _, _ = adept.fix_noise(mech, n, C, eps, 1e-5)
+        sig = adept.clip_l1(v, C) if mech == "l1_clip" else v
+        noise = rng.laplace(0, scale, v.shape) if kind == "laplace" else rng.normal(0, scale, v.shape)
+        rms = np.sqrt(((sig + noise - v) ** 2).sum(1).mean())
+        assert df[df.mechanism == mech].rms_error.iloc[0] == pytest.approx(rms, rel=0.02)
+
+
+# --- geometry ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_geometry(n):
+    g = adept.geometry(n, C)
+    cols = ["x", "y"] + (["z"] if n == 3 else [])
+    ball = g[g["shape"] == "l2_ball"][cols].to_numpy()
+    assert np.allclose(np.linalg.norm(ball, axis=1), C)
+    l1 = g[g["shape"] == "l1_ball"][cols].to_numpy()
+    assert np.allclose(np.abs(l1).sum(1), C)
+    cube = g[g["shape"] == "cube"][cols].to_numpy()
+    assert np.allclose(np.linalg.norm(cube, axis=1), C)  # cube corners touch the sphere
+    pair = g[g["shape"] == "pair"][cols].to_numpy()
+    assert np.abs(pair[0] - pair[1]).sum() == pytest.approx(adept.sensitivity_l1(n, C))

@@ -1,0 +1,78 @@
+"""Streamlit AppTest smoke tests of each page (the real browser is in test_browser.py)."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+ADEPT = "pages/1_ADePT_sensitivity.py"
+FAST = {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200"}
+
+
+def _run(page=None, query=None):
+    """Open the app at its entry point (as a server does), then the page, with a query string."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    if page:
+        at.switch_page(page)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def test_home_page_lists_the_four_analyses():
+    at = _run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.subheader)
+    for title in ("ADePT sensitivity", "Metric DP", "HoHo", "Partial sensitivity"):
+        assert title in text
+
+
+def test_adept_page_defaults_draw_all_charts_without_errors():
+    at = _run(ADEPT, FAST)
+    assert not at.exception
+    assert not at.error
+    charts = at.get("plotly_chart")
+    assert len(charts) == 6
+
+
+def test_adept_page_deep_link_sets_controls():
+    at = _run(ADEPT, dict(FAST, dim="100", epsilon="2", seed="7"))
+    assert at.slider(key="dim").value == 100
+    assert at.number_input(key="epsilon").value == 2.0
+    assert at.number_input(key="seed").value == 7
+    assert at.query_params["dim"] in ("100", ["100"])
+
+
+@pytest.mark.parametrize(
+    "query, fragment",
+    [
+        ({"dim": "5000"}, "dim = '5000' is not allowed (out of range)"),
+        ({"epsilon": "abc"}, "epsilon = 'abc' is not allowed (not a number)"),
+        ({"dims": "9-1"}, "runs backwards"),
+        ({"colour": "red"}, "this page has no parameter 'colour'"),
+    ],
+)
+def test_bad_url_parameters_warn_and_fall_back(query, fragment):
+    at = _run(ADEPT, dict(FAST, **query))
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert fragment in warnings
+    assert len(at.get("plotly_chart")) == 6  # the rest of the page keeps working
+    if "dim" in query:
+        assert at.slider(key="dim").value == 64
+
+
+def test_moving_a_slider_updates_url_and_chart():
+    at = _run(ADEPT, FAST)
+    at.slider(key="dim").set_value(81).run()
+    assert not at.exception
+    assert at.query_params["dim"] in ("81", ["81"])
+
+
+def test_bad_typed_list_shows_error_and_keeps_page():
+    at = _run(ADEPT, FAST)
+    at.text_input(key="dims").input("1-5000").run()
+    assert not at.exception
+    assert any("dims = '1-5000'" in e.value for e in at.error)
+    assert len(at.get("plotly_chart")) == 6

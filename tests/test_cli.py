@@ -1,0 +1,110 @@
+"""The command line: listing, every output format, and bad input (one line, exit 2)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpviz import figures
+from dpviz.export import find_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_chromium = pytest.mark.skipif(
+    find_chromium() is None and not os.environ.get("DPVIZ_REQUIRE_BROWSER"),
+    reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
+)
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "dpviz", *args], cwd=ROOT, capture_output=True, text=True, env=env or os.environ.copy(), timeout=300)
+
+
+def test_list_names_every_figure_with_parameters_and_ranges():
+    out = cli("figure", "--list")
+    assert out.returncode == 0
+    for spec in figures.all_figures():
+        assert spec.id in out.stdout
+    assert "--set dim=...  default 64; a whole number from 1 to 1024" in out.stdout
+
+
+def test_csv_matches_compute(tmp_path):
+    out = cli("figure", "adept-violations", "--set", "dims=2,10,20", "--set", "pairs=1000", "--set", "seed=4", "--out", str(tmp_path / "v.csv"))
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "v.csv")
+    assert list(df.columns) == ["dim", "distribution", "violation_rate", "ci_low", "ci_high"]
+    ref = figures.run("adept-violations", {"dims": "2,10,20", "pairs": "1000", "seed": "4"})[1]
+    pd.testing.assert_frame_equal(df, ref.reset_index(drop=True), check_dtype=False)
+    assert df.violation_rate.between(0, 1).all()
+
+
+def test_json_and_html(tmp_path):
+    assert cli("figure", "adept-epsilon", "--set", "epsilon=2", "--out", str(tmp_path / "e.json")).returncode == 0
+    fig = json.loads((tmp_path / "e.json").read_text())
+    assert fig["data"] and "ADePT claims ε = 2" in fig["layout"]["title"]["text"]
+    assert cli("figure", "adept-geometry", "--out", str(tmp_path / "g.html")).returncode == 0
+    html = (tmp_path / "g.html").read_text()
+    assert "<html>" in html and "plotly" in html.lower()
+
+
+@needs_chromium
+@pytest.mark.parametrize("suffix, magic", [("png", b"\x89PNG\r\n\x1a\n"), ("svg", b"<svg"), ("pdf", b"%PDF")])
+def test_images_through_kaleido_and_system_chromium(tmp_path, suffix, magic):
+    out = cli("figure", "adept-sensitivity", "--set", "dim=16", "--out", str(tmp_path / f"s.{suffix}"))
+    assert out.returncode == 0, out.stderr
+    data = (tmp_path / f"s.{suffix}").read_bytes()
+    assert magic in data[:200]
+    if suffix == "png":
+        from PIL import Image
+
+        with Image.open(tmp_path / "s.png") as im:
+            assert im.size[0] >= 900 and im.size[1] >= 400
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("figure", "nope", "--out", "x.csv"), "Unknown figure 'nope'"),
+        (("figure", "adept-sensitivity", "--set", "dim=0", "--out", "x.csv"), "dim = '0' is not allowed"),
+        (("figure", "adept-sensitivity", "--set", "dim=abc", "--out", "x.csv"), "not a number"),
+        (("figure", "adept-sensitivity", "--set", "colour=red", "--out", "x.csv"), "Unknown parameter 'colour'"),
+        (("figure", "adept-sensitivity", "--set", "dim", "--out", "x.csv"), "not of the form key=value"),
+        (("figure", "adept-sensitivity", "--set", "dim=3", "--set", "dim=4", "--out", "x.csv"), "given twice"),
+        (("figure", "adept-sensitivity", "--out", "x.docx"), "not supported"),
+        (("figure", "adept-sensitivity"), "--out FILE is required"),
+        (("figure",), "name a figure id"),
+        (("figure", "adept-violations", "--set", "dims=1-99999", "--out", "x.csv"), "out of range"),
+        (("figure", "adept-violations", "--set", "distributions=cauchy", "--out", "x.csv"), "unknown choice"),
+        (("plot",), "invalid choice"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args, fragment):
+    out = cli(*args)
+    assert out.returncode == 2
+    assert fragment in out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_hosted_caps_apply_on_the_command_line_too(tmp_path):
+    env = dict(os.environ, DPVIZ_HOSTED="1")
+    out = cli("figure", "adept-violations", "--set", "pairs=50000", "--out", str(tmp_path / "x.csv"), env=env)
+    assert out.returncode == 2 and "hosted demo" in out.stderr
+
+
+def test_no_chromium_says_how_to_install(tmp_path):
+    env = dict(os.environ, BROWSER_PATH=str(tmp_path / "no-such-browser"))
+    out = cli("figure", "adept-sensitivity", "--out", str(tmp_path / "x.png"), env=env)
+    assert out.returncode == 2
+    assert "apt-get install -y chromium" in out.stderr and "BROWSER_PATH" in out.stderr
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_unwritable_output_is_a_clean_error(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("")
+    out = cli("figure", "adept-sensitivity", "--out", str(target / "sub" / "x.csv"))
+    assert out.returncode == 2 and "cannot write" in out.stderr and "Traceback" not in out.stderr
