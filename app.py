@@ -26,7 +26,7 @@ for i, card in enumerate(ANALYSES):
         st.markdown(f"**What it shows.** {card['claim']}")
         st.caption(card["paper"])
         if card["ready"]:
-            st.page_link(card["page"], label=f"Open the {card['title']} page", icon="➡️")
+            st.page_link(card["page"], label=f"Open the {card['title']} page", icon=":material/arrow_forward:")
         else:
             st.caption("Page in preparation.")
 

@@ -177,3 +177,22 @@ def test_downloads_give_a_parsable_csv_and_a_png(server, page):
 
     with Image.open(io.BytesIO(data)) as im:
         assert im.size[0] > 800
+
+
+@pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
+@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity")])
+def test_write_screenshots(server, browser, name, path):
+    """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
+    ctx = browser.new_context(viewport={"width": 1500, "height": 5400 if path else 1100})
+    pg = ctx.new_page()
+    pg.goto(server + path)
+    if path:
+        wait_for_charts(pg, 6)
+    else:
+        pg.wait_for_selector("text=dpviz: where published privacy guarantees break")
+    time.sleep(2)  # let plotly finish its transitions
+    out = ROOT / "docs" / "screenshots" / f"{name}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(out), full_page=True)
+    ctx.close()
+    assert out.stat().st_size > 10_000

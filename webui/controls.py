@@ -113,7 +113,7 @@ def controls(params: Sequence[Param], where=None, state_key: str = "page") -> di
                     f"its parameters are {', '.join(sorted(names))}."
                 )
     for note in st.session_state.get(notes_key, []):
-        st.warning(note, icon="⚠️")
+        st.warning(note, icon=":material/warning:")
 
     values: dict[str, Any] = {}
     for p in params:

@@ -7,8 +7,8 @@ from webui.cards import ANALYSES
 
 def sidebar_nav() -> None:
     with st.sidebar:
-        st.page_link("app.py", label="dpviz home", icon="🏠")
+        st.page_link("app.py", label="dpviz home", icon=":material/home:")
         for card in ANALYSES:
             if card["ready"]:
-                st.page_link(card["page"], label=card["title"], icon="📈")
+                st.page_link(card["page"], label=card["title"], icon=":material/monitoring:")
         st.divider()

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install dpviz into .venv and start the dashboard on its embedded defaults (no downloads by hand).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -r requirements.txt
+exec .venv/bin/python -m streamlit run app.py "$@"
