@@ -109,6 +109,24 @@ def chart_text(page, index: int) -> str:
     return page.locator(".js-plotly-plot").nth(index).inner_text()
 
 
+def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
+    """The known trap: on a fresh server a deep link must still run the page with its params."""
+    proc, url, log = start_server(tmp_path)
+    try:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        pg = ctx.new_page()
+        pg.set_default_timeout(60_000)
+        pg.goto(f"{url}/ADePT_sensitivity?dim=49&seed=11&{FAST}")
+        wait_for_charts(pg, 6)
+        assert pg.get_by_role("slider", name="Dimension n").input_value() == "49"
+        assert "n = 49: 2C√n = 140" in chart_text(pg, 0)
+        assert "seed=11" in pg.url
+        ctx.close()
+    finally:
+        stop_server(proc, log)
+    assert proc.poll() is not None  # we stopped the server we started
+
+
 def test_home_page_links_to_the_adept_page(server, page):
     page.goto(server)
     page.wait_for_selector("text=dpviz: where published privacy guarantees break")
