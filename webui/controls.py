@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz import cache, figures
-from dpviz.export import ExportError, image_bytes
+from dpviz.export import find_chromium, image_bytes
 from dpviz.figures import FigureSpec
 from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
 
@@ -200,8 +200,11 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         st.caption(f"Drawn in {elapsed:.2f} s.")
     cols = chart_col.columns(5)
     cols[0].download_button("⬇ CSV", df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")
-    for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
-        col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: _image_or_note(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
+    if find_chromium() is None:
+        cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
+    else:
+        for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
+            col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: image_bytes(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
     cols[4].download_button("⬇ HTML", fig.to_html(include_plotlyjs="cdn"), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
     with chart_col.expander("Reproduce this figure"):
         st.markdown("Link to this view (all the page's settings, seed included):")
@@ -210,9 +213,3 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         st.code(cli_command(spec, values), language="bash")
     return df
 
-
-def _image_or_note(fig, fmt: str) -> bytes:
-    try:
-        return image_bytes(fig, fmt)
-    except ExportError as err:  # no Chromium on the server: a readable file instead of a crash
-        return str(err).encode()

@@ -153,7 +153,7 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
         part = df[df["distribution"] == d].sort_values("dim")
         if part.empty:
             continue
-        color, label = OKABE_ITO[k], adept.DISTRIBUTION_LABELS[d].replace("C", f"C")
+        color, label = OKABE_ITO[k], adept.DISTRIBUTION_LABELS[d]
         x = part["dim"].tolist()
         fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=_hex_rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
         fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
