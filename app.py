@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from webui.nav import sidebar_nav
+from webui.nav import page_setup
 
 from dpviz import __version__
 from webui.cards import ANALYSES
 
-st.set_page_config(page_title="dpviz", page_icon="🔐", layout="wide")
-sidebar_nav()
+page_setup("")
 
 st.title("dpviz: where published privacy guarantees break")
 st.markdown(

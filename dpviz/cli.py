@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.quiet:
                 sys.stderr.write(f"wrote {path} ({len(df):,} rows, {time.perf_counter() - start:.1f} s)\n")
             return 0
-    except (ParamError, ExportError) as err:
+    except (ParamError, ExportError, ValueError) as err:  # ValueError: a checked input the math refused
         sys.stderr.write(f"dpviz: {err}\n")
         return 2
     except OSError as err:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-KINDS = ("int", "float", "choice", "choices", "int_list", "float_list", "bool")
+KINDS = ("int", "float", "choice", "choices", "int_list", "float_list", "bool", "text")
 MAX_RAW_LENGTH = 2000
 """Longest raw string accepted for any parameter (URL values are visitor-controlled)."""
 
@@ -27,7 +27,8 @@ class Param:
     """One named, typed, bounded figure parameter.
 
     ``min``/``max`` bound numbers and the items of number lists; ``choices`` lists the
-    allowed strings of ``choice``/``choices``; ``max_items`` caps list lengths.
+    allowed strings of ``choice``/``choices``; ``max_items`` caps list lengths (and the
+    length of ``text``, whose content the figure that uses it checks further).
     ``hosted_max`` is the lower cap applied in hosted-demo mode (compute-heavy knobs).
     """
 
@@ -59,6 +60,8 @@ class Param:
             return f"a number from {_num(self.min)} to {_num(self.max)}"
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "text":
+            return f"text of at most {self.max_items} characters"
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         if self.kind == "choices":
@@ -185,6 +188,13 @@ def parse_value(p: Param, raw: Any) -> Any:
         if text in ("false", "0", "no", "off"):
             return False
         raise _fail(p, raw)
+    if p.kind == "text":
+        text = _as_text(p, raw)
+        if len(text) > p.max_items:
+            raise _fail(p, raw, f"longer than {p.max_items} characters")
+        if any(ord(ch) < 32 for ch in text):
+            raise _fail(p, raw, "contains control characters")
+        return text
     if p.kind == "choice":
         text = _as_text(p, raw)
         if text not in p.choices:

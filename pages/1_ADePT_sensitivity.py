@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from webui.nav import sidebar_nav
+from webui.nav import page_setup
 
 from dpviz import figures
 from webui.controls import controls, show_figure
 
-st.set_page_config(page_title="dpviz · ADePT sensitivity", page_icon="🔐", layout="wide")
-sidebar_nav()
+page_setup("ADePT sensitivity")
 
 PAGE = "adept"
 st.title("ADePT's privacy guarantee does not hold")

@@ -76,3 +76,34 @@ def test_bad_typed_list_shows_error_and_keeps_page():
     assert not at.exception
     assert any("dims = '1-5000'" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 6
+
+
+PARTIAL = "pages/4_Partial_sensitivity.py"
+NET_FAST = {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"}
+
+
+def test_partial_page_defaults_draw_all_charts():
+    at = _run(PARTIAL, NET_FAST)
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 6
+    assert at.text_input(key="expr").value == "a**2 + exp(2*b - a)"
+
+
+@pytest.mark.parametrize("expr, fragment", [
+    ("__import__('os').system('id')", "cannot be used in a formula"),
+    ("a.__class__", "Attribute access"),
+    ("a +", "could not be read"),
+])
+def test_hostile_formula_in_the_url_gives_a_message_and_the_network_still_works(expr, fragment):
+    at = _run(PARTIAL, dict(NET_FAST, expr=expr))
+    assert not at.exception
+    assert any(fragment in e.value for e in at.error)
+    assert len(at.get("plotly_chart")) == 3  # the three network charts
+
+
+def test_typing_a_new_formula_updates_the_url():
+    at = _run(PARTIAL, NET_FAST)
+    at.text_input(key="expr").input("a*b").run()
+    assert not at.exception
+    assert at.query_params["expr"] in ("a*b", ["a*b"])
+    assert len(at.get("plotly_chart")) == 6

@@ -197,11 +197,38 @@ def test_downloads_give_a_parsable_csv_and_a_png(server, page):
         assert im.size[0] > 800
 
 
+PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
+
+
+def test_partial_page_deep_link_and_a_hostile_formula(server, page):
+    from urllib.parse import quote
+
+    page.goto(f"{server}/Partial_sensitivity?expr={quote('a*b')}&ranges={quote('a=0:1,b=0:2')}&individuals=1&people={quote('1,2; 0.5,0.5')}&{PS_FAST}")
+    wait_for_charts(page, 6)
+    box = page.get_by_role("textbox", name="Query per individual f", exact=True)
+    assert box.input_value() == "a*b"
+    assert "Global sensitivity 2.236068 at (a = 1, b = 2)" in chart_text(page, 0)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    box.fill("__import__('os').system('id')")
+    box.press("Enter")
+    page.wait_for_function("document.body.innerText.includes('cannot be used in a formula')", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 3", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "Training SGD and DP-SGD" in chart_text(page, 0)  # the network section still works
+
+    box.fill("a**2 + b")
+    box.press("Enter")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=60_000)
+    page.wait_for_url(re.compile(r"expr=a"), timeout=60_000)
+    assert "Global sensitivity 2.236068" in chart_text(page, 0)  # g = sqrt(4a^2 + 1) at a = 1: sqrt(5)
+
+
 @pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
-@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity")])
+@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("partial", "/Partial_sensitivity")])
 def test_write_screenshots(server, browser, name, path):
     """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": 5400 if path else 1100})
+    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 5400}.get(path, 5300)})
     pg = ctx.new_page()
     pg.goto(server + path)
     if path:

@@ -108,3 +108,27 @@ def test_unwritable_output_is_a_clean_error(tmp_path):
     target.write_text("")
     out = cli("figure", "adept-sensitivity", "--out", str(target / "sub" / "x.csv"))
     assert out.returncode == 2 and "cannot write" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_ps_query_csv_has_the_global_sensitivity_and_maximiser(tmp_path):
+    out = cli("figure", "ps-query", "--out", str(tmp_path / "q.csv"))
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "q.csv").set_index("attribute")
+    assert df["global_sensitivity"].iloc[0] == pytest.approx(66.19446391885754, abs=1e-4)
+    assert df.loc["a", "argmax"] == pytest.approx(1.0) and df.loc["b", "argmax"] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("expr, fragment", [("__import__('os')", "Unknown function"), ("a.real", "Attribute access"), ("9**9**9", "too large")])
+def test_ps_query_refuses_hostile_formulas(tmp_path, expr, fragment):
+    out = cli("figure", "ps-query", "--set", f"expr={expr}", "--out", str(tmp_path / "q.csv"))
+    assert out.returncode == 2 and fragment in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_ps_dpsgd_csv(tmp_path):
+    out = cli("figure", "ps-dpsgd", "--set", "per_class=100", "--set", "sgd_steps=100", "--set", "dpsgd_steps=100",
+              "--set", "eval_per_class=50", "--out", str(tmp_path / "d.csv"))
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "d.csv")
+    assert {"optimizer", "pixel_row", "pixel_col", "max_partial_sensitivity"} <= set(df.columns)
+    assert set(df.optimizer) == {"SGD", "DP-SGD"} and len(df) == 2 * 3 * 25

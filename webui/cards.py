@@ -28,10 +28,10 @@ ANALYSES = (
     },
     {
         "title": "Partial sensitivity",
-        "page": None,
+        "page": "pages/4_Partial_sensitivity.py",
         "paper": "Mueller et al. (2022), Partial sensitivity analysis in differential privacy.",
         "claim": "The gradient of the gradient norm shows which input attributes drive each "
                  "individual's privacy loss, for a query and for SGD vs. DP-SGD.",
-        "ready": False,
+        "ready": True,
     },
 )

@@ -68,7 +68,7 @@ def _widget(p: Param, where) -> Any:
     if p.kind == "int":
         return where.number_input(label, int(p.min), int(_top(p)), step=1, key=key, help=helptext)
     if p.kind == "float":
-        fmt = "%.1e" if p.log and p.min < 1e-3 else "%g"
+        fmt = "%.1e" if p.log and p.max <= 1 else "%g"
         return where.number_input(label, float(p.min), float(_top(p)), key=key, help=helptext, format=fmt)
     if p.kind == "choice":
         return where.selectbox(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
@@ -76,16 +76,12 @@ def _widget(p: Param, where) -> Any:
         return where.multiselect(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
-    return where.text_input(label, key=key, help=helptext, max_chars=200)
+    return where.text_input(label, key=key, help=helptext, max_chars=p.max_items)
 
 
-def controls(params: Sequence[Param], where=None, state_key: str = "page") -> dict[str, Any]:
-    """Draw one widget per parameter, seeded from the URL, and return validated values.
-
-    Bad URL values and bad typed values are reported with one sentence each; the
-    default is used for them and the rest of the page keeps working.
-    """
-    where = where or st.sidebar
+def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
+    """Seed every widget key missing from the session from the URL (or the default), and show
+    one warning per bad or unknown URL parameter. Call once per page, with all its params."""
     hosted = figures.hosted_mode()
     notes_key = f"_dpviz_url_notes_{state_key}"
     seeded_now = False
@@ -115,6 +111,11 @@ def controls(params: Sequence[Param], where=None, state_key: str = "page") -> di
     for note in st.session_state.get(notes_key, []):
         st.warning(note, icon=":material/warning:")
 
+
+def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
+    """One widget per parameter; returns validated values (bad typed input: a sentence and the default)."""
+    where = where or st.sidebar
+    hosted = figures.hosted_mode()
     values: dict[str, Any] = {}
     for p in params:
         raw = _widget(p, where)
@@ -124,7 +125,14 @@ def controls(params: Sequence[Param], where=None, state_key: str = "page") -> di
         except ParamError as err:
             where.error(f"{err} Using the default, {format_value(p, p.default)}.")
             values[p.name] = p.default
-    _write_url(params, values)
+    return values
+
+
+def controls(params: Sequence[Param], where=None, state_key: str = "page") -> dict[str, Any]:
+    """The whole binding for a page with one group of controls: seed, widgets, URL."""
+    seed_from_url(params, state_key)
+    values = widgets(params, where)
+    sync_url(params, values)
     return values
 
 
@@ -136,7 +144,8 @@ def canonical_query(params: Sequence[Param], values: dict[str, Any]) -> dict[str
     }
 
 
-def _write_url(params: Sequence[Param], values: dict[str, Any]) -> None:
+def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
+    """Rewrite the URL to the canonical non-default values of all the page's parameters."""
     wanted = canonical_query(params, values)
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if current != wanted:
@@ -196,7 +205,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
     with text_col:
         st.markdown(spec.caption)
         if spec.paper_figure:
-            st.caption(f"Paper: Habernal 2021, {spec.paper_figure}.")
+            st.caption(f"Paper: {spec.paper_figure}.")
         st.caption(f"Drawn in {elapsed:.2f} s.")
     cols = chart_col.columns(5)
     cols[0].download_button("⬇ CSV", df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")

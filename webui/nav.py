@@ -12,3 +12,9 @@ def sidebar_nav() -> None:
             if card["ready"]:
                 st.page_link(card["page"], label=card["title"], icon=":material/monitoring:")
         st.divider()
+
+
+def page_setup(title: str) -> None:
+    """Page config and the sidebar navigation, the same on every page."""
+    st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
+    sidebar_nav()

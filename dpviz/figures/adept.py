@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 
 from dpviz import adept
 from dpviz.figures import FigureSpec, register
+from dpviz.figures.common import SEED
 from dpviz.params import Param
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
 
@@ -20,7 +21,6 @@ DIM = Param("dim", "int", 64, "Dimension n", "Dimension n of ADePT's encoder out
 MAX_DIM = Param("max_dim", "int", 1024, "Largest n on the axis", "The curves run from n = 1 to this dimension.", min=2, max=1024)
 CLIP = Param("clip", "float", 10.0, "Clipping constant C", "ADePT clips the encoder output to L2 norm C.", min=0.001, max=1e6)
 EPSILON = Param("epsilon", "float", 1.0, "Privacy budget ε (claimed)", "The ε ADePT claims; the Laplace scale is 2C/ε.", min=0.001, max=1000.0, log=True)
-SEED = Param("seed", "int", 0, "Random seed", "Seed of every random draw on this page; the same seed gives the same figures.", min=0, max=2**32 - 1)
 PAIRS = Param("pairs", "int", 10_000, "Pairs per point", "Independent neighbouring pairs behind each point of the violation curves (paper: 10,000).", min=100, max=200_000, hosted_max=10_000)
 DIMS = Param("dims", "int_list", tuple(range(1, 256)), "Dimensions to simulate", "Which n to simulate: a range like 1-255 or a list like 2,10,20 (paper: 1-255).", min=1, max=1024, max_items=1024)
 DISTS = Param("distributions", "choices", adept.DISTRIBUTIONS, "Distributions", "Distributions of the unclipped encoder outputs; the L1 control must stay at 0.", choices=adept.DISTRIBUTIONS, choice_labels=adept.DISTRIBUTION_LABELS)
@@ -91,7 +91,7 @@ register(FigureSpec(
         "line of slope ½: the gap grows as √n and equals the claim only at n = 1 (Theorem 5.1)."
     ),
     columns=("dim", "sensitivity_claimed", "sensitivity_l1", "sensitivity_l2"),
-    paper_figure="Theorem 5.1",
+    paper_figure="Habernal 2021, Theorem 5.1",
 ))
 
 
@@ -131,7 +131,7 @@ register(FigureSpec(
         "from n = 36 on it is at least 6, the paper's \"at least factor 6\"."
     ),
     columns=("dim", "epsilon_claimed", "epsilon_actual", "ratio"),
-    paper_figure="Section 5",
+    paper_figure="Habernal 2021, Section 5",
 ))
 
 
@@ -180,7 +180,7 @@ register(FigureSpec(
         "N(0, (0.1C)²) from n ≈ 35; clipping by the L1 norm (the control) never does."
     ),
     columns=("dim", "distribution", "violation_rate", "ci_low", "ci_high"),
-    paper_figure="Figure 1",
+    paper_figure="Habernal 2021, Figure 1",
     disk_cache=True,
 ))
 
@@ -346,5 +346,5 @@ register(FigureSpec(
         "itself, so its error cannot fall below the clipping bias."
     ),
     columns=("mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale", "rms_error", "rms_error_relative", "cosine", "cosine_se"),
-    paper_figure="Section 7",
+    paper_figure="Habernal 2021, Section 7",
 ))
