@@ -1,0 +1,1 @@
+"""Embeddings and corpora: loading, caching, validation."""
