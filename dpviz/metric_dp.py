@@ -58,11 +58,18 @@ def _check_epsilons(epsilons) -> np.ndarray:
 
 def nearest_words(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons) -> np.ndarray:
     """Exact M(w) for every draw (rows) and epsilon (columns), as vocabulary ids."""
+    return nearest_words_from_point(emb, emb.vectors64[word_id], u, g, epsilons, self_id=word_id)
+
+
+def nearest_words_from_point(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, epsilons, self_id: int | None = None) -> np.ndarray:
+    """Exact nearest vocabulary word to point + (G/epsilon) u for every draw and epsilon.
+    ``point`` may be any vector (e.g. a fastText subword vector of an unknown word)."""
     eps = _check_epsilons(epsilons)
     x64 = emb.vectors64
-    w = x64[word_id]
+    w = np.asarray(point, dtype=np.float64)
     a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
-    a[word_id] = 0.0
+    if self_id is not None:
+        a[self_id] = 0.0
     order = np.argsort(a, kind="stable")
     sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
     # float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|: keep near-records too
@@ -183,30 +190,36 @@ def renyi_entropies(outputs: np.ndarray) -> dict[str, float]:
     }
 
 
+STAT_COLUMNS = ("word", "epsilon", "n_w", "s_w", "s_w_eta", "H_0", "H_1", "H_2", "H_inf", "cosine", "samples")
+
+
 def mdp_stats(
     emb: Embedding, word_ids: Sequence[int], epsilons, samples: int, eta: float, seed: int,
-    progress: Progress | None = None, with_entropies: bool = False,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """N_w, S_w, S_w^eta for each word and epsilon (columns word, epsilon, n_w, s_w, s_w_eta;
-    with_entropies adds H_0, H_1, H_2, H_inf)."""
+    """For each word and epsilon: N_w, S_w, S_w^eta, the Renyi entropies H_0/H_1/H_2/H_inf of
+    the output distribution (nats), and the mean cosine similarity between phi(w) and
+    phi(M(w)) (a utility measure). Columns: STAT_COLUMNS."""
     eps = _check_epsilons(epsilons)
     if samples < 1:
         raise ValueError(f"samples must be >= 1, got {samples}")
     if not 0 <= eta < 1:
         raise ValueError(f"eta must be in [0, 1), got {eta}")
+    x64 = emb.vectors64
+    norms = np.sqrt(emb.sq_norms)
     rows = []
     for k, wid in enumerate(word_ids):
+        wid = int(wid)
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
-        out = nearest_words(emb, int(wid), u, g, eps)
+        out = nearest_words(emb, wid, u, g, eps)
+        cos = (x64[out] @ x64[wid]) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
         for j, e in enumerate(eps):
-            n_w, s_w, s_eta = output_stats(out[:, j], int(wid), eta)
-            row = {"word": emb.vocab[wid], "epsilon": float(e), "n_w": n_w, "s_w": s_w, "s_w_eta": s_eta}
-            if with_entropies:
-                row.update(renyi_entropies(out[:, j]))
-            rows.append(row)
+            n_w, s_w, s_eta = output_stats(out[:, j], wid, eta)
+            rows.append({"word": emb.vocab[wid], "epsilon": float(e), "n_w": n_w, "s_w": s_w, "s_w_eta": s_eta,
+                         **renyi_entropies(out[:, j]), "cosine": float(cos[:, j].mean()), "samples": samples})
         if progress:
             progress((k + 1) / len(word_ids), f"{emb.name}: {k + 1} of {len(word_ids)} words")
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(STAT_COLUMNS))
 
 
 def sample_word_ids(emb: Embedding, words: int, vocab: int, seed: int) -> np.ndarray:
@@ -225,3 +238,40 @@ def privatize(emb: Embedding, word_ids: Sequence[int], epsilon: float, copies: i
         u, g = sample_directions_and_radii(emb.dim, copies, rng)
         out[:, j] = nearest_words(emb, int(wid), u, g, [epsilon])[:, 0]
     return out
+
+
+def tokenize(sentence: str, max_tokens: int = 40) -> list[str]:
+    """Lower-cased word tokens of a sentence (gensim's simple_preprocess), at most max_tokens."""
+    from gensim.utils import simple_preprocess
+
+    if len(sentence) > 2000:
+        raise ValueError("The sentence is longer than 2,000 characters.")
+    toks = simple_preprocess(sentence, min_len=1, max_len=40)
+    if not toks:
+        raise ValueError("The sentence has no words to privatise.")
+    if len(toks) > max_tokens:
+        raise ValueError(f"The sentence has {len(toks)} words; at most {max_tokens} are privatised here.")
+    return toks
+
+
+def rewrite(emb: Embedding, tokens: Sequence[str], epsilon: float, copies: int, seed: int) -> tuple[list[list[str]], list[str]]:
+    """``copies`` privatised rewrites of a token list at one epsilon, and each token's status:
+    'in vocabulary', 'subword vector' (fastText builds a vector for an unknown word) or
+    'unknown' (left as it is, marked). Known words use their own vector; the release is the
+    nearest vocabulary word to vector + noise."""
+    rng = stream(seed, 2023)
+    status, outs = [], []
+    for tok in tokens:
+        u, g = sample_directions_and_radii(emb.dim, copies, rng)
+        if tok in emb.index:
+            status.append("in vocabulary")
+            ids = nearest_words(emb, emb.index[tok], u, g, [epsilon])[:, 0]
+        elif emb.oov is not None:
+            status.append("subword vector")
+            ids = nearest_words_from_point(emb, np.asarray(emb.oov(tok), dtype=np.float64), u, g, [epsilon])[:, 0]
+        else:
+            status.append("unknown")
+            outs.append([tok] * copies)
+            continue
+        outs.append([emb.vocab[i] for i in ids])
+    return [list(r) for r in zip(*outs)], status

@@ -11,12 +11,12 @@ ANALYSES = (
     },
     {
         "title": "Metric DP over word embeddings",
-        "page": None,
+        "page": "pages/2_Metric_DP.py",
         "paper": "Feyisetan, Balle, Diethe & Drake (2020), Calibrating mechanisms for privacy "
                  "preserving text analysis. PrivateNLP @ WSDM.",
         "claim": "The same ε means very different plausible deniability (N_w, S_w) on different "
                  "embeddings: calibrate ε per embedding, not by its number.",
-        "ready": False,
+        "ready": True,
     },
     {
         "title": "HoHo attack on OME",

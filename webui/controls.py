@@ -37,7 +37,7 @@ _TABLES_MAX = 128
 
 def _to_widget(p: Param, value: Any) -> Any:
     """The widget-state form of a validated value."""
-    if p.kind == "int_list":
+    if p.kind in ("int_list", "float_list"):
         return format_value(p, value)
     if p.kind == "choices":
         return list(value)

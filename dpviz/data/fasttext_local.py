@@ -1,0 +1,114 @@
+"""``fasttext-local``: a small fastText model trained here, offline, as a stand-in for the
+paper's 300-d English fastText vectors (which cannot be downloaded on this machine).
+
+Corpus: the English text gensim ships in its test data: the shortened English Wikipedia
+dump (enwiki-latest-pages-articles1...shortened.bz2, about 460,000 tokens) and the Lee
+background/evaluation corpora (about 60,000 tokens). Model: gensim FastText, 100
+dimensions, window 5, min_count 5, 5 epochs, seed 0, one worker (reproducible). Trained
+once, with progress, and cached under the user cache directory. It differs from the
+paper's vectors in size (about 10,000 words vs 1-2 million), corpus (0.5M tokens vs
+billions) and dimension (100 vs 300): use it to see the method, and point dpviz at the
+official files (``--set embedding=/path/to/crawl-300d-2M.vec`` or the page's file box)
+to reproduce the paper's numbers.
+"""
+
+from __future__ import annotations
+
+import bz2
+import json
+from pathlib import Path
+
+import numpy as np
+
+from dpviz.cache import cache_dir
+from dpviz.data.embeddings import Embedding
+
+VERSION = 1
+SETTINGS = dict(vector_size=100, window=5, min_count=5, epochs=5, seed=0, workers=1)
+CORPUS_FILES = ("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2", "lee_background.cor", "lee.cor")
+
+
+def gensim_test_data() -> Path:
+    import gensim
+
+    return Path(gensim.__file__).parent / "test" / "test_data"
+
+
+def corpus_sentences() -> list[list[str]]:
+    """Tokenised sentences (paragraphs) from gensim's English test data."""
+    from gensim.corpora.wikicorpus import extract_pages, filter_wiki
+    from gensim.utils import simple_preprocess
+
+    root = gensim_test_data()
+    out: list[list[str]] = []
+    with bz2.open(root / CORPUS_FILES[0]) as fh:
+        for _title, text, _pid in extract_pages(fh):
+            for para in filter_wiki(text).split("\n"):
+                toks = simple_preprocess(para, min_len=1, max_len=30)
+                if len(toks) > 3:
+                    out.append(toks)
+    for name in CORPUS_FILES[1:]:
+        with open(root / name, encoding="utf8", errors="ignore") as fh:
+            out.extend(t for t in (simple_preprocess(line, min_len=1, max_len=30) for line in fh) if t)
+    return out
+
+
+def model_dir() -> Path:
+    return cache_dir() / "embeddings" / f"fasttext-local-v{VERSION}"
+
+
+def train(progress=None) -> Path:
+    """Train and save the model (vectors .npy, vocabulary .json, gensim KeyedVectors)."""
+    from gensim.models import FastText
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class _Report(CallbackAny2Vec):
+        def __init__(self):
+            self.epoch = 0
+
+        def on_epoch_end(self, model):
+            self.epoch += 1
+            if progress:
+                progress(0.1 + 0.9 * self.epoch / SETTINGS["epochs"], f"training fastText: epoch {self.epoch} of {SETTINGS['epochs']}")
+
+    if progress:
+        progress(0.02, "reading gensim's English test corpora")
+    sents = corpus_sentences()
+    model = FastText(**SETTINGS)
+    model.build_vocab(corpus_iterable=sents)
+    model.train(corpus_iterable=sents, total_examples=len(sents), epochs=model.epochs, callbacks=[_Report()])
+    out = model_dir()
+    tmp = out.with_suffix(".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    np.save(tmp / "vectors.npy", model.wv.vectors.astype(np.float32))
+    (tmp / "vocab.json").write_text(json.dumps(model.wv.index_to_key))
+    model.wv.save(str(tmp / "kv.model"))
+    (tmp / "settings.json").write_text(json.dumps({**SETTINGS, "corpus": CORPUS_FILES, "tokens": sum(map(len, sents))}))
+    if out.exists():
+        import shutil
+
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return out
+
+
+def load_fasttext_local(progress=None) -> Embedding:
+    path = model_dir()
+    if not (path / "vocab.json").exists():
+        train(progress)
+    vectors = np.load(path / "vectors.npy", mmap_mode="r")
+    vocab = json.loads((path / "vocab.json").read_text())
+    settings = json.loads((path / "settings.json").read_text())
+
+    def oov(word: str, _kv=[]):
+        if not _kv:
+            from gensim.models import KeyedVectors
+
+            _kv.append(KeyedVectors.load(str(path / "kv.model")))
+        return _kv[0].get_vector(word)
+
+    return Embedding(
+        "fasttext-local", "fastText trained locally on gensim's English test corpora", vocab, vectors, oov=oov,
+        note=(f"{len(vocab):,} words, {vectors.shape[1]} dimensions, {settings['tokens']:,} training tokens "
+              "(the paper: 300-d vectors trained on billions of tokens)."),
+    )

@@ -1,0 +1,424 @@
+"""Figure specs of the metric-DP page (Feyisetan et al. 2020; FORMULAS.md section 2)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpviz import cache
+from dpviz import metric_dp as mdp
+from dpviz.data import embeddings as E
+from dpviz.figures import FigureSpec, hosted_mode, register
+from dpviz.figures.common import SEED
+from dpviz.params import Param, format_value
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
+
+PAGE = "metric"
+PAPER = "Feyisetan et al. 2020"
+
+EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), or the path of a .vec/.txt/.bin file (uploads on the page).", max_items=300)
+COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding to overlay (same choices as Embedding), or none.", max_items=300)
+EPSILONS = Param("epsilons", "float_list", (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40), "Values of ε", "The privacy parameters to compute, comma-separated.", min=0.01, max=1000.0, max_items=40)
+WORDS = Param("words", "int", 10, "Words sampled", "How many words to draw (uniformly, seeded) from the most frequent ones.", min=1, max=2000, hosted_max=50)
+WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500)
+VOCAB = Param("vocab", "int", 10_000, "…from the top", "Sampled words come from this many most frequent words.", min=10, max=400_000)
+SAMPLES = Param("samples", "int", 1000, "Draws per word (N)", "Releases of each word (paper: 1,000); nearest-word search is always over the whole vocabulary.", min=10, max=20_000, hosted_max=1000)
+ETA = Param("eta", "float", 0.05, "η for S_w^η", "S_w^η is the size of the smallest set of outputs holding at least 1 − η of the draws.", min=0.0, max=0.5)
+HIST_EPS = Param("hist_epsilons", "float_list", (5, 7, 9, 11, 12), "ε for the histograms", "Histograms of S_w and N_w at these ε (paper's Figure 6: 5, 7, 9, 11, 12 for GloVe 50d).", min=0.01, max=1000.0, max_items=8)
+TARGET_STAT = Param("target_stat", "choice", "n_w", "Target statistic", "What the calibration target constrains.", choices=("n_w", "s_w"), choice_labels={"n_w": "average N_w (draws that keep the word)", "s_w": "average S_w (distinct outputs)"})
+TARGET_OP = Param("target_op", "choice", "at_most", "Target direction", "Whether the average must stay at most or at least the target.", choices=("at_most", "at_least"), choice_labels={"at_most": "at most", "at_least": "at least"})
+TARGET = Param("target", "float", 100.0, "Target value", "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.", min=0.0, max=20_000.0)
+KNN_WORDS = Param("knn_words", "int", 200, "Words for Figure 2", "Words sampled from the top-vocab for the k-nearest-neighbour distances.", min=10, max=5000, hosted_max=500)
+
+WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
+STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs", "s_w_eta": "S_w^η"}
+
+
+def resolve(name: str, progress=None) -> E.Embedding:
+    """A built-in embedding, an uploaded file (upload:NAME) or, outside hosted mode, a path."""
+    name = name.strip()
+    if name in E.BUILTIN:
+        return E.get(name, progress)
+    if name.startswith("upload:"):
+        fname = name[len("upload:"):]
+        if "/" in fname or "\\" in fname or fname.startswith("."):
+            raise E.EmbeddingError("An upload reference must be a plain file name.")
+        path = cache.cache_dir() / "uploads" / fname
+        if not path.is_file():
+            raise E.EmbeddingError(f"The uploaded file {fname!r} is not on this server any more: upload it again.")
+        return E.get(str(path))
+    if hosted_mode():
+        raise E.EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")
+    return E.get(name)
+
+
+def _embedding_key(name: str) -> str:
+    """Cache key part for an embedding: its name, plus size and mtime for files."""
+    if name in E.BUILTIN:
+        return name
+    emb = resolve(name)
+    return f"{emb.name}:{emb.size}:{emb.dim}:{float(np.asarray(emb.vectors[:50]).sum()):.6g}"
+
+
+def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
+    if v["word_list"].strip():
+        words = [w for w in (t.strip() for t in v["word_list"].replace(",", " ").split()) if w]
+        if len(words) > 200:
+            raise ValueError(f"At most 200 explicit words, got {len(words)}.")
+        unknown = [w for w in words if w not in emb.index]
+        if unknown:
+            raise ValueError(f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words instead.")
+        return np.array(sorted({emb.index[w] for w in words}))
+    return mdp.sample_word_ids(emb, v["words"], v["vocab"], v["seed"])
+
+
+def word_table(v: Mapping[str, Any], which: str = "embedding", progress=None) -> pd.DataFrame:
+    """The per-word, per-epsilon statistics (mdp.STAT_COLUMNS) for one embedding, disk-cached."""
+    name = v[which]
+    key = {"embedding": _embedding_key(name), **{p.name: format_value(p, v[p.name]) for p in WORD_PARAMS if p.name not in ("embedding", "compare")}}
+
+    def compute() -> pd.DataFrame:
+        emb = resolve(name, progress)
+        return mdp.mdp_stats(emb, word_ids(emb, v), v["epsilons"], v["samples"], v["eta"], v["seed"], progress)
+
+    df = cache.cached_table("mdp-word-table", key, compute)
+    return df.assign(embedding=name)
+
+
+def tables(v, progress=None) -> pd.DataFrame:
+    """The main embedding's table, and the comparison's when one is chosen."""
+    parts = [word_table(v, "embedding", progress)]
+    if v["compare"].strip() not in ("", "none") and v["compare"].strip() != v["embedding"].strip():
+        parts.append(word_table(v, "compare", progress))
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean and interquartile range across words, per embedding, epsilon and statistic."""
+    long = df.melt(id_vars=["embedding", "word", "epsilon"], value_vars=["n_w", "s_w", "s_w_eta"], var_name="statistic")
+    g = long.groupby(["embedding", "epsilon", "statistic"])["value"]
+    out = pd.concat([g.mean().rename("mean"), g.quantile(0.25).rename("q25"), g.quantile(0.75).rename("q75")], axis=1).reset_index()
+    return out
+
+
+def _band(fig, x, lo, hi, color, group, row=None, col=None):
+    kw = dict(row=row, col=col) if row else {}
+    r, gg, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=f"rgba({r},{gg},{b},0.18)",
+                             line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
+
+
+def _caption_n(v) -> str:
+    return f"{v['samples']:,} draws per word, seed {v['seed']}"
+
+
+# 1. mdp-stats ----------------------------------------------------------------------------------
+
+def _stats_compute(v, progress=None) -> pd.DataFrame:
+    return word_table(v, "embedding", progress)[["word", "epsilon", "n_w", "s_w", "s_w_eta"]]
+
+
+def _stats_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1)
+    for c, stat in enumerate(("s_w", "n_w"), start=1):
+        for word, part in df.groupby("word"):
+            fig.add_trace(go.Scatter(x=part.epsilon, y=part[stat], mode="lines", line=dict(color="rgba(0,114,178,0.25)", width=1), name=word,
+                                     showlegend=False, hovertemplate=f"{word}: %{{y}} at ε = %{{x}}<extra></extra>"), row=1, col=c)
+        mean = df.groupby("epsilon")[stat].mean()
+        fig.add_trace(go.Scatter(x=mean.index, y=mean.values, mode="lines+markers", line=dict(color="#000", width=3), name="mean over words", showlegend=c == 1), row=1, col=c)
+        fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
+    log_axis(fig, "x", title="ε (log scale)")
+    fig.update_layout(legend=dict(x=0.01, y=-0.2, orientation="h"))
+    return style(fig, two_line_title(f"Plausible deniability per word on {v['embedding']}", f"{df.word.nunique()} words (thin lines), {_caption_n(v)}"), height=460)
+
+
+register(FigureSpec(
+    id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS,
+    compute=_stats_compute, render=_stats_render,
+    caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
+             "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
+             "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."),
+    columns=("word", "epsilon", "n_w", "s_w", "s_w_eta"), paper_figure=f"{PAPER}, Sec. 3", disk_cache=False,
+))
+
+
+# 2. Figure 3: averages, two embeddings ---------------------------------------------------------------
+
+def _fig3_compute(v, progress=None) -> pd.DataFrame:
+    return summary(tables(v, progress))
+
+
+def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("average S_w (distinct outputs)", "average N_w (unchanged)"), horizontal_spacing=0.1)
+    for k, (emb, part) in enumerate(df.groupby("embedding", sort=False)):
+        for c, stat in enumerate(("s_w", "n_w"), start=1):
+            p = part[part.statistic == stat].sort_values("epsilon")
+            _band(fig, p.epsilon, p.q25, p.q75, OKABE_ITO[k], emb, 1, c)
+            fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=emb, legendgroup=emb, showlegend=c == 1, mode="lines+markers",
+                                     line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)), row=1, col=c)
+            fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
+    log_axis(fig, "x", title="ε (log scale)")
+    fig.update_layout(legend=dict(orientation="h", y=-0.22))
+    return style(fig, two_line_title("Average plausible deniability against ε (paper's Figure 3)", f"mean over words, band: interquartile range; {_caption_n(v)}"), height=460)
+
+
+register(FigureSpec(
+    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS,
+    compute=_fig3_compute, render=_fig3_render,
+    caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
+             "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
+             "sidebar to overlay it; the band is the interquartile range across words."),
+    columns=("embedding", "epsilon", "statistic", "mean", "q25", "q75"), paper_figure=f"{PAPER}, Figure 3",
+))
+
+
+# 3. Figures 4-6: histograms ----------------------------------------------------------------------------
+
+def _hist_compute(v, progress=None) -> pd.DataFrame:
+    vv = dict(v, epsilons=v["hist_epsilons"])
+    df = tables(vv, progress)
+    rows = []
+    n = v["samples"]
+    edges = np.linspace(0, n, 21)
+    for (emb, eps), part in df.groupby(["embedding", "epsilon"], sort=False):
+        for stat in ("s_w", "n_w"):
+            counts, _ = np.histogram(part[stat], bins=edges)
+            rows += [(emb, eps, stat, edges[i], edges[i + 1], int(counts[i])) for i in range(len(counts))]
+    return pd.DataFrame(rows, columns=["embedding", "epsilon", "statistic", "bin_low", "bin_high", "count"])
+
+
+def _hist_render(df: pd.DataFrame, v) -> go.Figure:
+    embs = list(dict.fromkeys(df.embedding))
+    titles = [f"{STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
+    fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.16, horizontal_spacing=0.08)
+    for r, stat in enumerate(("s_w", "n_w"), start=1):
+        for c, emb in enumerate(embs, start=1):
+            for k, (eps, part) in enumerate(df[(df.embedding == emb) & (df.statistic == stat)].groupby("epsilon")):
+                fig.add_trace(go.Scatter(x=(part.bin_low + part.bin_high) / 2, y=part["count"].replace(0, np.nan), mode="lines+markers",
+                                         line=dict(color=OKABE_ITO[k % 8], shape="hvh"), name=f"ε = {eps:g}", legendgroup=str(eps),
+                                         showlegend=(r == 1 and c == 1)), row=r, col=c)
+            fig.update_xaxes(title=f"{stat} (of {v['samples']:,})", row=r, col=c)
+    log_axis(fig, "y", title="words (log scale)")
+    return style(fig, two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"), height=620)
+
+
+register(FigureSpec(
+    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS,),
+    compute=_hist_compute, render=_hist_render,
+    caption=("At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
+             "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12."),
+    columns=("embedding", "epsilon", "statistic", "bin_low", "bin_high", "count"), paper_figure=f"{PAPER}, Figures 4-6",
+))
+
+
+# 4. calibration and matched ε -----------------------------------------------------------------------------
+
+def crossing(eps: np.ndarray, values: np.ndarray, target: float) -> float:
+    """The ε where a monotone average curve crosses ``target`` (linear in log ε), or nan."""
+    order = np.argsort(eps)
+    x, y = np.log(eps[order]), values[order]
+    for i in range(len(x) - 1):
+        if (y[i] - target) * (y[i + 1] - target) <= 0 and y[i] != y[i + 1]:
+            return float(np.exp(x[i] + (target - y[i]) * (x[i + 1] - x[i]) / (y[i + 1] - y[i])))
+    return float("nan")
+
+
+def _cal_compute(v, progress=None) -> pd.DataFrame:
+    s = summary(tables(v, progress))
+    rows = []
+    for emb, part in s[s.statistic == v["target_stat"]].groupby("embedding", sort=False):
+        part = part.sort_values("epsilon")
+        ok = part["mean"] <= v["target"] if v["target_op"] == "at_most" else part["mean"] >= v["target"]
+        good = part.loc[ok, "epsilon"]
+        rows.append({
+            "embedding": emb, "statistic": v["target_stat"], "operator": v["target_op"], "target": v["target"],
+            "epsilon_low": float(good.min()) if len(good) else np.nan, "epsilon_high": float(good.max()) if len(good) else np.nan,
+            "epsilon_at_target": crossing(part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]),
+        })
+    return pd.DataFrame(rows)
+
+
+def _cal_render(df: pd.DataFrame, v) -> go.Figure:
+    s = summary(tables(v))
+    fig = go.Figure()
+    for k, (emb, part) in enumerate(s[s.statistic == v["target_stat"]].groupby("embedding", sort=False)):
+        part = part.sort_values("epsilon")
+        fig.add_trace(go.Scatter(x=part.epsilon, y=part["mean"], name=emb, mode="lines+markers", line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)))
+        row = df[df.embedding == emb].iloc[0]
+        if np.isfinite(row.epsilon_at_target):
+            fig.add_vline(x=row.epsilon_at_target, line=dict(color=OKABE_ITO[k], dash="dot"), annotation_text=f"{emb}: ε ≈ {row.epsilon_at_target:.3g}",
+                          annotation_position="top left" if k == 0 else "bottom right")
+    fig.add_hline(y=v["target"], line=dict(color="#000", dash="dash"), annotation_text=f"target: {v['target_op'].replace('_', ' ')} {v['target']:g}")
+    log_axis(fig, "x", title="ε (log scale)")
+    fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
+    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    return style(fig, two_line_title("Calibrate ε to a plausible-deniability target", "dotted: the ε at which each embedding's average reaches the target (matched ε)"), height=460)
+
+
+register(FigureSpec(
+    id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET),
+    compute=_cal_compute, render=_cal_render,
+    caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
+             "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
+             "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe at ε = 29 "
+             "matched fastText at ε = 36 on average N_w."),
+    columns=("embedding", "statistic", "operator", "target", "epsilon_low", "epsilon_high", "epsilon_at_target"), paper_figure=f"{PAPER}, Sec. 4",
+))
+
+
+# 5. Renyi entropies ------------------------------------------------------------------------------------------
+
+def _entropy_compute(v, progress=None) -> pd.DataFrame:
+    df = word_table(v, "embedding", progress)
+    df = df.assign(log_S_w=np.log(df.s_w), log_inv_Pw=-np.log(np.maximum(df.n_w, 0.5) / df.samples))
+    cols = ["H_0", "H_1", "H_2", "H_inf", "log_S_w", "log_inv_Pw"]
+    out = df.groupby("epsilon")[cols].mean().reset_index().melt(id_vars="epsilon", var_name="quantity", value_name="mean")
+    return out
+
+
+ENTROPY_STYLE = {
+    "H_0": ("H₀ (Hartley)", 0, "solid"), "H_1": ("H₁ (Shannon)", 1, "solid"), "H_2": ("H₂ (collision)", 2, "solid"),
+    "H_inf": ("H∞ (min-entropy)", 3, "solid"), "log_S_w": ("proxy log S_w", 0, "dot"), "log_inv_Pw": ("proxy log(N / N_w)", 3, "dot"),
+}
+
+
+def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = go.Figure()
+    for q, (label, c, dash) in ENTROPY_STYLE.items():
+        p = df[df.quantity == q]
+        fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=label, mode="lines", line=dict(color=OKABE_ITO[c], dash=dash, width=2.5 if dash == "solid" else 3)))
+    log_axis(fig, "x", title="ε (log scale)")
+    fig.update_yaxes(title="entropy (nats), mean over words")
+    fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.99))
+    return style(fig, two_line_title(f"Rényi entropies of M(w) and the paper's proxies ({v['embedding']})", f"empirical output distribution over {_caption_n(v)}; N_w = 0 counted as 0.5"), height=460)
+
+
+register(FigureSpec(
+    id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS,
+    compute=_entropy_compute, render=_entropy_render,
+    caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
+             "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
+             "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."),
+    columns=("epsilon", "quantity", "mean"), paper_figure=f"{PAPER}, Sec. 3",
+))
+
+
+# 6. utility beside privacy ------------------------------------------------------------------------------------
+
+def _utility_compute(v, progress=None) -> pd.DataFrame:
+    df = tables(v, progress)
+    g = df.groupby(["embedding", "epsilon"])
+    return pd.DataFrame({"mean_cosine": g.cosine.mean(), "share_kept": (g.n_w.sum() / g.samples.sum()), "mean_s_w": g.s_w.mean()}).reset_index()
+
+
+def _utility_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    for k, (emb, p) in enumerate(df.groupby("embedding", sort=False)):
+        fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_cosine, name=f"{emb}: mean cos(φ(w), φ(M(w)))", line=dict(color=OKABE_ITO[k], width=2.5), legendgroup=emb), secondary_y=False)
+        fig.add_trace(go.Scatter(x=p.epsilon, y=p.share_kept, name=f"{emb}: share of words kept", line=dict(color=OKABE_ITO[k], dash="dash", width=2.5), legendgroup=emb), secondary_y=False)
+        fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_s_w, name=f"{emb}: average S_w (privacy)", line=dict(color=OKABE_ITO[k], dash="dot", width=2), legendgroup=emb), secondary_y=True)
+    log_axis(fig, "x", title="ε (log scale)")
+    fig.update_yaxes(title="utility (cosine, share kept)", range=[-0.05, 1.05], secondary_y=False)
+    fig.update_yaxes(title=f"average S_w (of {v['samples']:,})", secondary_y=True, showgrid=False)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22))
+    return style(fig, two_line_title("Utility beside privacy", f"{_caption_n(v)}"), height=500)
+
+
+register(FigureSpec(
+    id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS,
+    compute=_utility_compute, render=_utility_render,
+    caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
+             "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
+             "that gives useful rewrites is the ε where plausible deniability is gone."),
+    columns=("embedding", "epsilon", "mean_cosine", "share_kept", "mean_s_w"), paper_figure=f"{PAPER}",
+))
+
+
+# 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
+
+_KNN: dict[tuple, np.ndarray] = {}
+_KNN_LOCK = threading.Lock()
+PERCENTILES = (5, 20, 50, 80, 95)
+K_MAX = 1000
+
+
+def knn_distances(v, progress=None) -> np.ndarray:
+    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss)."""
+    key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
+    with _KNN_LOCK:
+        if key not in _KNN:
+            import faiss
+
+            emb = resolve(v["embedding"], progress)
+            ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
+            index = faiss.IndexFlatL2(emb.dim)
+            index.add(np.ascontiguousarray(emb.vectors, dtype=np.float32))
+            k = min(K_MAX + 1, emb.size)
+            d2, nn = index.search(np.ascontiguousarray(emb.vectors[ids], dtype=np.float32), k)
+            d = np.sqrt(np.maximum(d2, 0))
+            # drop the word itself (distance 0 at its own id), keep the next K_MAX
+            keep = nn != ids[:, None]
+            d = np.array([row[m][: k - 1] for row, m in zip(d, keep)])
+            _KNN[key] = d
+        return _KNN[key]
+
+
+def _knn_compute(v, progress=None) -> pd.DataFrame:
+    d = knn_distances(v, progress)
+    rows = [(k + 1, p, float(np.percentile(d[:, k], p))) for k in range(d.shape[1]) for p in PERCENTILES]
+    return pd.DataFrame(rows, columns=["k", "percentile", "distance"])
+
+
+def _knn_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = go.Figure()
+    for i, p in enumerate(PERCENTILES):
+        part = df[df.percentile == p]
+        fig.add_trace(go.Scatter(x=part.k, y=part.distance, name=f"{p}th percentile", line=dict(color=OKABE_ITO[i], dash=DASHES[i], width=2.5)))
+    log_axis(fig, "x", title="k (log scale)")
+    fig.update_yaxes(title="distance to k-th nearest word")
+    fig.update_layout(legend=dict(x=0.01, y=0.99))
+    return style(fig, two_line_title(f"How far the neighbours are ({v['embedding']}, paper's Figure 2)", f"{v['knn_words']} words from the top {v['vocab']:,}, seed {v['seed']}"), height=460)
+
+
+register(FigureSpec(
+    id="mdp-knn-distances", title="Distance to the k-th nearest neighbour (paper's Figure 2)", page=PAGE,
+    params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_compute, render=_knn_render,
+    caption=("The noise radius has mean d/ε; a word's release changes once the noisy point is nearer another word. How far "
+             "the neighbours are, across words, sets the ε scale at which an embedding starts to hide words: dense "
+             "neighbourhoods (low curves) need less noise."),
+    columns=("k", "percentile", "distance"), paper_figure=f"{PAPER}, Figure 2",
+))
+
+
+def _knn_hist_compute(v, progress=None) -> pd.DataFrame:
+    d = knn_distances(v, progress)[:, 9]
+    counts, edges = np.histogram(d, bins=30)
+    return pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "count": counts})
+
+
+def _knn_hist_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = go.Figure(go.Bar(x=(df.bin_low + df.bin_high) / 2, y=df["count"], width=df.bin_high - df.bin_low, marker_color=OKABE_ITO[0]))
+    fig.update_xaxes(title="distance to the 10th nearest word")
+    fig.update_yaxes(title="words")
+    fig.update_layout(bargap=0)
+    return style(fig, two_line_title("Distance to the 10th nearest neighbour", f"{v['embedding']}, {v['knn_words']} words"), height=380)
+
+
+register(FigureSpec(
+    id="mdp-knn-histogram", title="Distance to the 10th neighbour (paper's Figure 2, right)", page=PAGE,
+    params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_hist_compute, render=_knn_hist_render,
+    caption="The spread of the 10th-neighbour distance across words: words in the left tail are hidden at a larger ε than those in the right tail.",
+    columns=("bin_low", "bin_high", "count"), paper_figure=f"{PAPER}, Figure 2",
+))
+
+
+# parameters of the page's "try it" box (no figure: shown as highlighted text)
+SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital in boston on monday", "Sentence", "Words to privatise (lower-cased; at most 40 words).", max_items=500)
+TRY_EPSILON = Param("try_epsilon", "float", 10.0, "ε for the rewrites", "The privacy parameter used to rewrite the sentence.", min=0.01, max=1000.0, log=True)
+REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
+TRY_PARAMS = (SENTENCE, TRY_EPSILON, REWRITES)
