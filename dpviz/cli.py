@@ -25,7 +25,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m dpviz", description="dpviz figures from the command line")
+    p = _Parser(prog="python -m dpviz", description="dpviz figures and sweeps from the command line")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     f = sub.add_parser("figure", help="list figures, or compute one and write it to a file")
     f.add_argument("id", nargs="?", help="figure id (see --list)")
@@ -33,6 +33,20 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
     f.add_argument("--out", help="output file; the format comes from the suffix: .csv .json .html .png .svg .pdf")
     f.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sw = sub.add_parser("sweep", help="whole-vocabulary sweeps on Dask (metric DP)")
+    sw.add_argument("analysis", choices=["mdp"], help="what to sweep (mdp: N_w, S_w per word)")
+    sw.add_argument("--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local or a file path")
+    sw.add_argument("--words", default="all", help="'all' (the whole vocabulary) or how many words to sample")
+    sw.add_argument("--vocab", type=int, default=10_000, help="sample words from this many most frequent (with --words N)")
+    sw.add_argument("--epsilons", default="1,2,3,4,5,6,8,10,12,15,20,25,30,40", help="comma-separated epsilons")
+    sw.add_argument("--samples", type=int, default=1000, help="draws per word")
+    sw.add_argument("--eta", type=float, default=0.05)
+    sw.add_argument("--seed", type=int, default=0)
+    sw.add_argument("--partition-size", type=int, default=50, help="words per task and Parquet file")
+    sw.add_argument("--out", required=True, help="output directory (rerun to resume)")
+    sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
+    sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
+    sw.add_argument("--quiet", action="store_true")
     return p
 
 
@@ -78,9 +92,32 @@ def _progress_printer(quiet: bool):
     return show
 
 
+def _sweep(args) -> int:
+    from dpviz.params import Param, parse_value
+    from dpviz.sweep import sweep
+
+    eps = parse_value(Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons)
+    words = args.words.strip().lower()
+    if words != "all":
+        words = parse_value(Param("words", "int", 1, "", "", min=1, max=10_000_000), words)
+    for name, value, low in (("samples", args.samples, 1), ("partition-size", args.partition_size, 1), ("vocab", args.vocab, 2)):
+        if value < low:
+            raise ParamError(f"--{name} must be at least {low}, got {value}.")
+    if not 0 <= args.eta < 1:
+        raise ParamError(f"--eta must be in [0, 1), got {args.eta}.")
+    m = sweep(args.embedding, words, eps, args.samples, args.out, eta=args.eta, seed=args.seed, vocab=args.vocab,
+              partition_size=args.partition_size, scheduler=args.scheduler, n_workers=args.workers, quiet=args.quiet)
+    rate = m.get("words_per_second_this_run")
+    sys.stderr.write(f"sweep complete: {m['words_total']:,} words in {m['partitions']} partitions"
+                     + (f", {rate:.2f} words/s this run" if rate else " (nothing left to do)") + f"; {args.out}/manifest.json\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "sweep":
+            return _sweep(args)
         if args.command == "figure":
             if args.list:
                 print(_list())

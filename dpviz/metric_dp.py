@@ -70,7 +70,9 @@ def nearest_words_from_point(emb: Embedding, point: np.ndarray, u: np.ndarray, g
     a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
     if self_id is not None:
         a[self_id] = 0.0
-    order = np.argsort(a, kind="stable")
+    # Exact ties in a (duplicate vectors) need no stable order: equal b values are kept as
+    # near-records (tol), so both duplicates reach _decide, which prefers the smaller id.
+    order = np.argsort(a)
     sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
     # float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|: keep near-records too
     tol = 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
@@ -93,16 +95,16 @@ def _record_candidates(ub: np.ndarray, sorted32: np.ndarray, tol: float) -> list
     prev = np.concatenate([np.full((m, 1), -np.inf, dtype=first.dtype), run[:, :-1]], axis=1)
     r0, c0 = np.nonzero(first > prev - tol)
     rows, cols = [r0], [c0]
-    carry = run[:, -1].copy()
+    thr = run[:, -1] - tol  # running maximum so far, minus the tolerance
     for start in range(CHUNK, sorted32.shape[0], CHUNK):
         block = ub @ sorted32[start : start + CHUNK].T  # the matrix multiply
         top = block.max(axis=1)
-        hit = np.flatnonzero(top > carry - tol)  # a cheap reduction first: most rows have no candidate
+        hit = np.flatnonzero(top > thr)  # a cheap reduction first: most rows have no candidate
         if hit.size:
-            r, c = np.nonzero(block[hit] > (carry[hit] - tol)[:, None])
+            r, c = np.nonzero(block[hit] > thr[hit, None])
             rows.append(hit[r])
             cols.append(c + start)
-            np.maximum(carry, top, out=carry)
+            np.maximum(thr, top - tol, out=thr)
     r, c = np.concatenate(rows), np.concatenate(cols)
     order = np.argsort(r, kind="stable")
     r, c = r[order], c[order]

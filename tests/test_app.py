@@ -107,3 +107,20 @@ def test_typing_a_new_formula_updates_the_url():
     assert not at.exception
     assert at.query_params["expr"] in ("a*b", ["a*b"])
     assert len(at.get("plotly_chart")) == 6
+
+
+METRIC = "pages/2_Metric_DP.py"
+MDP_FAST = {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "knn_words": "20", "sentence": "the hospital"}
+
+
+def test_metric_page_defaults_draw_all_charts():
+    at = _run(METRIC, MDP_FAST)
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 8
+    assert any("Original:" in m.value for m in at.markdown)
+
+
+def test_metric_page_bad_embedding_is_a_message():
+    at = _run(METRIC, dict(MDP_FAST, embedding="/no/such.vec"))
+    assert not at.exception
+    assert any("No embedding file" in e.value for e in at.error)

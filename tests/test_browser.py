@@ -224,15 +224,35 @@ def test_partial_page_deep_link_and_a_hostile_formula(server, page):
     assert "Global sensitivity 2.236068" in chart_text(page, 0)  # g = sqrt(4a^2 + 1) at a = 1: sqrt(5)
 
 
+MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
+
+
+def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
+    page.goto(f"{server}/Metric_DP?{MDP_FAST}&seed=5")
+    wait_for_charts(page, 8)
+    box = page.get_by_role("textbox", name="Values of ε", exact=True)
+    assert box.input_value() == "2,5,10,30"
+    assert "Average plausible deniability" in chart_text(page, 0)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    box.fill("3,6,12")
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"epsilons=3%2C6%2C12|epsilons=3,6,12"), timeout=90_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 8", timeout=90_000)
+    box.fill("3,-6")
+    box.press("Enter")
+    page.wait_for_function("document.body.innerText.includes(\"epsilons = '3,-6' is not allowed\")", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 @pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
-@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("partial", "/Partial_sensitivity")])
+@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("metric", "/Metric_DP"), ("partial", "/Partial_sensitivity")])
 def test_write_screenshots(server, browser, name, path):
     """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 5400}.get(path, 5300)})
+    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 5400, "/Metric_DP": 7300}.get(path, 5300)})
     pg = ctx.new_page()
     pg.goto(server + path)
     if path:
-        wait_for_charts(pg, 6)
+        wait_for_charts(pg, 8 if path == "/Metric_DP" else 6)
     else:
         pg.wait_for_selector("text=dpviz: where published privacy guarantees break")
     time.sleep(2)  # let plotly finish its transitions

@@ -132,3 +132,16 @@ def test_ps_dpsgd_csv(tmp_path):
     df = pd.read_csv(tmp_path / "d.csv")
     assert {"optimizer", "pixel_row", "pixel_col", "max_partial_sensitivity"} <= set(df.columns)
     assert set(df.optimizer) == {"SGD", "DP-SGD"} and len(df) == 2 * 3 * 25
+
+
+def test_mdp_stats_csv_and_bad_embedding(tmp_path):
+    out = cli("figure", "mdp-stats", "--set", "word_list=privacy,hospital", "--set", "samples=100", "--set", "epsilons=1,10,1000",
+              "--out", str(tmp_path / "m.csv"))
+    assert out.returncode == 0, out.stderr
+    df = pd.read_csv(tmp_path / "m.csv")
+    assert list(df.columns) == ["word", "epsilon", "n_w", "s_w", "s_w_eta"]
+    assert set(df.word) == {"privacy", "hospital"} and (df[df.epsilon == 1000].n_w == 100).all()
+    bad = cli("figure", "mdp-stats", "--set", "embedding=/no/such/file.vec", "--out", str(tmp_path / "x.csv"))
+    assert bad.returncode == 2 and "No embedding file" in bad.stderr and "Traceback" not in bad.stderr
+    unknown = cli("figure", "mdp-stats", "--set", "word_list=qzxqzx", "--out", str(tmp_path / "x.csv"))
+    assert unknown.returncode == 2 and "Not in the glove-6b-50d vocabulary: qzxqzx" in unknown.stderr

@@ -412,7 +412,8 @@ def _knn_hist_render(df: pd.DataFrame, v) -> go.Figure:
 register(FigureSpec(
     id="mdp-knn-histogram", title="Distance to the 10th neighbour (paper's Figure 2, right)", page=PAGE,
     params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_hist_compute, render=_knn_hist_render,
-    caption="The spread of the 10th-neighbour distance across words: words in the left tail are hidden at a larger ε than those in the right tail.",
+    caption=("The spread of the 10th-neighbour distance across words. Words in the left tail have close neighbours "
+             "and are hidden already at a larger ε than those in the right tail."),
     columns=("bin_low", "bin_high", "count"), paper_figure=f"{PAPER}, Figure 2",
 ))
 

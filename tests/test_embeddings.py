@@ -1,0 +1,76 @@
+"""Embedding loaders on small real files (gensim ships them) and bad files."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpviz.data import embeddings as E
+from dpviz.data import fasttext_local
+from dpviz.figures import metric as fm
+
+DATA = fasttext_local.gensim_test_data()
+
+
+def test_glove_wheel_is_memory_mapped_and_complete():
+    emb = E.load_glove_6b_50d()
+    assert emb.size == 400_000 and emb.dim == 50
+    assert isinstance(emb.vectors, np.memmap)
+    assert emb.vocab[:3] == ["the", ",", "."]  # frequency order
+    assert emb.word_id("privacy") > 0
+
+
+@pytest.mark.parametrize("name, subwords", [("lee_fasttext.bin", True), ("lee_fasttext.vec", False), ("crime-and-punishment.vec", False),
+                                            ("crime-and-punishment.bin", True), ("test_glove.txt", False)])
+def test_real_gensim_files_load(name, subwords):
+    from gensim.models import KeyedVectors
+    from gensim.models.fasttext import load_facebook_vectors
+
+    emb = E.load_file(DATA / name)
+    if name.endswith(".bin") and subwords:
+        ref = load_facebook_vectors(str(DATA / name))
+    elif name.endswith(".bin"):
+        ref = KeyedVectors.load_word2vec_format(str(DATA / name), binary=True)
+    else:
+        ref = KeyedVectors.load_word2vec_format(str(DATA / name), binary=False, no_header=name.endswith(".txt"))
+    assert emb.size == len(ref.index_to_key) and emb.dim == ref.vector_size
+    w = ref.index_to_key[5]
+    assert np.allclose(emb.vectors[emb.word_id(w)], ref[w])
+    assert (emb.oov is not None) == subwords
+
+
+@pytest.mark.parametrize("content, fragment", [(b"", "empty"), (b"this is not\nan embedding file\n", "Could not read"),
+                                               (os.urandom(4096), "Could not read")])
+def test_bad_files_give_a_sentence(tmp_path, content, fragment):
+    for suffix in (".vec", ".bin"):
+        p = tmp_path / f"bad{suffix}"
+        p.write_bytes(content)
+        with pytest.raises(E.EmbeddingError, match=fragment):
+            E.load_file(p)
+
+
+def test_missing_and_oversized_files(tmp_path):
+    with pytest.raises(E.EmbeddingError, match="No embedding file"):
+        E.load_file(tmp_path / "nope.vec")
+    with pytest.raises(E.EmbeddingError, match="at most"):
+        E.load_file(DATA / "lee_fasttext.vec", max_bytes=1000)
+
+
+def test_hosted_mode_refuses_paths_and_uploads_cannot_escape(monkeypatch):
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    with pytest.raises(E.EmbeddingError, match="hosted demo"):
+        fm.resolve(str(DATA / "lee_fasttext.vec"))
+    with pytest.raises(E.EmbeddingError, match="plain file name"):
+        fm.resolve("upload:../../etc/passwd")
+
+
+def test_fasttext_local_trains_once_and_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
+    seen = []
+    emb = fasttext_local.load_fasttext_local(lambda f, m: seen.append(f))
+    assert emb.dim == 100 and 5000 < emb.size < 20000
+    assert seen and max(seen) == pytest.approx(1.0)
+    assert emb.oov("unseenwordish").shape == (100,)  # subwords give a vector for unknown words
+    again = fasttext_local.load_fasttext_local(lambda f, m: pytest.fail("retrained"))
+    assert again.vocab == emb.vocab

@@ -1,0 +1,137 @@
+"""Metric DP: sampler, exact engine against brute force, statistics, limits."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpviz import metric_dp as mdp
+from dpviz.data.embeddings import Embedding, get
+
+
+def small_embedding(v=400, d=6, seed=0, duplicates=True):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(v, d)).astype(np.float32)
+    if duplicates:
+        x[7] = x[3]  # an exact duplicate: ties must go to the smaller id
+    return Embedding("toy", "random", [f"w{i}" for i in range(v)], x)
+
+
+def test_radius_has_mean_d_over_epsilon_and_gamma_distribution():
+    d, eps = 50, 4.0
+    u, g = mdp.sample_directions_and_radii(d, 20_000, np.random.default_rng(0))
+    r = g / eps
+    assert r.mean() == pytest.approx(d / eps, rel=0.01)
+    assert stats.kstest(r, stats.gamma(a=d, scale=1 / eps).cdf).pvalue > 1e-3
+
+
+def test_directions_are_uniform_on_the_sphere():
+    d = 10
+    u, _ = mdp.sample_directions_and_radii(d, 40_000, np.random.default_rng(1))
+    assert np.allclose(np.linalg.norm(u, axis=1), 1)
+    assert np.abs(u.mean(0)).max() < 0.02
+    assert np.allclose(u.T @ u / len(u), np.eye(d) / d, atol=0.01)
+    # a coordinate of a uniform unit vector: (u_1 + 1)/2 ~ Beta((d-1)/2, (d-1)/2)
+    assert stats.kstest((u[:, 0] + 1) / 2, stats.beta((d - 1) / 2, (d - 1) / 2).cdf).pvalue > 1e-3
+
+
+def test_noise_density_is_the_multivariate_laplace():
+    """z = r u with r ~ Gamma(d, 1/eps): density proportional to exp(-eps ||z||) in R^d, whose norm
+    has density ~ r^(d-1) exp(-eps r), i.e. Gamma(d, 1/eps): check E||z|| and Var||z||."""
+    d, eps = 3, 2.0
+    _, g = mdp.sample_directions_and_radii(d, 50_000, np.random.default_rng(2))
+    r = g / eps
+    assert r.var() == pytest.approx(d / eps**2, rel=0.03)
+
+
+@pytest.mark.parametrize("v, d, seed", [(400, 6, 0), (1500, 20, 1), (300, 2, 2)])
+def test_engine_equals_float64_brute_force(v, d, seed, monkeypatch):
+    monkeypatch.setattr(mdp, "CHUNK", 128)  # many chunks: exercises the carry between chunks
+    emb = small_embedding(v, d, seed)
+    eps = [0.3, 1, 3, 10, 30, 100]
+    for wid in (0, 3, 7, 50, v - 1):
+        u, g = mdp.sample_directions_and_radii(d, 300, mdp.word_stream(seed, wid))
+        fast = mdp.nearest_words(emb, wid, u, g, eps)
+        ref = mdp.nearest_words_numpy(emb.vectors, wid, u, g, eps)
+        assert np.array_equal(fast, ref)
+
+
+def test_duplicate_vectors_resolve_to_the_smaller_id():
+    emb = small_embedding()
+    u, g = mdp.sample_directions_and_radii(emb.dim, 200, np.random.default_rng(3))
+    out = mdp.nearest_words(emb, 7, u, g, [1e6])  # no noise to speak of: w7 == w3
+    assert (out == 3).all()
+
+
+def test_n_w_equals_its_closed_form_through_the_stay_threshold():
+    emb = small_embedding(800, 8, 4, duplicates=False)
+    eps = np.array([0.5, 1, 2, 4, 8, 16, 32])
+    for wid in (1, 99, 500):
+        u, g = mdp.sample_directions_and_radii(emb.dim, 500, mdp.word_stream(4, wid))
+        out = mdp.nearest_words(emb, wid, u, g, eps)
+        tau = mdp.stay_threshold(emb.vectors, wid, u)
+        closed = [(g / e <= tau).sum() for e in eps]
+        assert [(out[:, j] == wid).sum() for j in range(len(eps))] == closed
+
+
+@pytest.fixture(scope="module")
+def glove():
+    return get("glove-6b-50d")
+
+
+def test_engine_equals_faiss_brute_force_on_real_glove(glove):
+    eps = [2, 5, 10, 20, 60]
+    mismatches = 0
+    for word in ("the", "privacy", "hospital", "zsombor"):
+        wid = glove.word_id(word)
+        u, g = mdp.sample_directions_and_radii(glove.dim, 200, mdp.word_stream(0, wid))
+        fast = mdp.nearest_words(glove, wid, u, g, eps)
+        brute = mdp.nearest_words_bruteforce(glove, wid, u, g, eps)
+        diff = np.argwhere(fast != brute)
+        for i, j in diff:  # allowed only where float32 brute force met a float64 near-tie
+            p = glove.vectors64[wid] + (g[i] / eps[j]) * u[i]
+            d1 = np.sum((glove.vectors64[fast[i, j]] - p) ** 2)
+            d2 = np.sum((glove.vectors64[brute[i, j]] - p) ** 2)
+            assert d1 <= d2 and (d2 - d1) <= 1e-4 * d2
+        mismatches += len(diff)
+    assert mismatches <= 2
+
+
+def test_large_epsilon_keeps_every_word_and_small_epsilon_scatters(glove):
+    df = mdp.mdp_stats(glove, [glove.word_id("hospital")], [0.5, 1e5], 300, 0.05, seed=0)
+    tiny, huge = df.iloc[0], df.iloc[1]
+    assert huge.n_w == 300 and huge.s_w == 1 and huge.cosine == pytest.approx(1.0)
+    assert tiny.n_w == 0 and tiny.s_w > 100
+
+
+def test_output_statistics_on_hand_made_outputs():
+    out = np.array([5] * 6 + [1] * 2 + [2, 3])  # word 5 kept 6 times of 10
+    assert mdp.output_stats(out, 5, eta=0.0) == (6, 4, 4)
+    assert mdp.output_stats(out, 5, eta=0.2) == (6, 4, 2)  # 6 + 2 = 8 of 10 >= 0.8
+    assert mdp.output_stats(out, 5, eta=0.4) == (6, 4, 1)
+    h = mdp.renyi_entropies(np.arange(8))
+    assert all(v == pytest.approx(np.log(8)) for v in h.values())  # uniform: every order equal
+    h = mdp.renyi_entropies(out)
+    assert h["H_0"] >= h["H_1"] >= h["H_2"] >= h["H_inf"] == pytest.approx(-np.log(0.6))
+
+
+def test_statistics_do_not_depend_on_which_other_words_run(glove):
+    a = mdp.mdp_stats(glove, [10, 20], [5, 10], 100, 0.05, seed=3)
+    b = mdp.mdp_stats(glove, [20], [5, 10], 100, 0.05, seed=3)
+    assert a[a.word == glove.vocab[20]].reset_index(drop=True).equals(b)
+
+
+def test_guards():
+    emb = small_embedding()
+    u, g = mdp.sample_directions_and_radii(emb.dim, 5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="epsilons must be"):
+        mdp.nearest_words(emb, 0, u, g, [0])
+    with pytest.raises(ValueError, match="eta must be"):
+        mdp.mdp_stats(emb, [0], [1], 10, 1.5, 0)
+
+
+def test_rewrite_marks_unknown_words(glove):
+    rows, status = mdp.rewrite(glove, ["the", "qzxqzxqzx"], 1e5, 3, 0)
+    assert status == ["in vocabulary", "unknown"]
+    assert rows == [["the", "qzxqzxqzx"]] * 3
+    with pytest.raises(ValueError, match="no words"):
+        mdp.tokenize("!!!")
