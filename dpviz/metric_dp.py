@@ -96,8 +96,10 @@ def _record_candidates(ub: np.ndarray, sorted32: np.ndarray, tol: float) -> list
     r0, c0 = np.nonzero(first > prev - tol)
     rows, cols = [r0], [c0]
     thr = run[:, -1] - tol  # running maximum so far, minus the tolerance
+    buf = np.empty((m, CHUNK), dtype=np.float32)  # reused: no fresh 2 MB allocation per chunk
     for start in range(CHUNK, sorted32.shape[0], CHUNK):
-        block = ub @ sorted32[start : start + CHUNK].T  # the matrix multiply
+        rows_here = sorted32[start : start + CHUNK]
+        block = np.matmul(ub, rows_here.T, out=buf) if len(rows_here) == CHUNK else ub @ rows_here.T  # the matrix multiply
         top = block.max(axis=1)
         hit = np.flatnonzero(top > thr)  # a cheap reduction first: most rows have no candidate
         if hit.size:

@@ -101,3 +101,22 @@ def test_cli_sweep_and_bad_arguments(tmp_path):
     assert len(S.load(tmp_path / "s")) == 8
     bad = subprocess.run(cmd[:-3] + ["--epsilons", "5,-1", "--out", str(tmp_path / "t")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "epsilons" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_metric_page_figures_draw_a_sweep_next_to_the_live_sample(tmp_path, monkeypatch):
+    from dpviz import figures
+
+    _run(tmp_path, local=True)
+    live = {"words": "3", "samples": "40", "epsilons": "3,10,30", "vocab": "2000"}
+    _, df, fig = figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path)))
+    labels = set(df.embedding)
+    assert "glove-6b-50d" in labels and "sweep: glove-6b-50d (12 words)" in labels
+    assert any(t.name == "sweep: glove-6b-50d (12 words)" for t in fig.data)
+    _, hist, _ = figures.run("mdp-histograms", dict(live, sweep_dir=str(tmp_path), hist_epsilons="10"))
+    assert set(hist[hist.embedding.str.startswith("sweep")].epsilon) == {10.0}
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    with pytest.raises(ValueError, match="hosted demo"):
+        figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path)))
+    monkeypatch.delenv("DPVIZ_HOSTED")
+    with pytest.raises(ValueError, match="not a dpviz sweep directory"):
+        figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path / "nope")))

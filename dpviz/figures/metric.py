@@ -35,6 +35,8 @@ TARGET_OP = Param("target_op", "choice", "at_most", "Target direction", "Whether
 TARGET = Param("target", "float", 100.0, "Target value", "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.", min=0.0, max=20_000.0)
 KNN_WORDS = Param("knn_words", "int", 200, "Words for Figure 2", "Words sampled from the top-vocab for the k-nearest-neighbour distances.", min=10, max=5000, hosted_max=500)
 
+SWEEP_DIR = Param("sweep_dir", "text", "", "Sweep directory (optional)", "A directory written by `python -m dpviz sweep mdp`: its whole-vocabulary statistics are drawn next to the live sample in Figures 3-6.", max_items=500)
+
 WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
 STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs", "s_w_eta": "S_w^η"}
 
@@ -90,11 +92,30 @@ def word_table(v: Mapping[str, Any], which: str = "embedding", progress=None) ->
     return df.assign(embedding=name)
 
 
+def sweep_table(directory: str) -> pd.DataFrame:
+    """A finished (or partly finished) sweep, labelled 'sweep: EMBEDDING (N words)'."""
+    import json
+    from pathlib import Path
+
+    from dpviz import sweep as S
+
+    if hosted_mode():
+        raise ValueError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")
+    df = S.load(directory)
+    manifest = json.loads((Path(directory) / S.MANIFEST).read_text())
+    label = f"sweep: {manifest['parameters']['embedding']} ({df.word_id.nunique():,} words)"
+    return df.drop(columns=["word_id"]).assign(embedding=label)
+
+
 def tables(v, progress=None) -> pd.DataFrame:
-    """The main embedding's table, and the comparison's when one is chosen."""
+    """The main embedding's table, the comparison's when one is chosen, and a sweep's when the
+    figure takes a sweep directory and one is given."""
     parts = [word_table(v, "embedding", progress)]
     if v["compare"].strip() not in ("", "none") and v["compare"].strip() != v["embedding"].strip():
         parts.append(word_table(v, "compare", progress))
+    if v.get("sweep_dir", "").strip():
+        sw = sweep_table(v["sweep_dir"].strip())
+        parts.append(sw[sw.epsilon.isin(v["epsilons"])] if "hist_epsilons" in v else sw)
     return pd.concat(parts, ignore_index=True)
 
 
@@ -168,7 +189,7 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS,
+    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,),
     compute=_fig3_compute, render=_fig3_render,
     caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
              "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
@@ -183,9 +204,8 @@ def _hist_compute(v, progress=None) -> pd.DataFrame:
     vv = dict(v, epsilons=v["hist_epsilons"])
     df = tables(vv, progress)
     rows = []
-    n = v["samples"]
-    edges = np.linspace(0, n, 21)
     for (emb, eps), part in df.groupby(["embedding", "epsilon"], sort=False):
+        edges = np.linspace(0, int(part["samples"].iloc[0]), 21)  # a sweep may use another N
         for stat in ("s_w", "n_w"):
             counts, _ = np.histogram(part[stat], bins=edges)
             rows += [(emb, eps, stat, edges[i], edges[i + 1], int(counts[i])) for i in range(len(counts))]
@@ -208,7 +228,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS,),
+    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR),
     compute=_hist_compute, render=_hist_render,
     caption=("At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
              "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12."),
