@@ -1,0 +1,174 @@
+"""Optimized Multiple Encoding (OME; Lyu et al., SIGIR 2020) and the HoHo attack on it
+(Salem & Zanella-Beguelin 2021; ../shared/papers/FORMULAS.md section 3).
+
+Encoding, exactly as the reference code (lingjuanlv/Differentially-Private-Text-Representations,
+``float_to_binary``): k = round(x * 2^n) (Python's round: half to even), written with
+``'{:0{w}b}'.format(k, m + n)`` and the minus sign replaced by '1'. So with m = 6, n = 5 (l = 11):
+a value k >= 0 is its 11-bit binary; k < 0 is '1' followed by |k| in 10 bits; a positive value
+with k >= 1024 (x >= 32) sets the leading bit too, so it reads back as negative (the quirk), and
+k >= 2048 or k <= -1024 do not fit in 11 characters (the reference fails; dpviz refuses them).
+One sentence vector of r = 50 values is r * l = 550 bits.
+
+Perturbation of bit j (j the global index in the vector): a 1 stays 1 with p1 = lambda/(1+lambda)
+if j is even, p2 = 1/(1+lambda^3) if j is odd; a 0 becomes 1 with q = 1/(1 + lambda e^(eps/(r l))).
+
+HoHo: the even 1-bits survive with probability lambda/(1+lambda), so the even bits of an encoding
+are a near copy of the plaintext's; the score of an encoding s against a plaintext t is the share
+of even positions where s equals encode(t). The true privacy loss is at least r l ln(lambda)
+(Sec. 3.2: worst-case ratio lambda^(r l) e^(eps/2)), not eps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+M_BITS, N_BITS = 6, 5
+L_BITS = M_BITS + N_BITS
+
+
+def encode_values(x, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
+    """Bits (uint8, last axis of length m+n) of each value, as the reference code writes them."""
+    l = m + n
+    k = np.round(np.asarray(x, dtype=np.float64) * 2**n).astype(np.int64)  # numpy rounds half to even, like Python
+    if np.any(k >= 2 ** l) or np.any(k <= -(2 ** (l - 1))):
+        bad = np.asarray(x).ravel()[np.flatnonzero((k >= 2 ** l) | (k <= -(2 ** (l - 1))))[0]]
+        raise ValueError(f"value {bad:g} does not fit OME's {l}-bit encoding: round(x * 2^{n}) must lie in "
+                         f"[{-(2 ** (l - 1)) + 1}, {2 ** l - 1}]")
+    mag = np.abs(k)
+    bits = ((mag[..., None] >> np.arange(l - 1, -1, -1)) & 1).astype(np.uint8)
+    bits[..., 0] |= (k < 0).astype(np.uint8)
+    return bits
+
+
+def decode_values(bits, n: int = N_BITS) -> np.ndarray:
+    """Inverse of :func:`encode_values` as the format reads: a leading 1 means minus. Values with
+    round(x 2^n) >= 2^(l-1) (the overflow) therefore decode as negative."""
+    bits = np.asarray(bits, dtype=np.int64)
+    l = bits.shape[-1]
+    rest = (bits[..., 1:] << np.arange(l - 2, -1, -1)).sum(-1)
+    return np.where(bits[..., 0] == 1, -rest, rest) / 2**n
+
+
+def encode(vectors: np.ndarray) -> np.ndarray:
+    """(N, r) real vectors -> (N, r*l) bits."""
+    v = np.atleast_2d(vectors)
+    return encode_values(v).reshape(v.shape[0], -1)
+
+
+def ome_probabilities(lam: float, epsilon: float, total_bits: int) -> tuple[float, float, float]:
+    """(p1, p2, q) of OME: p1 = lambda/(1+lambda), p2 = 1/(1+lambda^3), q = 1/(1+lambda e^(eps/(r l)))."""
+    if not lam > 0 or not epsilon > 0:
+        raise ValueError(f"lambda and epsilon must be > 0, got lambda={lam}, epsilon={epsilon}")
+    return lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(epsilon / total_bits))
+
+
+def perturb_ome(bits: np.ndarray, lam: float, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """OME perturbation of (N, L) bits, vectorised (parity by global bit index)."""
+    bits = np.asarray(bits, dtype=np.uint8)
+    p1, p2, q = ome_probabilities(lam, epsilon, bits.shape[-1])
+    keep = np.where(np.arange(bits.shape[-1]) % 2 == 0, p1, p2)
+    prob_one = np.where(bits == 1, keep, q)
+    return (rng.random(bits.shape) < prob_one).astype(np.uint8)
+
+
+def perturb_ome_loop(bits, lam: float, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """The reference code's per-bit loop (the benchmark's baseline; same probabilities)."""
+    bits = np.asarray(bits, dtype=np.uint8)
+    p1, p2, q = ome_probabilities(lam, epsilon, bits.shape[-1])
+    out = np.zeros_like(bits)
+    for i in range(bits.shape[0]):
+        for j in range(bits.shape[1]):
+            u = rng.random()
+            if bits[i, j] == 1:
+                out[i, j] = 1 if u < (p1 if j % 2 == 0 else p2) else 0
+            else:
+                out[i, j] = 1 if u < q else 0
+    return out
+
+
+# --- SUE / OUE baselines on a unary encoding ---------------------------------------------------
+
+def unary_encode(vectors: np.ndarray, bins: int, low: float, high: float) -> np.ndarray:
+    """Each of the r values, clipped to [low, high] and cut into ``bins`` equal bins, becomes a
+    one-hot block of ``bins`` bits: (N, r) -> (N, r*bins)."""
+    v = np.atleast_2d(vectors)
+    idx = np.clip(((np.clip(v, low, high) - low) / (high - low) * bins).astype(np.int64), 0, bins - 1)
+    out = np.zeros((v.shape[0], v.shape[1], bins), dtype=np.uint8)
+    np.put_along_axis(out, idx[..., None], 1, axis=-1)
+    return out.reshape(v.shape[0], -1)
+
+
+def unary_probabilities(scheme: str, epsilon: float, r: int) -> tuple[float, float]:
+    """(p, q) with the budget split over r dimensions (eps' = eps / r per one-hot block):
+    SUE (basic RAPPOR): p = e^(eps'/2)/(1+e^(eps'/2)), q = 1/(1+e^(eps'/2));
+    OUE (Wang et al. 2017): p = 1/2, q = 1/(1+e^eps')."""
+    e = epsilon / r
+    if scheme == "sue":
+        return np.exp(e / 2) / (1 + np.exp(e / 2)), 1 / (1 + np.exp(e / 2))
+    if scheme == "oue":
+        return 0.5, 1 / (1 + np.exp(e))
+    raise ValueError(f"scheme must be sue or oue, got {scheme!r}")
+
+
+def perturb_unary(bits: np.ndarray, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
+    return (rng.random(bits.shape) < np.where(bits == 1, p, q)).astype(np.uint8)
+
+
+# --- the HoHo attack -------------------------------------------------------------------------------
+
+def hoho_score(encodings: np.ndarray, plaintext_bits: np.ndarray) -> np.ndarray:
+    """Share of even positions where an encoding equals the plaintext's encoding (Algorithm 1)."""
+    enc = np.atleast_2d(encodings)
+    even = slice(0, enc.shape[-1], 2)
+    return (enc[..., even] == np.asarray(plaintext_bits)[..., even]).mean(-1)
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """ROC AUC = P(score_pos > score_neg) + P(tie)/2 (Mann-Whitney U / (n1 n2), ties averaged)."""
+    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    n1, n2 = len(pos), len(neg)
+    return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n2))
+
+
+def reconstruction_accuracy(perturbed: np.ndarray, original: np.ndarray) -> np.ndarray:
+    """Per encoding: the share of even bits taken as they are that equal the original's."""
+    return (perturbed[..., ::2] == original[..., ::2]).mean(-1)
+
+
+def expected_reconstruction(original: np.ndarray, lam: float, epsilon: float) -> float:
+    """Closed form: an even 1 survives with p1, an even 0 stays 0 with 1 - q."""
+    p1, _, q = ome_probabilities(lam, epsilon, original.shape[-1])
+    ones = original[..., ::2].mean()
+    return float(ones * p1 + (1 - ones) * (1 - q))
+
+
+# --- bounds ------------------------------------------------------------------------------------------
+
+def hoho_bound(lam: float, epsilon: float, r: int, l: int = L_BITS) -> float:
+    """HoHo's corrected bound (Sec. 3.2): r l ln(lambda) + eps/2."""
+    return r * l * np.log(lam) + epsilon / 2
+
+
+def bit_loss(p_one: float, q: float) -> float:
+    """Largest |log ratio| of one output bit between inputs 1 and 0: max over outputs 1 and 0."""
+    return float(max(abs(np.log(p_one / q)), abs(np.log((1 - p_one) / (1 - q)))))
+
+
+def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1) -> float:
+    """Exact worst-case privacy loss of OME over a finite input domain, bit by bit.
+
+    Bits are independent, so for inputs a, a' and any output the log-ratio is a sum over the bits
+    where a and a' differ; its maximum over outputs is the sum of each bit's largest log-ratio in
+    the direction of that difference. Maximised over all ordered pairs of encodings of the values
+    in ``domain`` (one float); a vector of r such values multiplies it by r (product domain).
+    """
+    enc = encode_values(np.asarray(domain)).reshape(len(domain), -1)  # (D, l)
+    l = enc.shape[1]
+    p1, p2, q = ome_probabilities(lam, epsilon, r * l)
+    keep = np.where(np.arange(l) % 2 == 0, p1, p2)
+    up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
+    down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
+    a = enc.astype(np.float64)
+    loss = (a[:, None, :] * (1 - a[None, :, :])) @ up + ((1 - a[:, None, :]) * a[None, :, :]) @ down
+    return float(r * loss.max())

@@ -1,0 +1,114 @@
+"""OME and the HoHo attack: encoding, probabilities, attack statistics, exact bound."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpviz import ome
+
+
+def reference_bits(x: float) -> str:
+    """The reference code's float_to_binary (m = 6, n = 5), as a string."""
+    return "{:0{}b}".format(round(x * 2**5), 11).replace("-", "1")
+
+
+@pytest.mark.parametrize("x", list(np.random.default_rng(0).uniform(-31.9, 63.9, 300)) + [0.0, 0.015625, -0.015625, 0.03125 / 2, 32.0, -31.96875])
+def test_encoding_matches_the_reference_formatter(x):
+    assert "".join(map(str, ome.encode_values(x))) == reference_bits(float(x))
+
+
+def test_round_trip_negative_values_and_the_overflow_quirk():
+    x = np.arange(-1023, 1024) / 32
+    assert np.array_equal(ome.decode_values(ome.encode_values(x)), x)
+    # positive values from 32 up set the leading bit and read back as negative
+    assert ome.decode_values(ome.encode_values(40.0)) == -8.0
+    for bad in (64.0, -32.0, 1e6):
+        with pytest.raises(ValueError, match="does not fit"):
+            ome.encode_values(bad)
+
+
+def test_sentence_vector_is_550_bits():
+    assert ome.encode(np.zeros((3, 50))).shape == (3, 550)
+
+
+@pytest.mark.parametrize("lam, eps", [(1.0, 1.0), (10.0, 0.001), (100.0, 5.0)])
+def test_perturbation_frequencies_match_p1_p2_q(lam, eps):
+    bits = np.zeros((4000, 550), dtype=np.uint8)
+    bits[:2000] = 1
+    out = ome.perturb_ome(bits, lam, eps, np.random.default_rng(1))
+    p1, p2, q = ome.ome_probabilities(lam, eps, 550)
+    for est, p, n in [(out[:2000, ::2].mean(), p1, 2000 * 275), (out[:2000, 1::2].mean(), p2, 2000 * 275), (out[2000:].mean(), q, 2000 * 550)]:
+        assert abs(est - p) < 5 * np.sqrt(p * (1 - p) / n) + 1e-12
+    assert p1 == pytest.approx(lam / (1 + lam)) and p2 == pytest.approx(1 / (1 + lam**3))
+    assert q == pytest.approx(1 / (1 + lam * np.exp(eps / 550)))
+
+
+def test_vectorised_perturbation_agrees_with_the_per_bit_loop():
+    bits = ome.encode(np.random.default_rng(2).uniform(-1, 1, (40, 50)))
+    a = ome.perturb_ome(np.repeat(bits, 25, 0), 10.0, 1.0, np.random.default_rng(3))
+    b = ome.perturb_ome_loop(np.repeat(bits, 25, 0), 10.0, 1.0, np.random.default_rng(4))
+    # same per-position frequencies within sampling error
+    fa, fb = a.mean(0), b.mean(0)
+    se = np.sqrt(np.maximum(fa * (1 - fa), 1e-4) * 2 / len(a))
+    assert (np.abs(fa - fb) < 5 * se + 1e-9).all()
+
+
+@pytest.mark.parametrize("scheme", ["sue", "oue"])
+def test_unary_baselines_formulas_and_ldp_ratio(scheme):
+    eps, r = 2.0, 50
+    p, q = ome.unary_probabilities(scheme, eps, r)
+    e = eps / r
+    if scheme == "sue":
+        assert p / q == pytest.approx(np.exp(e / 2)) and (1 - q) / (1 - p) == pytest.approx(np.exp(e / 2))
+    else:
+        assert p == 0.5 and q == pytest.approx(1 / (1 + np.exp(e)))
+    # unary encoding: two inputs differ in two bits; the worst ratio over both equals e^eps'
+    worst = np.log(max(p / q, (1 - q) / (1 - p))) + np.log(max(p / q, (1 - q) / (1 - p))) if scheme == "sue" else np.log(p * (1 - q) / (q * (1 - p)))
+    assert worst == pytest.approx(e)
+    bits = ome.unary_encode(np.array([[0.0, -1.0, 0.99]]), 8, -1, 1)
+    assert bits.shape == (1, 24) and bits.reshape(3, 8).sum(1).tolist() == [1, 1, 1]
+
+
+def test_hoho_score_on_hand_made_bits():
+    t = np.array([1, 0, 1, 1, 0, 0, 1, 0], dtype=np.uint8)
+    s = np.array([[1, 1, 1, 1, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0, 0]], dtype=np.uint8)
+    assert ome.hoho_score(s, t).tolist() == [1.0, 0.0]  # only even positions count
+
+
+def test_auc_against_pair_counting():
+    rng = np.random.default_rng(5)
+    pos, neg = rng.integers(0, 5, 30).astype(float), rng.integers(0, 5, 40).astype(float)
+    pairs = [(1.0 if a > b else 0.5 if a == b else 0.0) for a, b in itertools.product(pos, neg)]
+    assert ome.auc(pos, neg) == pytest.approx(np.mean(pairs))
+
+
+def test_reconstruction_limits():
+    x = ome.encode(np.random.default_rng(6).uniform(-2, 2, (200, 50)))
+    rng = np.random.default_rng(7)
+    for lam, want in [(1.0, 0.5), (10.0, 10 / 11), (100.0, 100 / 101)]:
+        acc = ome.reconstruction_accuracy(ome.perturb_ome(x, lam, 0.001, rng), x).mean()
+        assert acc == pytest.approx(ome.expected_reconstruction(x, lam, 0.001), abs=0.005)
+        assert acc == pytest.approx(want, abs=0.01)
+
+
+def test_exact_worst_case_against_enumerating_every_output():
+    """On a small domain, enumerate all 2^11 outputs and all input pairs: max log-ratio."""
+    domain = np.array([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0])
+    for lam, eps in [(1.0, 1.0), (10.0, 0.001), (3.0, 2.0)]:
+        enc = ome.encode_values(domain).astype(np.int64)
+        p1, p2, q = ome.ome_probabilities(lam, eps, 11)
+        keep = np.where(np.arange(11) % 2 == 0, p1, p2)
+        outs = np.array(list(itertools.product([0, 1], repeat=11)))
+        prob1 = np.where(enc[:, None, :] == 1, keep, q)  # (D, 1, 11)
+        logp = np.where(outs[None] == 1, np.log(prob1), np.log(1 - prob1)).sum(-1)  # (D, 2^11)
+        brute = (logp[:, None, :] - logp[None, :, :]).max()
+        assert ome.exact_worst_case(lam, eps, domain) == pytest.approx(brute)
+
+
+def test_exact_loss_exceeds_hohos_bound_for_large_lambda_but_not_lambda_one():
+    domain = np.arange(-320, 321) / 32  # one float in [-10, 10]
+    assert ome.exact_worst_case(1.0, 1.0, domain) < ome.hoho_bound(1.0, 1.0, 1)
+    for lam in (10.0, 100.0):
+        assert ome.exact_worst_case(lam, 1.0, domain) > ome.hoho_bound(lam, 1.0, 1)  # odd bits: ~2 ln(lambda) each
