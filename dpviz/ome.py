@@ -172,3 +172,43 @@ def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1)
     a = enc.astype(np.float64)
     loss = (a[:, None, :] * (1 - a[None, :, :])) @ up + ((1 - a[:, None, :]) * a[None, :, :]) @ down
     return float(r * loss.max())
+
+
+# --- the attack over a corpus -------------------------------------------------------------------
+
+MECHANISMS = ("ome", "sue", "oue")
+UNARY_BINS = 16
+
+
+def attack_corpus(vectors: np.ndarray, mechanism: str, lam: float, epsilon: float, target_share: float,
+                  repeats: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Linking AUCs (one per target) and reconstruction accuracies (one per sentence).
+
+    Linking (HoHo Sec. 4): a target sentence encoded ``repeats`` times among one encoding of
+    every other sentence; the score of an encoding is its agreement with the target's clean
+    encoding (even positions for OME, every position for the unary baselines); AUC of
+    target-vs-others. Reconstruction: the perturbed bits taken as they are (even bits for OME).
+    SUE/OUE use a unary encoding: each value cut into UNARY_BINS equal bins over the corpus range.
+    """
+    n = len(vectors)
+    if mechanism == "ome":
+        clean = encode(vectors)
+        perturb = lambda b: perturb_ome(b, lam, epsilon, rng)  # noqa: E731
+        positions = slice(0, clean.shape[1], 2)
+    else:
+        clean = unary_encode(vectors, UNARY_BINS, float(vectors.min()), float(vectors.max()) + 1e-9)
+        p, q = unary_probabilities(mechanism, epsilon, vectors.shape[1])
+        perturb = lambda b: perturb_unary(b, p, q, rng)  # noqa: E731
+        positions = slice(None)
+    one = perturb(clean)
+    recon = (one[:, positions] == clean[:, positions]).mean(1)
+    k = max(1, int(round(target_share * n)))
+    targets = rng.choice(n, size=k, replace=False)
+    aucs = np.empty(k)
+    for i, t in enumerate(targets):
+        reps = perturb(np.repeat(clean[t : t + 1], repeats, axis=0))
+        pos = (reps[:, positions] == clean[t, positions]).mean(1)
+        others = np.delete(np.arange(n), t)
+        neg = (one[others][:, positions] == clean[t, positions]).mean(1)
+        aucs[i] = auc(pos, neg)
+    return aucs, recon

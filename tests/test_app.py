@@ -124,3 +124,9 @@ def test_metric_page_bad_embedding_is_a_message():
     at = _run(METRIC, dict(MDP_FAST, embedding="/no/such.vec"))
     assert not at.exception
     assert any("No embedding file" in e.value for e in at.error)
+
+
+def test_hoho_page_draws_its_charts():
+    at = _run("pages/3_HoHo_attack.py", {"repeats": "20", "targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"})
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == 4

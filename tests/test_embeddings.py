@@ -74,3 +74,15 @@ def test_fasttext_local_trains_once_and_is_cached(tmp_path, monkeypatch):
     assert emb.oov("unseenwordish").shape == (100,)  # subwords give a vector for unknown words
     again = fasttext_local.load_fasttext_local(lambda f, m: pytest.fail("retrained"))
     assert again.vocab == emb.vocab
+
+
+def test_truncated_or_forged_fasttext_bin_is_refused_not_hung(tmp_path):
+    """gensim loops forever at EOF on a broken vocabulary: dpviz must refuse it first."""
+    good = (DATA / "lee_fasttext.bin").read_bytes()
+    assert E.looks_like_fasttext_bin(good)
+    for name, data in [("cut.bin", good[:5000]), ("header.bin", good[:92]), ("forged.bin", good[:64] + (10**6).to_bytes(4, "little") * 3 + good[76:3000])]:
+        assert not E.looks_like_fasttext_bin(data)
+        p = tmp_path / name
+        p.write_bytes(data)
+        with pytest.raises(E.EmbeddingError):
+            E.load_file(p)

@@ -112,3 +112,19 @@ def test_exact_loss_exceeds_hohos_bound_for_large_lambda_but_not_lambda_one():
     assert ome.exact_worst_case(1.0, 1.0, domain) < ome.hoho_bound(1.0, 1.0, 1)
     for lam in (10.0, 100.0):
         assert ome.exact_worst_case(lam, 1.0, domain) > ome.hoho_bound(lam, 1.0, 1)  # odd bits: ~2 ln(lambda) each
+
+
+def test_linking_and_reconstruction_over_the_movie_review_corpus():
+    """The paper's shape: AUC = 1 for lambda >= 10, near chance for lambda = 1; recovery ~ lambda/(1+lambda)."""
+    from dpviz.figures import hoho
+
+    df = hoho.attack_table({"epsilons": (0.001, 1.0), "lambdas": (1.0, 10.0, 100.0), "mechanisms": ("ome", "oue"),
+                            "repeats": 50, "targets": 0.1, "seed": 0})
+    ome_rows = df[df.mechanism == "ome"].set_index(["lambda", "epsilon"])
+    assert (ome_rows.loc[[10.0, 100.0], "auc_mean"] > 0.99).all()
+    # lambda = 1 and OUE: chance level, within what 20 targets x 50 encodings can show
+    assert (ome_rows.loc[1.0, "auc_mean"].sub(0.5).abs() < 0.1).all()
+    assert (df[df.mechanism == "oue"].auc_mean.sub(0.5).abs() < 0.1).all()
+    assert ome_rows.loc[(100.0, 1.0), "accuracy_mean"] == pytest.approx(100 / 101, abs=0.01)
+    assert ome_rows.loc[(1.0, 1.0), "accuracy_mean"] == pytest.approx(0.5, abs=0.02)
+    assert (df.mechanism.isin(["ome", "oue"])).all() and df["lambda"][df.mechanism == "oue"].isna().all()

@@ -20,11 +20,11 @@ ANALYSES = (
     },
     {
         "title": "HoHo attack on OME",
-        "page": None,
+        "page": "pages/3_HoHo_attack.py",
         "paper": "Salem & Zanella-Béguelin (2021), HoHo: a hop-on hop-off attack against optimized multiple encoding.",
         "claim": "OME's even bits survive perturbation: an attacker links and reconstructs sentences, "
                  "and the true bound is r·l·ln(λ) + ε/2, not ε.",
-        "ready": False,
+        "ready": True,
     },
     {
         "title": "Partial sensitivity",

@@ -113,6 +113,45 @@ def get(name: str, progress=None) -> Embedding:
         return _CACHE[name]
 
 
+FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
+
+
+def looks_like_fasttext_bin(data: bytes) -> bool:
+    """True if ``data`` is a well-formed fastText .bin up to the end of its vocabulary.
+
+    gensim's reader loops forever at end of file on a truncated or garbage vocabulary, so a
+    hostile upload could hang the server: the header and every vocabulary entry (word bytes up
+    to a NUL, int64 count, int8 type) are walked here with bounds checks first. Layout
+    (fastText's FastText::saveModel): magic, version (int32 each), 12 int32 arguments and a
+    float64, then the dictionary: size, nwords, nlabels (int32), ntokens, pruneidx_size
+    (int64), then the entries; files from before the magic number start with the arguments
+    and have no pruneidx_size.
+    """
+    import struct
+
+    if len(data) < 92:
+        return False
+    magic, version = struct.unpack_from("<ii", data, 0)
+    if magic == FASTTEXT_MAGIC:
+        if version not in (11, FASTTEXT_VERSION):
+            return False
+        dict_at, entries_at = 64, 64 + 12 + 16  # size, nwords, nlabels; ntokens, pruneidx_size
+    else:  # the old layout: no magic, the arguments start at byte 0
+        if not 0 < magic <= 10_000:  # the first argument is the dimension
+            return False
+        dict_at, entries_at = 56, 56 + 12 + 8  # size, nwords, nlabels; ntokens
+    size, nwords, nlabels = struct.unpack_from("<iii", data, dict_at)
+    if not (0 < nwords <= size and nlabels >= 0 and size * 11 <= len(data)):
+        return False
+    pos = entries_at
+    for _ in range(size):
+        end = data.find(b"\x00", pos, pos + 10_000)
+        if end < 0 or end + 10 > len(data):
+            return False
+        pos = end + 10
+    return True
+
+
 def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
     """Load a word2vec/GloVe/fastText file through gensim.
 
@@ -134,11 +173,11 @@ def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
     oov = None
     try:
         if p.suffix.lower() == ".bin":
-            try:
+            if looks_like_fasttext_bin(p.read_bytes()):
                 kv = load_facebook_vectors(str(p))
                 oov = kv.get_vector
                 kind = "fastText binary (subwords for unknown words)"
-            except Exception:
+            else:
                 kv = KeyedVectors.load_word2vec_format(str(p), binary=True)
                 kind = "word2vec binary"
         else:

@@ -109,4 +109,4 @@ def run(
 
 
 def _load_all() -> None:
-    from dpviz.figures import adept, metric, partial  # noqa: F401  (registers on import)
+    from dpviz.figures import adept, hoho, metric, partial  # noqa: F401  (registers on import)
