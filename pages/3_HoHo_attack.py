@@ -1,10 +1,13 @@
 """HoHo page: wiring only (math in dpviz.ome, data in dpviz.data.corpora, figures in dpviz.figures.hoho)."""
 
+import hashlib
+
 import streamlit as st
 
 from webui.nav import page_setup
 
-from dpviz import figures
+from dpviz import cache, figures
+from dpviz.data import corpora
 from webui.controls import controls, show_figure
 
 page_setup("HoHo attack on OME")
@@ -19,11 +22,29 @@ st.markdown(
     "(the paper used 800 Yelp reviews), as max-pooled GloVe 6B 50d vectors (r = 50, 550 bits)."
 )
 params = figures.page_params(PAGE)
+with st.sidebar.expander("Use your own sentences", expanded=False):
+    st.caption("A .txt (one sentence per line) or a .csv with a 'sentence' column and optionally 'label' (0/1); at most 5 MB.")
+    up = st.file_uploader("Sentences", type=["txt", "csv"], key="_corpus_upload")
+    if up is not None:
+        data = up.getvalue()
+        try:
+            sents, labels = corpora.parse_upload(data, up.name)
+        except corpora.CorpusError as err:
+            st.error(str(err))
+        else:
+            name = f"{hashlib.sha256(data).hexdigest()[:16]}.{up.name.rsplit('.', 1)[-1].lower()}"
+            path = cache.cache_dir() / "uploads" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            st.success(f"{len(sents):,} sentences" + (" with labels." if labels is not None else " (no labels: the utility chart needs them)."))
+            if st.button("Use these sentences", key="_use_corpus"):
+                st.session_state["corpus"] = f"upload:{name}"
+                st.rerun()
 st.sidebar.header("Settings")
 values = controls(params, st.sidebar, state_key=PAGE)
 st.sidebar.caption(f"Seed {values['seed']}: every encoding on this page follows from it.")
 
-for fid in ("hoho-example", "hoho-linking", "hoho-reconstruction", "ome-bounds"):
+for fid in ("hoho-example", "hoho-linking", "hoho-reconstruction", "ome-bounds", "ome-audit", "hoho-utility"):
     show_figure(figures.get(fid), values, params)
     st.divider()
 
@@ -31,6 +52,6 @@ st.markdown(
     "**Notes.** Encoding exactly as the reference code's `float_to_binary` (m = 6, n = 5; the minus sign "
     "written as a leading 1, so values from 32 up read back as negative), perturbation by global bit parity. "
     "SUE (basic RAPPOR) and OUE use a unary encoding: each value cut into 16 equal bins over the corpus "
-    "range, one one-hot block per value, the budget split as ε/r per block. Still to come on this page: "
-    "the DP-Sniper-style empirical auditor and the utility of a sentiment classifier on the encodings."
+    "range, one one-hot block per value, the budget split as ε/r per block. The auditor (`dpviz/auditor.py`) "
+    "follows DP-Sniper (Bichsel et al., S&P 2021) with logistic regression; the ADePT page uses it too."
 )

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 ADEPT = "pages/1_ADePT_sensitivity.py"
-FAST = {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200"}
+FAST = {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200", "audit_samples": "2000"}
 
 
 def _run(page=None, query=None):
@@ -33,7 +33,7 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
     assert not at.exception
     assert not at.error
     charts = at.get("plotly_chart")
-    assert len(charts) == 6
+    assert len(charts) == 7
 
 
 def test_adept_page_deep_link_sets_controls():
@@ -58,7 +58,7 @@ def test_bad_url_parameters_warn_and_fall_back(query, fragment):
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
     assert fragment in warnings
-    assert len(at.get("plotly_chart")) == 6  # the rest of the page keeps working
+    assert len(at.get("plotly_chart")) == 7  # the rest of the page keeps working
     if "dim" in query:
         assert at.slider(key="dim").value == 64
 
@@ -75,7 +75,7 @@ def test_bad_typed_list_shows_error_and_keeps_page():
     at.text_input(key="dims").input("1-5000").run()
     assert not at.exception
     assert any("dims = '1-5000'" in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) == 6
+    assert len(at.get("plotly_chart")) == 7
 
 
 PARTIAL = "pages/4_Partial_sensitivity.py"
@@ -126,7 +126,17 @@ def test_metric_page_bad_embedding_is_a_message():
     assert any("No embedding file" in e.value for e in at.error)
 
 
+HOHO_FAST = {"repeats": "20", "targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10", "audit_samples": "2000"}
+
+
 def test_hoho_page_draws_its_charts():
-    at = _run("pages/3_HoHo_attack.py", {"repeats": "20", "targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"})
+    at = _run("pages/3_HoHo_attack.py", HOHO_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 6
+
+
+def test_hoho_page_unknown_corpus_is_a_message():
+    at = _run("pages/3_HoHo_attack.py", dict(HOHO_FAST, corpus="../../etc/passwd"))
+    assert not at.exception
+    assert any("Unknown corpus" in e.value for e in at.error)
+    assert len(at.get("plotly_chart")) == 2  # the bounds and the audit work on one float, no corpus

@@ -244,15 +244,31 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+HOHO_FAST = "repeats=20&targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
+
+
+def test_hoho_page_deep_link_and_the_example_number_input(server, page):
+    page.goto(f"{server}/HoHo_attack?{HOHO_FAST}&sentence_index=7&seed=2")
+    wait_for_charts(page, 6)
+    box = page.get_by_role("spinbutton", name="Example sentence (#)", exact=True)
+    assert box.input_value() == "7"
+    assert "#7:" in chart_text(page, 0)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    box.fill("12")
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('#12:')", timeout=60_000)
+
+
 @pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
-@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("metric", "/Metric_DP"), ("partial", "/Partial_sensitivity")])
+@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("metric", "/Metric_DP"), ("hoho", "/HoHo_attack"), ("partial", "/Partial_sensitivity")])
 def test_write_screenshots(server, browser, name, path):
     """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 5400, "/Metric_DP": 7300}.get(path, 5300)})
+    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 6100, "/Metric_DP": 7300, "/HoHo_attack": 4900}.get(path, 5300)})
     pg = ctx.new_page()
     pg.goto(server + path)
     if path:
-        wait_for_charts(pg, 8 if path == "/Metric_DP" else 6)
+        wait_for_charts(pg, {"/Metric_DP": 8, "/ADePT_sensitivity": 7}.get(path, 6))
     else:
         pg.wait_for_selector("text=dpviz: where published privacy guarantees break")
     time.sleep(2)  # let plotly finish its transitions

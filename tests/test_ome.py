@@ -118,7 +118,7 @@ def test_linking_and_reconstruction_over_the_movie_review_corpus():
     """The paper's shape: AUC = 1 for lambda >= 10, near chance for lambda = 1; recovery ~ lambda/(1+lambda)."""
     from dpviz.figures import hoho
 
-    df = hoho.attack_table({"epsilons": (0.001, 1.0), "lambdas": (1.0, 10.0, 100.0), "mechanisms": ("ome", "oue"),
+    df = hoho.attack_table({"corpus": "movie-reviews", "epsilons": (0.001, 1.0), "lambdas": (1.0, 10.0, 100.0), "mechanisms": ("ome", "oue"),
                             "repeats": 50, "targets": 0.1, "seed": 0})
     ome_rows = df[df.mechanism == "ome"].set_index(["lambda", "epsilon"])
     assert (ome_rows.loc[[10.0, 100.0], "auc_mean"] > 0.99).all()
@@ -128,3 +128,22 @@ def test_linking_and_reconstruction_over_the_movie_review_corpus():
     assert ome_rows.loc[(100.0, 1.0), "accuracy_mean"] == pytest.approx(100 / 101, abs=0.01)
     assert ome_rows.loc[(1.0, 1.0), "accuracy_mean"] == pytest.approx(0.5, abs=0.02)
     assert (df.mechanism.isin(["ome", "oue"])).all() and df["lambda"][df.mechanism == "oue"].isna().all()
+
+
+@pytest.mark.parametrize("data, name, fragment", [
+    (b"one sentence\n" * 5, "s.txt", "At least 10"), (b"\xff\xfe\x00bad", "s.txt", "not UTF-8"),
+    (b"text,label\nhello,1\n" * 3, "s.csv", "'sentence' column"), (b"sentence,label\n" + b"good film,maybe\n" * 12, "s.csv", "0 or 1"),
+    (b"x" * (5 * 1024 * 1024 + 1), "s.txt", "at most 5 MiB"),
+])
+def test_corpus_uploads_are_checked(data, name, fragment):
+    from dpviz.data import corpora
+
+    with pytest.raises(corpora.CorpusError, match=fragment):
+        corpora.parse_upload(data, name)
+
+
+def test_a_good_csv_upload():
+    from dpviz.data import corpora
+
+    sents, labels = corpora.parse_upload(b"sentence,label\n" + b"a fine film,1\nawful,0\n" * 6, "s.csv")
+    assert len(sents) == 12 and labels.tolist() == [1, 0] * 6
