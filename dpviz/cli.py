@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
     f.add_argument("--out", help="output file; the format comes from the suffix: .csv .json .html .png .svg .pdf")
     f.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    fs = sub.add_parser("figures", help="regenerate every paper figure (PNG + SVG + CSV + manifest.json)")
+    fs.add_argument("--out", required=True, help="output directory")
+    fs.add_argument("--quick", action="store_true", help="reduced sample sizes (about a minute)")
     sw = sub.add_parser("sweep", help="whole-vocabulary sweeps on Dask (metric DP)")
     sw.add_argument("analysis", choices=["mdp"], help="what to sweep (mdp: N_w, S_w per word)")
     sw.add_argument("--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local or a file path")
@@ -118,6 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "figures":
+            from dpviz.report import generate
+
+            m = generate(args.out, quick=args.quick)
+            sys.stderr.write(f"wrote {len(m['figures'])} figures to {args.out} in {m['total_seconds']:.0f} s (manifest.json)\n")
+            return 0
         if args.command == "figure":
             if args.list:
                 print(_list())

@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements.txt
-exec .venv/bin/python -m streamlit run app.py "$@"
+echo "dpviz: open http://localhost:${PORT:-8501}"
+exec bash scripts/serve.sh "$@"

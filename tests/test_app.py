@@ -140,3 +140,12 @@ def test_hoho_page_unknown_corpus_is_a_message():
     assert not at.exception
     assert any("Unknown corpus" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 2  # the bounds and the audit work on one float, no corpus
+
+
+def test_hosted_mode_caps_parameters_and_says_so(monkeypatch):
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    at = _run(ADEPT, dict(FAST, pairs="50000"))
+    assert not at.exception
+    assert any("hosted demo's cap" in w.value and "10000" in w.value for w in at.warning)
+    assert any("Hosted demo" in i.value for i in at.sidebar.info)
+    assert at.number_input(key="pairs").proto.max == 10_000  # the widget cannot go past the cap

@@ -42,11 +42,9 @@ def start_server(tmp_path: Path, extra_env: dict | None = None):
     port = _free_port()
     env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), **(extra_env or {}))
     log = open(tmp_path / f"streamlit-{port}.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    # the same start command as Docker and scripts/start.sh use
+    env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)
+    proc = subprocess.Popen(["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -105,6 +103,12 @@ def wait_for_charts(page, n: int) -> None:
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
 
 
+def submit(box, text: str) -> None:
+    """Type into a text or number box and press Enter, as a person does."""
+    box.fill(text)
+    box.press("Enter")
+
+
 def chart_text(page, index: int) -> str:
     return page.locator(".js-plotly-plot").nth(index).inner_text()
 
@@ -157,8 +161,7 @@ def test_deep_link_sets_controls_and_moving_the_slider_changes_chart_and_url(ser
 
     # a second kind of control: the number input for epsilon
     box = page.get_by_role("spinbutton", name="Privacy budget ε (claimed)", exact=True)
-    box.fill("3")
-    box.press("Enter")
+    submit(box, "3")
     page.wait_for_url(re.compile(r"epsilon=3"), timeout=60_000)
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('ADePT claims ε = 3')", timeout=60_000
@@ -210,15 +213,13 @@ def test_partial_page_deep_link_and_a_hostile_formula(server, page):
     assert "Global sensitivity 2.236068 at (a = 1, b = 2)" in chart_text(page, 0)
     assert page.locator('[data-testid="stException"]').count() == 0
 
-    box.fill("__import__('os').system('id')")
-    box.press("Enter")
+    submit(box, "__import__('os').system('id')")
     page.wait_for_function("document.body.innerText.includes('cannot be used in a formula')", timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 3", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Training SGD and DP-SGD" in chart_text(page, 0)  # the network section still works
 
-    box.fill("a**2 + b")
-    box.press("Enter")
+    submit(box, "a**2 + b")
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=60_000)
     page.wait_for_url(re.compile(r"expr=a"), timeout=60_000)
     assert "Global sensitivity 2.236068" in chart_text(page, 0)  # g = sqrt(4a^2 + 1) at a = 1: sqrt(5)
@@ -234,12 +235,10 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     assert box.input_value() == "2,5,10,30"
     assert "Average plausible deniability" in chart_text(page, 0)
     assert page.locator('[data-testid="stException"]').count() == 0
-    box.fill("3,6,12")
-    box.press("Enter")
+    submit(box, "3,6,12")
     page.wait_for_url(re.compile(r"epsilons=3%2C6%2C12|epsilons=3,6,12"), timeout=90_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 8", timeout=90_000)
-    box.fill("3,-6")
-    box.press("Enter")
+    submit(box, "3,-6")
     page.wait_for_function("document.body.innerText.includes(\"epsilons = '3,-6' is not allowed\")", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
 
@@ -254,8 +253,7 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     assert box.input_value() == "7"
     assert "#7:" in chart_text(page, 0)
     assert page.locator('[data-testid="stException"]').count() == 0
-    box.fill("12")
-    box.press("Enter")
+    submit(box, "12")
     page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('#12:')", timeout=60_000)
 

@@ -1,0 +1,16 @@
+# dpviz hosted demo: slim Python, Debian's Chromium for figure exports, a non-root user.
+FROM python:3.11-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-dejavu-core curl \
+ && rm -rf /var/lib/apt/lists/*
+RUN useradd --create-home --uid 1000 dpviz
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY --chown=dpviz:dpviz . .
+USER dpviz
+ENV PYTHONUNBUFFERED=1 BROWSER_PATH=/usr/bin/chromium DPVIZ_HOSTED=1 \
+    DPVIZ_CACHE_DIR=/home/dpviz/.cache/dpviz PORT=8501 PYTHON=python
+EXPOSE 8501
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD curl --fail http://localhost:8501/_stcore/health || exit 1
+CMD ["bash", "scripts/serve.sh"]
