@@ -53,7 +53,7 @@ async def session(browser, url: str, k: int, deadline: float, latencies: list, e
             await page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=180_000)
             value = 3 + (k * 7 + step) % 40
             t = time.perf_counter()
-            ctrl = page.get_by_role(role, name=name, exact=True)
+            ctrl = page.get_by_role(role, name=name, exact=role != "slider")  # a slider's accessible name repeats its label
             if role == "slider":
                 await ctrl.focus()
                 for _ in range(value % 5 + 1):

@@ -145,3 +145,20 @@ def test_mdp_stats_csv_and_bad_embedding(tmp_path):
     assert bad.returncode == 2 and "No embedding file" in bad.stderr and "Traceback" not in bad.stderr
     unknown = cli("figure", "mdp-stats", "--set", "word_list=qzxqzx", "--out", str(tmp_path / "x.csv"))
     assert unknown.returncode == 2 and "Not in the glove-6b-50d vocabulary: qzxqzx" in unknown.stderr
+
+
+@needs_chromium
+def test_figures_quick_regenerates_every_paper_figure(tmp_path):
+    out = cli("figures", "--out", str(tmp_path / "r"), "--quick")
+    assert out.returncode == 0, out.stderr
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["quick"] and manifest["dpviz_version"]
+    ids = {f["id"] for f in manifest["figures"]}
+    assert {"adept-violations", "mdp-figure3", "mdp-histograms", "mdp-knn-distances", "hoho-linking", "ome-audit", "ps-query-surface", "ps-dpsgd"} <= ids
+    for f in manifest["figures"]:
+        assert "seed" in f["parameters"] or f["id"] == "ps-query-surface"
+        for name in f["files"]:
+            data = (tmp_path / "r" / name).read_bytes()
+            assert len(data) > 100  # every file written and non-trivial
+        assert (tmp_path / "r" / f["files"][1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert pd.read_csv(tmp_path / "r" / f["files"][0]).shape[0] > 0

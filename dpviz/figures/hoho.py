@@ -301,7 +301,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     fig.add_hline(y=base.accuracy_mean, line=dict(color="#000", dash="dash"), annotation_text=f"unperturbed bits: {base.accuracy_mean:.2f}")
     fig.add_hline(y=0.5, line=dict(color="#777", dash="dot"), annotation_text="chance", annotation_position="bottom right")
     log_axis(fig, "x", title="claimed ε (log scale)")
-    fig.update_yaxes(title="sentiment accuracy (5-fold CV, mean ± std)", range=[0.3, 1.0])
+    fig.update_yaxes(title="accuracy (5-fold CV)", range=[0.3, 1.0])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return style(fig, two_line_title("What OME's λ buys: utility of a classifier on the encodings", f"logistic regression on 200 labelled sentences; seed {v['seed']}"), height=460)
 
