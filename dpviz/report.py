@@ -11,6 +11,7 @@ included), the files and the seconds it took, plus the dpviz version.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -63,8 +64,6 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
     stream.write(f"\r[{'#' * 20}] rendering {len(figs)} images with kaleido{' ' * 20}")
     stream.flush()
     t = time.perf_counter()
-    import os
-
     os.environ["BROWSER_PATH"] = find_chromium()
     pio.write_images(figs, paths, scale=[2 if str(p).endswith(".png") else 1 for p in paths],
                      width=[f.layout.width or 900 for f in figs], height=[f.layout.height or 500 for f in figs])
