@@ -51,7 +51,7 @@ def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, et
     """One task: statistics of ``ids`` written to ``path``. Runs on a worker (or in-process)."""
     from threadpoolctl import threadpool_limits
 
-    from dpviz.figures.metric import resolve
+    from dpviz.data.embeddings import resolve
 
     start = time.perf_counter()
     emb = resolve(embedding)
@@ -105,7 +105,7 @@ def sweep(
     ``n_workers`` processes (default: the machine's cores). ``local=True`` runs every
     partition in this process, without Dask (the reference route for tests).
     """
-    from dpviz.figures.metric import resolve
+    from dpviz.data.embeddings import resolve
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -48,3 +48,9 @@ def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
 def two_line_title(main: str, detail: str) -> str:
     """A title that fits a narrow column: the claim, then the settings in small type."""
     return f"{main}<br><sup>{detail}</sup>"
+
+
+def rgba(color: str, alpha: float) -> str:
+    """'#0072B2', 0.2 -> 'rgba(0,114,178,0.2)': a palette colour made translucent (bands)."""
+    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"

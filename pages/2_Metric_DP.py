@@ -1,7 +1,6 @@
 """Metric-DP page: wiring only (math in dpviz.metric_dp, data in dpviz.data, figures in
 dpviz.figures.metric)."""
 
-import hashlib
 import html
 
 import streamlit as st
@@ -10,8 +9,8 @@ from webui.nav import page_setup
 
 from dpviz import cache, figures
 from dpviz import metric_dp as mdp
-from dpviz.data.embeddings import EmbeddingError, load_file
-from dpviz.figures.metric import TRY_PARAMS, resolve
+from dpviz.data.embeddings import EmbeddingError, load_file, resolve
+from dpviz.figures.metric import TRY_PARAMS
 from webui.controls import seed_from_url, show_figure, sync_url, widgets
 
 page_setup("Metric DP on word embeddings")
@@ -36,12 +35,8 @@ with st.sidebar.expander("Use your own embedding file", expanded=False):
                "For the paper's vectors, run dpviz locally with --set embedding=/path/to/crawl-300d-2M.vec.")
     up = st.file_uploader("Embedding file", type=list(UPLOAD_TYPES), key="_upload")
     if up is not None:
-        data = up.getvalue()
-        name = f"{hashlib.sha256(data).hexdigest()[:16]}.{up.name.rsplit('.', 1)[-1].lower()}"
-        path = cache.cache_dir() / "uploads" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists():
-            path.write_bytes(data)
+        ref = cache.save_upload(up.getvalue(), up.name)
+        path = cache.upload_path(ref)
         try:
             emb = load_file(path)
         except EmbeddingError as err:
@@ -50,7 +45,7 @@ with st.sidebar.expander("Use your own embedding file", expanded=False):
         else:
             st.success(f"Loaded {emb.size:,} words × {emb.dim} dimensions. Using it as the embedding.")
             if st.button("Use this file", key="_use_upload"):
-                st.session_state["embedding"] = f"upload:{name}"
+                st.session_state["embedding"] = ref
                 st.rerun()
 
 st.sidebar.header("Words and ε")

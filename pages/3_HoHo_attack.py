@@ -1,7 +1,5 @@
 """HoHo page: wiring only (math in dpviz.ome, data in dpviz.data.corpora, figures in dpviz.figures.hoho)."""
 
-import hashlib
-
 import streamlit as st
 
 from webui.nav import page_setup
@@ -32,13 +30,10 @@ with st.sidebar.expander("Use your own sentences", expanded=False):
         except corpora.CorpusError as err:
             st.error(str(err))
         else:
-            name = f"{hashlib.sha256(data).hexdigest()[:16]}.{up.name.rsplit('.', 1)[-1].lower()}"
-            path = cache.cache_dir() / "uploads" / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            ref = cache.save_upload(data, up.name)
             st.success(f"{len(sents):,} sentences" + (" with labels." if labels is not None else " (no labels: the utility chart needs them)."))
             if st.button("Use these sentences", key="_use_corpus"):
-                st.session_state["corpus"] = f"upload:{name}"
+                st.session_state["corpus"] = ref
                 st.rerun()
 st.sidebar.header("Settings")
 values = controls(params, st.sidebar, state_key=PAGE)

@@ -86,3 +86,18 @@ def test_truncated_or_forged_fasttext_bin_is_refused_not_hung(tmp_path):
         p.write_bytes(data)
         with pytest.raises(E.EmbeddingError):
             E.load_file(p)
+
+
+def test_an_upload_is_saved_by_content_and_resolves(tmp_path, monkeypatch):
+    from dpviz import cache
+
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
+    data = (DATA / "lee_fasttext.vec").read_bytes()
+    ref = cache.save_upload(data, "My Vectors.VEC")
+    assert ref.startswith("upload:") and ref.endswith(".vec") and ref == cache.save_upload(data, "again.vec")
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")  # uploads are the way in on a hosted demo
+    emb = E.resolve(ref)
+    assert emb.size > 100 and cache.upload_path(ref).read_bytes() == data
+    for bad in ("upload:../x.vec", "upload:.hidden", "upload:a/b.vec", "upload:"):
+        with pytest.raises((ValueError, E.EmbeddingError), match="plain file name"):
+            E.resolve(bad)

@@ -82,6 +82,26 @@ _CACHE: dict[str, Embedding] = {}
 _CACHE_LOCK = threading.Lock()
 
 
+def resolve(name: str, progress=None) -> Embedding:
+    """A built-in embedding, an uploaded file (upload:NAME) or, outside hosted mode, a path."""
+    from dpviz import cache, hosted_mode
+
+    name = name.strip()
+    if name in BUILTIN:
+        return get(name, progress)
+    if name.startswith(cache.UPLOAD_PREFIX):
+        try:
+            path = cache.upload_path(name)
+        except ValueError as err:
+            raise EmbeddingError(str(err)) from None
+        if not path.is_file():
+            raise EmbeddingError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
+        return get(str(path))
+    if hosted_mode():
+        raise EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")
+    return get(name)
+
+
 def load_glove_6b_50d() -> Embedding:
     """GloVe 6B 50d from the wheel: memory-mapped matrix + parquet vocabulary (frequency order)."""
     import pandas as pd

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpviz import cache
+from dpviz import cache, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
 
 Progress = Callable[[float, str], None]
@@ -62,11 +62,6 @@ def register(spec: FigureSpec) -> FigureSpec:
         raise ValueError(f"figure id {spec.id!r} registered twice")
     REGISTRY[spec.id] = spec
     return spec
-
-
-def hosted_mode() -> bool:
-    """Hosted-demo mode caps compute-heavy parameters (``DPVIZ_HOSTED=1``)."""
-    return os.environ.get("DPVIZ_HOSTED", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def get(figure_id: str) -> FigureSpec:

@@ -13,7 +13,7 @@ from dpviz import adept
 from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, rgba, style, two_line_title
 
 PAGE = "adept"
 
@@ -142,11 +142,6 @@ def _violations_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     return df[["dim", "distribution", "violation_rate", "ci_low", "ci_high"]]
 
 
-def _hex_rgba(color: str, alpha: float) -> str:
-    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
-
-
 def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     fig = go.Figure()
     for k, d in enumerate(adept.DISTRIBUTIONS):
@@ -155,7 +150,7 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
             continue
         color, label = OKABE_ITO[k], adept.DISTRIBUTION_LABELS[d]
         x = part["dim"].tolist()
-        fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=_hex_rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
         fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
                                  hovertemplate="n = %{x}<br>%{y:.2f}% of pairs break 2C<extra>" + label + "</extra>"))
     if v["dims"][0] <= v.get("dim", 0) <= v["dims"][-1]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Mapping
 
 import numpy as np
@@ -10,12 +9,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import ome
+from dpviz import cache, ome
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
-from dpviz.params import Param
+from dpviz.params import Param, format_value
 from dpviz.stats import stream
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
 
@@ -30,31 +29,37 @@ TARGETS = Param("targets", "float", 0.1, "Share of sentences as targets", "Each 
 CORPUS = Param("corpus", "text", "movie-reviews", "Sentences", "movie-reviews (200 labelled sentences gensim ships) or an uploaded file (upload:NAME).", max_items=200)
 LINK_PARAMS = (CORPUS, EPSILONS, LAMBDAS, MECHS, REPEATS, TARGETS, SEED)
 
-_VECTORS: dict[str, np.ndarray] = {}
-_LOCK = threading.Lock()
+_VECTORS = cache.ProcessMemo()
+_ATTACKS = cache.ProcessMemo(maxsize=16)
 
 
 def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray | None, list[str]]:
     """Max-pooled GloVe 6B 50d vectors of a corpus's sentences (cached per process):
     ``movie-reviews`` or ``upload:NAME`` (a file saved by the page under the cache directory)."""
-    from dpviz import cache
 
-    with _LOCK:
-        if name not in _VECTORS:
-            if name == "movie-reviews":
-                sents, labels = corpora.movie_reviews()
-            elif name.startswith("upload:") and "/" not in name and "\\" not in name and not name[7:].startswith("."):
-                sents, labels = corpora.read_path(cache.cache_dir() / "uploads" / name[len("upload:"):])
-            else:
-                raise corpora.CorpusError(f"Unknown corpus {name[:40]!r}: use movie-reviews or upload a .txt/.csv file on the page.")
-            X = corpora.sentence_vectors(sents, get("glove-6b-50d"))
-            if np.abs(X).max() >= 32:
-                raise corpora.CorpusError("Some sentence-vector values are 32 or more: OME's 11-bit encoding cannot hold them.")
-            _VECTORS[name] = (X, labels, sents)
-        return _VECTORS[name]
+    def load():
+        if name == "movie-reviews":
+            sents, labels = corpora.movie_reviews()
+        elif name.startswith(cache.UPLOAD_PREFIX):
+            sents, labels = corpora.read_path(cache.upload_path(name))
+        else:
+            raise corpora.CorpusError(f"Unknown corpus {name[:40]!r}: use movie-reviews or upload a .txt/.csv file on the page.")
+        X = corpora.sentence_vectors(sents, get("glove-6b-50d"))
+        if np.abs(X).max() >= 32:
+            raise corpora.CorpusError("Some sentence-vector values are 32 or more: OME's 11-bit encoding cannot hold them.")
+        return X, labels, sents
+
+    return _VECTORS.get(name, load)
 
 
 def attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+    """Linking AUC and reconstruction accuracy for every (mechanism, lambda, epsilon); computed once
+    per parameter set and shared by the linking and the reconstruction figure."""
+    key = tuple(format_value(p, v[p.name]) for p in LINK_PARAMS)
+    return _ATTACKS.get(key, lambda: _attack_table(v, progress))
+
+
+def _attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     X, _, _ = corpus_vectors(v["corpus"])
     rows = []
     combos = [(m, lam) for m in v["mechanisms"] for lam in (v["lambdas"] if m == "ome" else [np.nan])]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Mapping
 
 import numpy as np
@@ -13,10 +12,11 @@ from plotly.subplots import make_subplots
 from dpviz import cache
 from dpviz import metric_dp as mdp
 from dpviz.data import embeddings as E
+from dpviz.data.embeddings import resolve
 from dpviz.figures import FigureSpec, hosted_mode, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, rgba, style, two_line_title
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -39,24 +39,6 @@ SWEEP_DIR = Param("sweep_dir", "text", "", "Sweep directory (optional)", "A dire
 
 WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
 STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs", "s_w_eta": "S_w^η"}
-
-
-def resolve(name: str, progress=None) -> E.Embedding:
-    """A built-in embedding, an uploaded file (upload:NAME) or, outside hosted mode, a path."""
-    name = name.strip()
-    if name in E.BUILTIN:
-        return E.get(name, progress)
-    if name.startswith("upload:"):
-        fname = name[len("upload:"):]
-        if "/" in fname or "\\" in fname or fname.startswith("."):
-            raise E.EmbeddingError("An upload reference must be a plain file name.")
-        path = cache.cache_dir() / "uploads" / fname
-        if not path.is_file():
-            raise E.EmbeddingError(f"The uploaded file {fname!r} is not on this server any more: upload it again.")
-        return E.get(str(path))
-    if hosted_mode():
-        raise E.EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")
-    return E.get(name)
 
 
 def _embedding_key(name: str) -> str:
@@ -129,8 +111,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 
 def _band(fig, x, lo, hi, color, group, row=None, col=None):
     kw = dict(row=row, col=col) if row else {}
-    r, gg, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
-    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=f"rgba({r},{gg},{b},0.18)",
+    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=rgba(color, 0.18),
                              line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
 
 
@@ -361,8 +342,7 @@ register(FigureSpec(
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
 
-_KNN: dict[tuple, np.ndarray] = {}
-_KNN_LOCK = threading.Lock()
+_KNN = cache.ProcessMemo()
 PERCENTILES = (5, 20, 50, 80, 95)
 K_MAX = 1000
 
@@ -370,22 +350,22 @@ K_MAX = 1000
 def knn_distances(v, progress=None) -> np.ndarray:
     """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss)."""
     key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
-    with _KNN_LOCK:
-        if key not in _KNN:
-            import faiss
 
-            emb = resolve(v["embedding"], progress)
-            ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
-            index = faiss.IndexFlatL2(emb.dim)
-            index.add(np.ascontiguousarray(emb.vectors, dtype=np.float32))
-            k = min(K_MAX + 1, emb.size)
-            d2, nn = index.search(np.ascontiguousarray(emb.vectors[ids], dtype=np.float32), k)
-            d = np.sqrt(np.maximum(d2, 0))
-            # drop the word itself (distance 0 at its own id), keep the next K_MAX
-            keep = nn != ids[:, None]
-            d = np.array([row[m][: k - 1] for row, m in zip(d, keep)])
-            _KNN[key] = d
-        return _KNN[key]
+    def search() -> np.ndarray:
+        import faiss
+
+        emb = resolve(v["embedding"], progress)
+        ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
+        index = faiss.IndexFlatL2(emb.dim)
+        index.add(np.ascontiguousarray(emb.vectors, dtype=np.float32))
+        k = min(K_MAX + 1, emb.size)
+        d2, nn = index.search(np.ascontiguousarray(emb.vectors[ids], dtype=np.float32), k)
+        d = np.sqrt(np.maximum(d2, 0))
+        # drop the word itself (distance 0 at its own id), keep the next K_MAX
+        keep = nn != ids[:, None]
+        return np.array([row[m][: k - 1] for row, m in zip(d, keep)])
+
+    return _KNN.get(key, search)
 
 
 def _knn_compute(v, progress=None) -> pd.DataFrame:

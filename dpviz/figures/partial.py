@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Mapping
 
 import numpy as np
@@ -11,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpviz import bars_network as bn
+from dpviz import cache
 from dpviz import partial_sensitivity as ps
 from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
@@ -200,20 +200,14 @@ register(FigureSpec(
 
 # 4-6. the network: Figure 2A, 2B and training curves ---------------------------------------------
 
-_EXPERIMENTS: dict[tuple, bn.Experiment] = {}
-_EXPERIMENTS_LOCK = threading.Lock()
+_EXPERIMENTS = cache.ProcessMemo()
 
 
 def experiment(v: Mapping[str, Any], progress=None) -> bn.Experiment:
     """Train (or reuse) the SGD/DP-SGD pair for these parameters; the three network figures
     share one training run per process (the lock keeps concurrent sessions from training twice)."""
     key = tuple(v[p.name] for p in NET_PARAMS)
-    with _EXPERIMENTS_LOCK:
-        if key not in _EXPERIMENTS:
-            if len(_EXPERIMENTS) >= 8:
-                _EXPERIMENTS.pop(next(iter(_EXPERIMENTS)))
-            _EXPERIMENTS[key] = bn.run_experiment(*key, progress=progress)
-        return _EXPERIMENTS[key]
+    return _EXPERIMENTS.get(key, lambda: bn.run_experiment(*key, progress=progress))
 
 
 def _pixels(exp: bn.Experiment) -> dict[str, np.ndarray]:
