@@ -1,23 +1,28 @@
-"""Load test: N concurrent browser sessions (headless Chromium, Playwright) move controls on all
-pages of a real dpviz server on localhost for a bounded time.
+"""Load test: N concurrent browser sessions (headless Chromium, Playwright) use all four pages
+of a real dpviz server on localhost for a bounded time, as visitors do: open a page by a link,
+wait for its charts, then change a control a few times, pausing to read between changes.
 
     python benchmarks/load_test.py --sessions 10 --seconds 120
 
-Reports errors (exception boxes, timeouts), the median and 95th-percentile time from a control
-change to the chart's update, and the server's peak resident memory (VmHWM). The server runs in
-hosted mode (DPVIZ_HOSTED=1) on a free loopback port and is stopped at the end. Traffic goes to
-127.0.0.1 only; every session stops by itself after --seconds.
+It first runs one session alone (the baseline, same server, same run), then N at once, and
+reports for each: errors (exception boxes, timeouts; there must be none), the median and
+95th-percentile time from a control change to the chart's update, the time for a page's charts
+to appear, and the N-session/1-session ratio of the medians. The server runs in hosted mode
+(DPVIZ_HOSTED=1) on a free loopback port and its peak resident memory (VmHWM) is reported.
+Traffic goes to 127.0.0.1 only; every session stops by itself after --seconds. The browsers
+run on the same machine as the server, so on a small machine they compete with it for CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
+import random
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,85 +30,159 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
-# (page path with small parameters, role, control name, chart index, text expected after the change (format with value))
-SCENARIOS = (
-    ("/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000", "slider", "Dimension n", 0, "n = {v}:"),
-    ("/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50", "spinbutton", "Gaussian noise σ", 2, "σ = {v}"),
-    ("/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30", "spinbutton", "ε for the rewrites", None, "ε = {v})"),
-    ("/HoHo_attack?repeats=20&targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", "spinbutton", "Example sentence (#)", 0, "#{v}:"),
+CHART = "document.querySelectorAll('.js-plotly-plot')"
+
+
+@dataclass(frozen=True)
+class Control:
+    role: str       # "slider" (moved with the arrow keys) or "spinbutton" (a number typed and Enter)
+    name: str       # its label
+    values: tuple   # what a visitor types (spinbuttons)
+    expect: str     # text that appears once the page shows the new value, formatted with {v}
+    chart: int | None  # which chart shows it (None: anywhere on the page)
+
+
+# page link with small parameters (the hosted demo's visitors), charts it shows, its controls
+PAGES = (
+    ("/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000", 7, (
+        Control("slider", "Dimension n", (), "n = {v}:", 0),
+        Control("spinbutton", "Privacy budget ε (claimed)", (0.5, 1, 2, 3, 4, 5, 6, 8), "ADePT claims ε = {v}", 1),
+    )),
+    ("/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50", 6, (
+        Control("spinbutton", "Gaussian noise σ", tuple(range(2, 40)), "σ = {v}", None),
+    )),
+    ("/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30", 8, (
+        Control("spinbutton", "ε for the rewrites", tuple(range(2, 40)), "ε = {v})", None),
+    )),
+    ("/HoHo_attack?repeats=20&targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", 6, (
+        Control("spinbutton", "Example sentence (#)", tuple(range(1, 199)), "#{v}:", 0),
+    )),
 )
 
 
+@dataclass
+class Results:
+    changes: list = field(default_factory=list)   # seconds from a control change to the update
+    loads: list = field(default_factory=list)     # seconds from opening a link to all its charts
+    errors: list = field(default_factory=list)
+
+
+async def _change(page, ctl: Control, rng: random.Random, last: dict) -> str:
+    """Move one control to a new value; returns the text to wait for."""
+    box = page.get_by_role(ctl.role, name=ctl.name, exact=ctl.role != "slider")  # a slider's name repeats its label
+    if ctl.role == "slider":
+        current = int(await box.input_value())
+        steps = rng.randint(1, 4)
+        await box.focus()
+        for _ in range(steps):
+            await page.keyboard.press("ArrowRight")
+        return ctl.expect.format(v=current + steps)
+    v = rng.choice([x for x in ctl.values if x != last.get(ctl.name)])
+    last[ctl.name] = v
+    await box.fill(str(v))
+    await box.press("Enter")
+    return ctl.expect.format(v=v)
+
+
+async def session(browser, url: str, k: int, deadline: float, changes_per_visit: int, think: float, res: Results) -> None:
+    rng = random.Random(k)
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await ctx.new_page()
+    page.set_default_timeout(120_000)
+    visit = 0
+    try:
+        while time.monotonic() < deadline:
+            path, charts, controls = PAGES[(k + visit) % len(PAGES)]
+            t = time.perf_counter()
+            await page.goto(url + path)
+            await page.wait_for_function(f"{CHART}.length >= {charts}", timeout=120_000)
+            res.loads.append(time.perf_counter() - t)
+            last: dict = {}
+            for i in range(changes_per_visit):
+                if time.monotonic() >= deadline:
+                    break
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))  # reading the chart
+                ctl = controls[i % len(controls)]
+                t = time.perf_counter()
+                expect = await _change(page, ctl, rng, last)
+                where = "document.body" if ctl.chart is None else f"{CHART}[{ctl.chart}]"
+                await page.wait_for_function(f"{where}.innerText.includes({expect!r})", timeout=120_000)
+                res.changes.append(time.perf_counter() - t)
+            if await page.locator('[data-testid="stException"]').count():
+                res.errors.append(f"exception box on {path}")
+            visit += 1
+    except Exception as err:  # a timeout or a crash is an error of the run
+        res.errors.append(f"session {k}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+    finally:
+        await ctx.close()
+
+
+async def phase(browser, url: str, sessions: int, seconds: float, args) -> Results:
+    res = Results()
+    deadline = time.monotonic() + seconds
+    await asyncio.gather(*(session(browser, url, k, deadline, args.changes, args.think, res) for k in range(sessions)))
+    return res
+
+
 def peak_rss_mib(pid: int) -> float:
+    """Peak resident memory of the server (serve.sh execs streamlit, so the pid is the server)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
 
-async def session(browser, url: str, k: int, deadline: float, latencies: list, errors: list) -> None:
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = await ctx.new_page()
-    page.set_default_timeout(120_000)
-    step = 0
-    try:
-        while time.monotonic() < deadline:
-            path, role, name, chart, expect = SCENARIOS[(k + step) % len(SCENARIOS)]
-            await page.goto(url + path)
-            await page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=180_000)
-            value = 3 + (k * 7 + step) % 40
-            t = time.perf_counter()
-            ctrl = page.get_by_role(role, name=name, exact=role != "slider")  # a slider's accessible name repeats its label
-            if role == "slider":
-                await ctrl.focus()
-                for _ in range(value % 5 + 1):
-                    await page.keyboard.press("ArrowRight")
-                value = None
-            else:
-                await ctrl.fill(str(value))
-                await ctrl.press("Enter")
-            if value is None:
-                await page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('n = ') && !document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('n = 64:')", timeout=120_000)
-            else:
-                await page.wait_for_function(f"document.body.innerText.includes({expect.format(v=value)!r})", timeout=120_000)
-            latencies.append(time.perf_counter() - t)
-            if await page.locator('[data-testid="stException"]').count():
-                errors.append(f"exception box on {path}")
-            step += 1
-    except Exception as err:  # a timeout or a crash is an error of the run
-        errors.append(f"session {k}: {type(err).__name__}: {str(err)[:120]}")
-    finally:
-        await ctx.close()
+def _q(xs: list, q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-async def main_async(args) -> None:
+def report(label: str, res: Results) -> None:
+    print(f"{label}: {len(res.changes)} control changes, {len(res.loads)} page loads, errors: {len(res.errors)}")
+    for e in res.errors[:10]:
+        print(f"  {e}")
+    if res.changes:
+        print(f"  control change -> chart updated: median {statistics.median(res.changes):.2f} s, "
+              f"95th percentile {_q(res.changes, 0.95):.2f} s")
+    if res.loads:
+        print(f"  link opened -> all charts shown: median {statistics.median(res.loads):.2f} s, "
+              f"95th percentile {_q(res.loads, 0.95):.2f} s")
+
+
+async def main_async(args) -> int:
     from playwright.async_api import async_playwright
 
     tmp = Path(tempfile.mkdtemp())
     proc, url, log = start_server(tmp, {"DPVIZ_HOSTED": "1"})
-    latencies, errors = [], []
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            deadline = time.monotonic() + args.seconds
-            await asyncio.gather(*(session(browser, url, k, deadline, latencies, errors) for k in range(args.sessions)))
+            await phase(browser, url, 1, 30, args)  # warm-up: first loads of GloVe, corpora, training
+            base = await phase(browser, url, 1, args.baseline_seconds, args)
+            load = await phase(browser, url, args.sessions, args.seconds, args)
             await browser.close()
         peak = peak_rss_mib(proc.pid)
     finally:
         stop_server(proc, log)
-    lat = sorted(latencies)
-    print(f"sessions: {args.sessions}, duration: {args.seconds} s, control changes: {len(lat)}")
-    print(f"errors: {len(errors)}" + "".join(f"\n  {e}" for e in errors[:10]))
-    if lat:
-        print(f"control change -> chart updated: median {statistics.median(lat):.2f} s, 95th percentile {lat[int(0.95 * (len(lat) - 1))]:.2f} s")
+    print(f"think time {args.think:g} s between changes, {args.changes} changes per page visit")
+    report("1 session (baseline)", base)
+    report(f"{args.sessions} sessions, {args.seconds} s", load)
+    if base.changes and load.changes:
+        print(f"ratio of medians, {args.sessions} sessions / 1: control change "
+              f"{statistics.median(load.changes) / statistics.median(base.changes):.1f}x, page load "
+              f"{statistics.median(load.loads) / statistics.median(base.loads):.1f}x")
     print(f"server peak memory (VmHWM): {peak:,.0f} MiB")
+    return 1 if (base.errors or load.errors) else 0
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sessions", type=int, default=10)
-    ap.add_argument("--seconds", type=int, default=120)
-    asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument("--seconds", type=int, default=120, help="length of the N-session phase")
+    ap.add_argument("--baseline-seconds", type=int, default=60, help="length of the one-session phase")
+    ap.add_argument("--changes", type=int, default=3, help="control changes per page visit")
+    ap.add_argument("--think", type=float, default=3.0, help="mean seconds a visitor reads before the next change")
+    sys.exit(asyncio.run(main_async(ap.parse_args())))
 
 
 if __name__ == "__main__":

@@ -8,9 +8,8 @@ import streamlit as st
 from webui.nav import page_setup
 
 from dpviz import cache, figures
-from dpviz import metric_dp as mdp
 from dpviz.data.embeddings import EmbeddingError, load_file, resolve
-from dpviz.figures.metric import TRY_PARAMS
+from dpviz.figures.metric import TRY_DRAWS, TRY_PARAMS, try_it
 from webui.controls import seed_from_url, show_figure, sync_url, widgets
 
 page_setup("Metric DP on word embeddings")
@@ -76,9 +75,8 @@ if emb is not None:
 
     st.subheader("Try it: privatise a sentence", anchor="try-it")
     try:
-        tokens = mdp.tokenize(values["sentence"])
         with st.spinner("Privatising…"):
-            rows, status = mdp.rewrite(emb, tokens, values["try_epsilon"], values["rewrites"], values["seed"])
+            tokens, rows, status, per_word = try_it(emb, values)
     except ValueError as err:
         st.error(str(err))
     else:
@@ -93,11 +91,9 @@ if emb is not None:
         if unknown:
             st.caption("Not in the vocabulary: " + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
                        + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them.")
-        known = sorted({emb.index[t] for t in tokens if t in emb.index})
-        if known:
-            per_word = mdp.mdp_stats(emb, known, [values["try_epsilon"]], 300, 0.05, values["seed"])
-            st.caption(f"Each word's plausible deniability at ε = {values['try_epsilon']:g} (300 draws):")
-            st.dataframe(per_word[["word", "n_w", "s_w", "cosine"]].rename(columns={"n_w": "N_w (of 300)", "s_w": "S_w (of 300)", "cosine": "mean cosine"}),
+        if per_word is not None:
+            st.caption(f"Each word's plausible deniability at ε = {values['try_epsilon']:g} ({TRY_DRAWS} draws):")
+            st.dataframe(per_word[["word", "n_w", "s_w", "cosine"]].rename(columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}),
                          hide_index=True)
 
 st.markdown(

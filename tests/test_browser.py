@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from urllib.parse import parse_qs, urlsplit
 from pathlib import Path
 
 import pandas as pd
@@ -111,6 +112,48 @@ def submit(box, text: str) -> None:
 
 def chart_text(page, index: int) -> str:
     return page.locator(".js-plotly-plot").nth(index).inner_text()
+
+
+def chart_html(page, index: int) -> str:
+    return page.locator(".js-plotly-plot").nth(index).inner_html()
+
+
+def settled(page, url_pattern: str, chart: int, before: str) -> None:
+    """Wait for the URL to carry the new value, chart ``chart`` to be redrawn and the run to end."""
+    page.wait_for_url(re.compile(url_pattern), timeout=90_000)
+    page.wait_for_function(
+        "([i, before]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; return c && c.innerHTML !== before; }",
+        arg=[chart, before], timeout=90_000,
+    )
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def has_3d_scene(page, index: int) -> bool:
+    """A WebGL 3-D scene (plotly draws it on a canvas; 2-D charts are SVG only)."""
+    return page.locator(".js-plotly-plot").nth(index).locator("canvas").count() > 0
+
+
+def choose(page, label: str, option: str) -> None:
+    """A selectbox as a person uses it: open it, type to filter, click the option."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    box.click()
+    box.fill(option[:5])
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def unselect(page, option: str) -> None:
+    """Remove one chosen option of a multiselect (the x on its tag)."""
+    page.get_by_role("button", name=f"Remove {option}", exact=True).click()
+
+
+def pick(page, label: str, option: str) -> None:
+    page.get_by_role("radiogroup", name=label).get_by_test_id("stRadioOption").filter(has_text=option).click()
+
+
+def slide_right(page, label: str) -> None:
+    page.get_by_role("slider", name=label).focus()
+    page.keyboard.press("ArrowRight")
 
 
 def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
@@ -256,6 +299,156 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     submit(box, "12")
     page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('#12:')", timeout=60_000)
+
+
+# --- every page: each kind of control it has, downloads, bad links, defaults ----------------------
+
+def test_adept_selectbox_multiselect_radio_and_list_controls(server, page):
+    page.goto(f"{server}/ADePT_sensitivity?{FAST}")
+    wait_for_charts(page, 7)
+    before = chart_html(page, 5)
+    choose(page, "Sweep over", "dimension n")
+    settled(page, r"sweep=dim", 5, before)
+    assert "dimension n (log scale)" in chart_text(page, 5)
+
+    assert "uniform" in chart_text(page, 2)
+    before = chart_html(page, 2)
+    unselect(page, "uniform U[-C, C]")
+    settled(page, r"distributions=", 2, before)
+    assert "uniform" not in chart_text(page, 2) and "uniform" not in page.url
+
+    assert not has_3d_scene(page, 3)
+    before = chart_html(page, 3)
+    pick(page, "Picture in", "3")
+    settled(page, r"geometry_dim=3", 3, before)
+    assert has_3d_scene(page, 3)
+
+    before = chart_html(page, 2)
+    submit(page.get_by_role("textbox", name="Dimensions to simulate", exact=True), "1-20")
+    settled(page, r"dims=1-20", 2, before)
+    assert "sweep=dim" in page.url and "geometry_dim=3" in page.url  # earlier changes stay in the link
+
+
+def test_metric_selectbox_slider_and_number_controls(server, page):
+    page.goto(f"{server}/Metric_DP?{MDP_FAST}")
+    wait_for_charts(page, 8)
+    idx = 3  # mdp-calibrate, fourth on the page
+    assert "Calibrat" in chart_text(page, idx) or "calibrat" in chart_text(page, idx)
+    before = chart_html(page, idx)
+    choose(page, "Target statistic", "average S_w (distinct outputs)")
+    settled(page, r"target_stat=s_w", idx, before)
+
+    before = chart_html(page, 0)
+    slide_right(page, "Words sampled")
+    settled(page, r"words=4", 0, before)
+
+    submit(page.get_by_role("spinbutton", name="ε for the rewrites", exact=True), "7")
+    page.wait_for_url(re.compile(r"try_epsilon=7"), timeout=60_000)
+    page.wait_for_function("document.body.innerText.includes('(ε = 7)')", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_hoho_multiselect_slider_and_list_controls(server, page):
+    page.goto(f"{server}/HoHo_attack?{HOHO_FAST}")
+    wait_for_charts(page, 6)
+    assert "SUE" in chart_text(page, 1)
+    before = chart_html(page, 1)
+    unselect(page, "SUE")
+    settled(page, r"mechanisms=ome%2Coue|mechanisms=ome,oue", 1, before)
+    assert "SUE" not in chart_text(page, 1)
+
+    before = chart_html(page, 3)  # the bounds chart
+    slide_right(page, "Values per input (r)")
+    settled(page, r"[?&]r=2", 3, before)
+
+    before = chart_html(page, 1)
+    submit(page.get_by_role("textbox", name="Values of λ", exact=True), "1,100")
+    settled(page, r"lambdas=1%2C100|lambdas=1,100", 1, before)
+
+
+def test_partial_selectbox_slider_and_number_controls(server, page):
+    page.goto(f"{server}/Partial_sensitivity?{PS_FAST}")
+    wait_for_charts(page, 6)
+    assert has_3d_scene(page, 1)  # the paper's 3-D view by default
+    before = chart_html(page, 1)
+    choose(page, "Figure 1 view", "contour maps over the box")
+    settled(page, r"view=contours", 1, before)
+    assert not has_3d_scene(page, 1)
+
+    before = chart_html(page, 1)
+    slide_right(page, "Grid points per axis")
+    settled(page, r"grid=62", 1, before)
+
+    before = chart_html(page, 2)
+    submit(page.get_by_role("spinbutton", name="Gaussian noise σ", exact=True), "3")
+    settled(page, r"sigma=3", 2, before)
+    assert "σ = 3" in page.locator("body").inner_text()
+
+
+PAGES_FAST = {
+    "ADePT_sensitivity": (FAST + "&audit_samples=2000", 7),
+    "Metric_DP": (MDP_FAST, 8),
+    "HoHo_attack": (HOHO_FAST, 6),
+    "Partial_sensitivity": (PS_FAST, 6),
+}
+
+
+@pytest.mark.parametrize("path, chart", [("ADePT_sensitivity", 0), ("Metric_DP", 0), ("HoHo_attack", 1), ("Partial_sensitivity", 3)])
+def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart):
+    from dpviz import figures
+    from PIL import Image
+
+    query, n = PAGES_FAST[path]
+    page.goto(f"{server}/{path}?{query}")
+    wait_for_charts(page, n)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="⬇ CSV").nth(chart).click()
+    figure_id = dl.value.suggested_filename.removesuffix(".csv")
+    df = pd.read_csv(dl.value.path())
+    assert len(df) > 0 and list(df.columns) == list(figures.get(figure_id).columns)
+    with page.expect_download(timeout=120_000) as dl:
+        page.get_by_role("button", name="⬇ PNG").nth(chart).click()
+    assert dl.value.suggested_filename == f"{figure_id}.png"
+    with Image.open(io.BytesIO(Path(dl.value.path()).read_bytes())) as im:
+        assert im.format == "PNG" and im.size[0] > 800
+
+
+BAD_LINKS = {
+    "Metric_DP": ("samples=5&epsilons=x,2&shade=blue", ["samples = '5' is not allowed (out of range)", "epsilons = 'x,2' is not allowed", "no parameter 'shade'"],
+                  ("spinbutton", "Draws per word (N)", "1000")),
+    "HoHo_attack": ("repeats=1&lambdas=abc&colour=red", ["repeats = '1' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
+                    ("textbox", "Values of λ", "1,10,100")),
+    "Partial_sensitivity": ("grid=5&sigma=abc&x=1", ["grid = '5' is not allowed (out of range)", "sigma = 'abc' is not allowed", "no parameter 'x'"],
+                            ("spinbutton", "Gaussian noise σ", "10")),
+}
+
+
+@pytest.mark.parametrize("path", sorted(BAD_LINKS))
+def test_bad_links_on_every_page_say_what_was_wrong_and_the_page_works(server, page, path):
+    bad, messages, (role, label, shown) = BAD_LINKS[path]
+    query, n = PAGES_FAST[path]
+    good = "&".join(kv for kv in query.split("&") if kv.split("=")[0] not in {b.split("=")[0] for b in bad.split("&")})
+    page.goto(f"{server}/{path}?{good}&{bad}")
+    wait_for_charts(page, n)
+    alerts = " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
+    for message in messages:
+        assert message in alerts
+    value = page.get_by_role(role, name=label, exact=True).input_value()
+    assert (float(value) == float(shown)) if role == "spinbutton" else value == shown  # the default
+    assert page.locator('[data-testid="stException"]').count() == 0
+    left = parse_qs(urlsplit(page.url).query)
+    assert not {b.split("=")[0] for b in bad.split("&")} & set(left)  # the bad keys left the link
+    assert left["seed"] == ["0"]
+
+
+@pytest.mark.parametrize("path, n", [("ADePT_sensitivity", 7), ("Metric_DP", 8), ("HoHo_attack", 6), ("Partial_sensitivity", 6)])
+def test_every_page_on_its_defaults_has_no_error(server, page, path, n):
+    page.goto(f"{server}/{path}")
+    wait_for_charts(page, n)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentWarning"]').count() == 0
+    assert "seed=0" in page.url
 
 
 @pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")

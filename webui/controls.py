@@ -28,9 +28,9 @@ from dpviz.figures import FigureSpec
 from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
 
 ALWAYS_IN_URL = ("seed",)
-_TABLES: "OrderedDict[tuple[str, tuple], pd.DataFrame]" = OrderedDict()
-_TABLES_LOCK = threading.Lock()
-_TABLES_MAX = 128
+_VIEWS: "OrderedDict[tuple[str, tuple], tuple[pd.DataFrame, Any, float]]" = OrderedDict()
+_VIEWS_LOCK = threading.Lock()
+_VIEWS_MAX = 128
 
 
 # --- widgets and the URL ------------------------------------------------------------------
@@ -154,13 +154,20 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
 
 # --- figures ------------------------------------------------------------------------------------
 
-def _table(spec: FigureSpec, values: dict[str, Any]) -> pd.DataFrame:
-    """Compute (or fetch) a figure's table, shared across sessions, with a progress bar."""
-    key = (spec.id, tuple(sorted(spec.canonical(values).items())))
-    with _TABLES_LOCK:
-        if key in _TABLES:
-            _TABLES.move_to_end(key)
-            return _TABLES[key]
+def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, float]:
+    """A figure's table, rendered chart and the seconds they took, shared across sessions (an
+    LRU keyed by the figure and its canonical parameters), computed with a progress bar.
+
+    Rendering a Plotly figure costs tens of milliseconds and a page has up to nine, and every
+    control change reruns the whole page script, so charts whose parameters did not change are
+    served from here. The lock is not held while computing: different sessions' figures
+    compute in parallel (the numeric kernels release the GIL)."""
+    own = {p.name: values[p.name] for p in spec.params}  # render sees exactly what the CLI passes
+    key = (spec.id, tuple(sorted(spec.canonical(own).items())))
+    with _VIEWS_LOCK:
+        if key in _VIEWS:
+            _VIEWS.move_to_end(key)
+            return _VIEWS[key]
     bar = None
     if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
         bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
@@ -169,14 +176,18 @@ def _table(spec: FigureSpec, values: dict[str, Any]) -> pd.DataFrame:
         if bar is not None:
             bar.progress(min(max(frac, 0.0), 1.0), text=msg)
 
-    df = spec.table(values, progress)
-    if bar is not None:
-        bar.empty()
-    with _TABLES_LOCK:
-        _TABLES[key] = df
-        while len(_TABLES) > _TABLES_MAX:
-            _TABLES.popitem(last=False)
-    return df
+    start = time.perf_counter()
+    try:
+        df = spec.table(own, progress)
+        view = (df, spec.render(df, own), time.perf_counter() - start)
+    finally:
+        if bar is not None:
+            bar.empty()
+    with _VIEWS_LOCK:
+        _VIEWS[key] = view
+        while len(_VIEWS) > _VIEWS_MAX:
+            _VIEWS.popitem(last=False)
+    return view
 
 
 def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
@@ -194,10 +205,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
     st.subheader(spec.title, anchor=spec.id)
     chart_col, text_col = st.columns([4, 1.35], gap="medium")
     try:
-        start = time.perf_counter()
-        df = _table(spec, values)
-        fig = spec.render(df, values)
-        elapsed = time.perf_counter() - start
+        df, fig, elapsed = _view(spec, values)
     except (ValueError, ParamError) as err:
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
         return None
@@ -206,15 +214,16 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         st.markdown(spec.caption)
         if spec.paper_figure:
             st.caption(f"Paper: {spec.paper_figure}.")
-        st.caption(f"Drawn in {elapsed:.2f} s.")
+        st.caption(f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings).")
     cols = chart_col.columns(5)
-    cols[0].download_button("⬇ CSV", df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")
+    # every file is made when its button is clicked, not on each rerun of the page
+    cols[0].download_button("⬇ CSV", lambda: df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")
     if find_chromium() is None:
         cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
     else:
         for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
             col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: image_bytes(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
-    cols[4].download_button("⬇ HTML", fig.to_html(include_plotlyjs="cdn"), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
+    cols[4].download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn"), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
     with chart_col.expander("Reproduce this figure"):
         st.markdown("Link to this view (all the page's settings, seed included):")
         st.code(share_link(canonical_query(page_params, values)), language=None)

@@ -423,3 +423,23 @@ SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital i
 TRY_EPSILON = Param("try_epsilon", "float", 10.0, "ε for the rewrites", "The privacy parameter used to rewrite the sentence.", min=0.01, max=1000.0, log=True)
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
 TRY_PARAMS = (SENTENCE, TRY_EPSILON, REWRITES)
+
+_TRY = cache.ProcessMemo(maxsize=64)
+TRY_DRAWS = 300
+
+
+def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[str], pd.DataFrame | None]:
+    """The "try it" box: the sentence's tokens, ``rewrites`` privatised versions at ``try_epsilon``
+    (metric_dp.rewrite), each token's status, and each known word's N_w, S_w and mean cosine over
+    TRY_DRAWS releases (metric_dp.mdp_stats). Shared by the process's sessions, because the page
+    reruns on every control change and this costs seconds. Raises ValueError on a bad sentence."""
+    tokens = tuple(mdp.tokenize(v["sentence"]))
+    eps, copies, seed = v["try_epsilon"], v["rewrites"], v["seed"]
+
+    def compute():
+        rows, status = mdp.rewrite(emb, tokens, eps, copies, seed)
+        known = sorted({emb.index[t] for t in tokens if t in emb.index})
+        per_word = mdp.mdp_stats(emb, known, [eps], TRY_DRAWS, 0.05, seed) if known else None
+        return list(tokens), rows, status, per_word
+
+    return _TRY.get((_embedding_key(v["embedding"]), tokens, eps, copies, seed), compute)

@@ -1,0 +1,46 @@
+"""The page wiring's shared figure cache (webui.controls._view)."""
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpviz.figures import FigureSpec
+from dpviz.params import Param
+from webui import controls
+
+N = Param("n", "int", 3, "n", "a count", min=1, max=10)
+
+
+def _spec(calls):
+    def compute(v, progress=None):
+        calls.append(("compute", dict(v)))
+        return pd.DataFrame({"x": range(v["n"])})
+
+    def render(df, v):
+        calls.append(("render", dict(v)))
+        return go.Figure(go.Scatter(x=df["x"], y=df["x"] ** 2))
+
+    return FigureSpec("test-view", "Test view", "test", (N,), compute, render, "caption", ("x",))
+
+
+def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_parameters():
+    calls = []
+    spec = _spec(calls)
+    df, fig, seconds = controls._view(spec, {"n": 4, "seed": 1, "other": "x"})
+    again = controls._view(spec, {"n": 4, "seed": 2})  # another page setting, same figure settings
+    assert again[1] is fig and again[0] is df and seconds >= 0
+    assert calls == [("compute", {"n": 4}), ("render", {"n": 4})]
+    assert list(fig.data[0].y) == [0, 1, 4, 9]
+    controls._view(spec, {"n": 5})
+    assert [c for c, _ in calls] == ["compute", "render", "compute", "render"]
+
+
+def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
+    monkeypatch.setattr(controls, "_VIEWS", type(controls._VIEWS)())
+    monkeypatch.setattr(controls, "_VIEWS_MAX", 3)
+    calls = []
+    spec = _spec(calls)
+    for n in (1, 2, 3, 1, 4):  # 1 is used again, so 2 is the oldest when 4 arrives
+        controls._view(spec, {"n": n})
+    assert [dict(k[1])["n"] for k in controls._VIEWS] == ["3", "1", "4"]
+    controls._view(spec, {"n": 2})
+    assert sum(c == "compute" for c, _ in calls) == 5  # 2 was dropped and computed again
