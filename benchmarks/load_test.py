@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -65,6 +66,19 @@ class Results:
     changes: list = field(default_factory=list)   # seconds from a control change to the update
     loads: list = field(default_factory=list)     # seconds from opening a link to all its charts
     errors: list = field(default_factory=list)
+    machine_cpu: float = 0.0                      # CPU seconds the whole machine was busy
+    server_cpu: float = 0.0                       # of which the dpviz server
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores spent outside idle/iowait since boot (/proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 async def _change(page, ctl: Control, rng: random.Random, last: dict) -> str:
@@ -117,10 +131,13 @@ async def session(browser, url: str, k: int, deadline: float, changes_per_visit:
         await ctx.close()
 
 
-async def phase(browser, url: str, sessions: int, seconds: float, args) -> Results:
+async def phase(browser, url: str, server_pid: int, sessions: int, seconds: float, args) -> Results:
     res = Results()
     deadline = time.monotonic() + seconds
+    machine, server = machine_busy_seconds(), process_cpu_seconds(server_pid)
     await asyncio.gather(*(session(browser, url, k, deadline, args.changes, args.think, res) for k in range(sessions)))
+    res.machine_cpu = machine_busy_seconds() - machine
+    res.server_cpu = process_cpu_seconds(server_pid) - server
     return res
 
 
@@ -147,6 +164,12 @@ def report(label: str, res: Results) -> None:
     if res.loads:
         print(f"  link opened -> all charts shown: median {statistics.median(res.loads):.2f} s, "
               f"95th percentile {_q(res.loads, 0.95):.2f} s")
+    if res.machine_cpu:
+        print(f"  CPU: machine busy {res.machine_cpu:.0f} s, of which the server {res.server_cpu:.0f} s "
+              f"({100 * res.server_cpu / res.machine_cpu:.0f}%); the rest is the browsers and their driver")
+        actions = len(res.changes) + len(res.loads)
+        if actions:
+            print(f"  server CPU per action (page load or control change): {res.server_cpu / actions:.2f} s")
 
 
 async def main_async(args) -> int:
@@ -157,9 +180,10 @@ async def main_async(args) -> int:
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            await phase(browser, url, 1, 30, args)  # warm-up: first loads of GloVe, corpora, training
-            base = await phase(browser, url, 1, args.baseline_seconds, args)
-            load = await phase(browser, url, args.sessions, args.seconds, args)
+            # warm-up: every page once (GloVe, corpora, training runs load on first use)
+            await phase(browser, url, proc.pid, len(PAGES), 30, args)
+            base = await phase(browser, url, proc.pid, 1, args.baseline_seconds, args)
+            load = await phase(browser, url, proc.pid, args.sessions, args.seconds, args)
             await browser.close()
         peak = peak_rss_mib(proc.pid)
     finally:

@@ -1,8 +1,9 @@
 """Disk cache for computed figure tables, keyed by every parameter that changes them.
 
 Tables live under the user cache directory (``platformdirs.user_cache_dir("dpviz")``,
-or ``$DPVIZ_CACHE_DIR``), never inside the repository, as Parquet files named by a
-SHA-256 of (figure id, canonical parameters, dpviz version).
+or ``$DPVIZ_CACHE_DIR``) in ``tables/``, never inside the repository, as Parquet files named
+by a SHA-256 of (figure id, canonical parameters, dpviz version). Tables and uploads are
+each kept under a size quota, least recently used deleted first (:func:`enforce_quota`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,54 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("dpviz"))
 
 
+def quota_bytes(name: str, default_mb: int) -> int:
+    """A size limit in bytes from ``$name`` (in MB), else the default."""
+    try:
+        return int(float(os.environ.get(name, default_mb)) * 2**20)
+    except ValueError:
+        return default_mb * 2**20
+
+
+TABLES_QUOTA_MB = 2000   # $DPVIZ_CACHE_QUOTA_MB: computed tables, all figures together
+UPLOADS_QUOTA_MB = 1000  # $DPVIZ_UPLOAD_QUOTA_MB: uploaded embeddings and corpora
+
+
+def enforce_quota(folder: Path, max_bytes: int, keep: Path | None = None) -> list[Path]:
+    """Delete the least recently used files under ``folder`` (oldest modification time
+    first; reads touch their file) until the rest fit in ``max_bytes``. ``keep`` (the file just
+    written) is never deleted. A hosted demo's visitors can otherwise fill the disk with
+    uploads and with tables for ever new settings. Returns the deleted files."""
+    files = []
+    for path in folder.rglob("*"):
+        try:
+            st = path.stat()
+        except OSError:  # deleted meanwhile by another session
+            continue
+        if path.is_file():
+            files.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in files)
+    deleted = []
+    for _, size, path in sorted(files, key=lambda f: f[0]):
+        if total <= max_bytes:
+            break
+        if keep is not None and path == keep:
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        total -= size
+        deleted.append(path)
+    return deleted
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:  # read-only cache: the order is only a preference
+        pass
+
+
 def cache_key(figure_id: str, canonical: Mapping[str, str]) -> str:
     blob = json.dumps({"id": figure_id, "params": dict(sorted(canonical.items())), "v": __version__})
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
@@ -42,25 +91,33 @@ def cached_table(
     A corrupt or unreadable cache file is recomputed; a cache that cannot be written
     (read-only disk) still returns the result.
     """
-    path = cache_dir() / figure_id / f"{cache_key(figure_id, canonical)}.parquet"
+    path = table_path(figure_id, canonical)
     if path.exists():
         try:
-            return pd.read_parquet(path)
+            df = pd.read_parquet(path)
         except Exception:  # a half-written or corrupt file: recompute
             pass
+        else:
+            _touch(path)
+            return df
     df = compute()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         df.to_parquet(tmp, index=False)
         os.replace(tmp, path)
+        enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
     except OSError:
         pass
     return df
 
 
+def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:
+    return cache_dir() / "tables" / figure_id / f"{cache_key(figure_id, canonical)}.parquet"
+
+
 def is_cached(figure_id: str, canonical: Mapping[str, Any]) -> bool:
-    return (cache_dir() / figure_id / f"{cache_key(figure_id, canonical)}.parquet").exists()
+    return table_path(figure_id, canonical).exists()
 
 
 class ProcessMemo:
@@ -95,8 +152,11 @@ def save_upload(data: bytes, filename: str) -> str:
     name = f"{hashlib.sha256(data).hexdigest()[:16]}.{suffix}"
     path = cache_dir() / "uploads" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
+    if path.exists():
+        _touch(path)
+    else:
         path.write_bytes(data)
+        enforce_quota(path.parent, quota_bytes("DPVIZ_UPLOAD_QUOTA_MB", UPLOADS_QUOTA_MB), keep=path)
     return UPLOAD_PREFIX + name
 
 

@@ -91,7 +91,7 @@ def test_disk_cache_hit_skips_compute():
 def test_corrupt_cache_file_is_recomputed():
     spec = figures.get("adept-violations")
     values = figures.run("adept-violations", {"dims": "6-7", "pairs": "300"})[0]
-    path = cache.cache_dir() / spec.id / f"{cache.cache_key(spec.id, spec.canonical(values))}.parquet"
+    path = cache.table_path(spec.id, spec.canonical(values))
     path.write_bytes(b"not parquet")
     assert len(spec.table(values)) == 2 * 4
 

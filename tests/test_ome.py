@@ -147,3 +147,15 @@ def test_a_good_csv_upload():
 
     sents, labels = corpora.parse_upload(b"sentence,label\n" + b"a fine film,1\nawful,0\n" * 6, "s.csv")
     assert len(sents) == 12 and labels.tolist() == [1, 0] * 6
+
+
+def test_an_upload_gone_from_the_server_says_so(tmp_path, monkeypatch):
+    from dpviz import cache
+    from dpviz.data import corpora
+    from dpviz.figures import hoho
+
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
+    ref = cache.save_upload(b"a fine film\nawful\n", "s.txt")
+    cache.upload_path(ref).unlink()  # what the uploads quota does to old files
+    with pytest.raises(corpora.CorpusError, match="not on this server any more: upload it again"):
+        hoho.corpus_vectors(ref)
