@@ -42,7 +42,7 @@ with st.sidebar.expander("Use your own embedding file", expanded=False):
             st.error(f"{err}")
             path.unlink(missing_ok=True)
         else:
-            st.success(f"Loaded {emb.size:,} words × {emb.dim} dimensions. Using it as the embedding.")
+            st.success(f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it.")
             if st.button("Use this file", key="_use_upload"):
                 st.session_state["embedding"] = ref
                 st.rerun()

@@ -134,6 +134,21 @@ def has_3d_scene(page, index: int) -> bool:
     return page.locator(".js-plotly-plot").nth(index).locator("canvas").count() > 0
 
 
+def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
+    page.wait_for_function(
+        "([i, t, present]) => document.querySelectorAll('.js-plotly-plot')[i].innerText.includes(t) === present",
+        arg=[index, text, present], timeout=60_000,
+    )
+
+
+def wait_3d_scene(page, index: int, present: bool) -> None:
+    """Plotly builds (or removes) the WebGL canvas after the chart's first redraw: wait for it."""
+    page.wait_for_function(
+        "([i, present]) => (document.querySelectorAll('.js-plotly-plot')[i].querySelector('canvas') !== null) === present",
+        arg=[index, present], timeout=60_000,
+    )
+
+
 def choose(page, label: str, option: str) -> None:
     """A selectbox as a person uses it: open it, type to filter, click the option."""
     box = page.get_by_role("combobox", name=label, exact=True)
@@ -309,19 +324,20 @@ def test_adept_selectbox_multiselect_radio_and_list_controls(server, page):
     before = chart_html(page, 5)
     choose(page, "Sweep over", "dimension n")
     settled(page, r"sweep=dim", 5, before)
-    assert "dimension n (log scale)" in chart_text(page, 5)
+    wait_chart_text(page, 5, "dimension n (log scale)")
 
     assert "uniform" in chart_text(page, 2)
     before = chart_html(page, 2)
     unselect(page, "uniform U[-C, C]")
     settled(page, r"distributions=", 2, before)
-    assert "uniform" not in chart_text(page, 2) and "uniform" not in page.url
+    wait_chart_text(page, 2, "uniform", present=False)
+    assert "uniform" not in page.url
 
     assert not has_3d_scene(page, 3)
     before = chart_html(page, 3)
     pick(page, "Picture in", "3")
     settled(page, r"geometry_dim=3", 3, before)
-    assert has_3d_scene(page, 3)
+    wait_3d_scene(page, 3, True)
 
     before = chart_html(page, 2)
     submit(page.get_by_role("textbox", name="Dimensions to simulate", exact=True), "1-20")
@@ -333,7 +349,7 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
     page.goto(f"{server}/Metric_DP?{MDP_FAST}")
     wait_for_charts(page, 8)
     idx = 3  # mdp-calibrate, fourth on the page
-    assert "Calibrat" in chart_text(page, idx) or "calibrat" in chart_text(page, idx)
+    assert "Calibrate ε to a plausible-deniability target" in chart_text(page, idx)
     before = chart_html(page, idx)
     choose(page, "Target statistic", "average S_w (distinct outputs)")
     settled(page, r"target_stat=s_w", idx, before)
@@ -355,7 +371,7 @@ def test_hoho_multiselect_slider_and_list_controls(server, page):
     before = chart_html(page, 1)
     unselect(page, "SUE")
     settled(page, r"mechanisms=ome%2Coue|mechanisms=ome,oue", 1, before)
-    assert "SUE" not in chart_text(page, 1)
+    wait_chart_text(page, 1, "SUE", present=False)
 
     before = chart_html(page, 3)  # the bounds chart
     slide_right(page, "Values per input (r)")
@@ -369,11 +385,11 @@ def test_hoho_multiselect_slider_and_list_controls(server, page):
 def test_partial_selectbox_slider_and_number_controls(server, page):
     page.goto(f"{server}/Partial_sensitivity?{PS_FAST}")
     wait_for_charts(page, 6)
-    assert has_3d_scene(page, 1)  # the paper's 3-D view by default
+    wait_3d_scene(page, 1, True)  # the paper's 3-D view by default
     before = chart_html(page, 1)
     choose(page, "Figure 1 view", "contour maps over the box")
     settled(page, r"view=contours", 1, before)
-    assert not has_3d_scene(page, 1)
+    wait_3d_scene(page, 1, False)
 
     before = chart_html(page, 1)
     slide_right(page, "Grid points per axis")
@@ -383,6 +399,57 @@ def test_partial_selectbox_slider_and_number_controls(server, page):
     submit(page.get_by_role("spinbutton", name="Gaussian noise σ", exact=True), "3")
     settled(page, r"sigma=3", 2, before)
     assert "σ = 3" in page.locator("body").inner_text()
+
+
+def test_metric_page_uses_an_uploaded_embedding_and_refuses_a_broken_one(server, page, tmp_path):
+    from dpviz.data.embeddings import get
+
+    glove = get("glove-6b-50d")
+    path = tmp_path / "glove-top2000.vec"
+    lines = [f"{w} " + " ".join(f"{x:.5f}" for x in glove.vectors[i]) for i, w in enumerate(glove.vocab[:2000])]
+    path.write_text(f"2000 50\n" + "\n".join(lines) + "\n")
+    page.goto(f"{server}/Metric_DP?{MDP_FAST}")
+    wait_for_charts(page, 8)
+    before = chart_html(page, 0)
+    page.get_by_text("Use your own embedding file").click()
+    page.locator("input[type=file]").first.set_input_files(str(path))
+    page.wait_for_selector("text=Read 2,000 words × 50 dimensions", timeout=60_000)
+    page.get_by_role("button", name="Use this file").click()
+    settled(page, r"embedding=upload%3A[0-9a-f]{16}\.vec", 0, before)
+    assert page.get_by_role("textbox", name="Embedding", exact=True).input_value().startswith("upload:")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 8", timeout=90_000)
+
+    broken = tmp_path / "broken.bin"
+    broken.write_bytes(b"\xba\x16\x4f\x2f" + b"\x00" * 64 + b"not a fastText model" * 10)
+    page.locator("input[type=file]").first.set_input_files(str(broken))
+    page.wait_for_function("document.querySelector('[data-testid=\"stAlertContentError\"]') !== null", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() >= 8  # the page still works, on the uploaded file
+    assert "embedding=upload" in page.url
+
+
+def test_hoho_page_uses_uploaded_sentences_and_refuses_too_few(server, page, tmp_path):
+    good = tmp_path / "reviews.csv"
+    rows = [f"the film was {w} and the acting {v},{k % 2}" for k, (w, v) in enumerate(
+        [("wonderful", "superb"), ("dull", "weak"), ("moving", "strong"), ("boring", "flat"), ("funny", "sharp"), ("slow", "stiff")] * 4)]
+    good.write_text("sentence,label\n" + "\n".join(rows) + "\n")
+    page.goto(f"{server}/HoHo_attack?{HOHO_FAST}")
+    wait_for_charts(page, 6)
+    page.get_by_text("Use your own sentences").click()
+    upload = page.locator("input[type=file]").first
+    bad = tmp_path / "three.txt"
+    bad.write_text("one sentence\ntwo sentences\nthree sentences\n")
+    upload.set_input_files(str(bad))
+    page.wait_for_selector("text=At least 10 sentences are needed, got 3.", timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    upload.set_input_files(str(good))
+    page.wait_for_selector("text=24 sentences with labels.", timeout=60_000)
+    before = chart_html(page, 0)
+    page.get_by_role("button", name="Use these sentences").click()
+    settled(page, r"corpus=upload%3A[0-9a-f]{16}\.csv", 0, before)
+    wait_chart_text(page, 0, "the film was wonderful")  # the example encodes sentence #0 of the upload
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=90_000)
 
 
 PAGES_FAST = {
@@ -460,6 +527,7 @@ def test_write_screenshots(server, browser, name, path):
     pg.goto(server + path)
     if path:
         wait_for_charts(pg, {"/Metric_DP": 8, "/ADePT_sensitivity": 7}.get(path, 6))
+        pg.wait_for_selector("text=Notes.", timeout=120_000)  # the page's last line: the script ran to the end
     else:
         pg.wait_for_selector("text=dpviz: where published privacy guarantees break")
     time.sleep(2)  # let plotly finish its transitions
