@@ -44,3 +44,49 @@ def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
     assert [dict(k[1])["n"] for k in controls._VIEWS] == ["3", "1", "4"]
     controls._view(spec, {"n": 2})
     assert sum(c == "compute" for c, _ in calls) == 5  # 2 was dropped and computed again
+
+
+def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch):
+    from dpviz import figures
+    from dpviz.figures import metric
+    from webui import warmup
+
+    calls, tried = [], []
+    good = _spec(calls)
+    broken = FigureSpec("test-broken", "Broken", "test", (N,), lambda v, p=None: 1 / 0, None, "c", ("x",))
+    monkeypatch.setattr(controls, "_VIEWS", type(controls._VIEWS)())
+    monkeypatch.setattr(figures, "all_figures", lambda: [broken, good])
+    monkeypatch.setattr(figures, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
+    monkeypatch.setattr(metric, "resolve", lambda name: name)
+    monkeypatch.setattr(metric, "try_it", lambda emb, v: tried.append(v["sentence"]))
+    assert warmup.warm_defaults() == 1  # the broken figure is logged and skipped
+    assert calls == [("compute", {"n": 3}), ("render", {"n": 3})]  # the page default, n = 3
+    assert controls._view(good, {"n": 3})[0]["x"].tolist() == [0, 1, 2] and len(calls) == 2  # a visitor: no recompute
+    assert warmup.warm_defaults() == 0
+    assert tried == [metric.SENTENCE.default] * 2
+
+
+def test_warmup_runs_once_and_only_when_enabled(monkeypatch):
+    from webui import warmup
+
+    ran = []
+    monkeypatch.setattr(warmup, "warm_defaults", lambda: ran.append(1))
+    monkeypatch.setattr(warmup, "_STARTED", False)
+    monkeypatch.delenv("DPVIZ_HOSTED", raising=False)
+    monkeypatch.delenv("DPVIZ_WARMUP", raising=False)
+    assert warmup.start_once() is None  # locally: off
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    monkeypatch.setenv("DPVIZ_WARMUP", "0")
+    assert warmup.start_once() is None  # switched off explicitly
+    monkeypatch.setenv("DPVIZ_WARMUP", "1")
+    warmup.start_once().join(5)
+    assert warmup.start_once() is None and ran == [1]  # a second visitor does not start another
+
+
+def test_every_default_fits_the_hosted_caps():
+    from dpviz import figures
+    from dpviz.params import check_hosted_cap
+
+    for spec in figures.all_figures():
+        for p in spec.params:
+            check_hosted_cap(p, p.default, True)  # raises if a default is above its hosted cap

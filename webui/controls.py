@@ -154,6 +154,43 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
 
 # --- figures ------------------------------------------------------------------------------------
 
+def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    own = {p.name: values[p.name] for p in spec.params}  # render sees exactly what the CLI passes
+    return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
+
+
+def _remember(key: tuple, view: tuple) -> None:
+    with _VIEWS_LOCK:
+        _VIEWS[key] = view
+        _VIEWS.move_to_end(key)
+        while len(_VIEWS) > _VIEWS_MAX:
+            _VIEWS.popitem(last=False)
+
+
+def _cached(key: tuple):
+    with _VIEWS_LOCK:
+        if key in _VIEWS:
+            _VIEWS.move_to_end(key)
+            return _VIEWS[key]
+    return None
+
+
+def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, Any, float]:
+    """Table, rendered figure and the seconds they took (no Streamlit calls: any thread)."""
+    start = time.perf_counter()
+    df = spec.table(own, progress)
+    return df, spec.render(df, own), time.perf_counter() - start
+
+
+def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
+    """Compute a view into the shared cache unless it is there (the hosted warm-up); True if computed."""
+    key, own = _key(spec, values)
+    if _cached(key) is not None:
+        return False
+    _remember(key, compute_view(spec, own))
+    return True
+
+
 def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, float]:
     """A figure's table, rendered chart and the seconds they took, shared across sessions (an
     LRU keyed by the figure and its canonical parameters), computed with a progress bar.
@@ -162,12 +199,10 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
     control change reruns the whole page script, so charts whose parameters did not change are
     served from here. The lock is not held while computing: different sessions' figures
     compute in parallel (the numeric kernels release the GIL)."""
-    own = {p.name: values[p.name] for p in spec.params}  # render sees exactly what the CLI passes
-    key = (spec.id, tuple(sorted(spec.canonical(own).items())))
-    with _VIEWS_LOCK:
-        if key in _VIEWS:
-            _VIEWS.move_to_end(key)
-            return _VIEWS[key]
+    key, own = _key(spec, values)
+    view = _cached(key)
+    if view is not None:
+        return view
     bar = None
     if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
         bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
@@ -176,17 +211,12 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
         if bar is not None:
             bar.progress(min(max(frac, 0.0), 1.0), text=msg)
 
-    start = time.perf_counter()
     try:
-        df = spec.table(own, progress)
-        view = (df, spec.render(df, own), time.perf_counter() - start)
+        view = compute_view(spec, own, progress)
     finally:
         if bar is not None:
             bar.empty()
-    with _VIEWS_LOCK:
-        _VIEWS[key] = view
-        while len(_VIEWS) > _VIEWS_MAX:
-            _VIEWS.popitem(last=False)
+    _remember(key, view)
     return view
 
 

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from webui import warmup
 from webui.cards import ANALYSES
 
 
@@ -17,4 +18,5 @@ def sidebar_nav() -> None:
 def page_setup(title: str) -> None:
     """Page config and the sidebar navigation, the same on every page."""
     st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
+    warmup.start_once()  # hosted demo: the first visitor starts computing every page's defaults
     sidebar_nav()

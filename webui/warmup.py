@@ -1,0 +1,59 @@
+"""Hosted demo warm-up: when the server gets its first visitor, a background thread computes
+every page's charts on their default settings into the shared figure cache (and the metric
+page's try-it box), so the first clicks of a class do not each wait for a cold computation
+(the metric page alone takes ~6 s cold). On with DPVIZ_HOSTED=1 or DPVIZ_WARMUP=1; off locally,
+where a visitor who opens one page should not pay for the others."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from dpviz import figures, hosted_mode
+
+_LOCK = threading.Lock()
+_STARTED = False
+log = logging.getLogger("dpviz.warmup")
+
+
+def enabled() -> bool:
+    flag = os.environ.get("DPVIZ_WARMUP", "").strip().lower()
+    if flag in ("0", "false", "no", "off"):
+        return False
+    return hosted_mode() or flag in ("1", "true", "yes", "on")
+
+
+def start_once() -> threading.Thread | None:
+    """Start the warm-up thread the first time this is called in the process (when enabled)."""
+    global _STARTED
+    if not enabled():
+        return None
+    with _LOCK:
+        if _STARTED:
+            return None
+        _STARTED = True
+    thread = threading.Thread(target=warm_defaults, name="dpviz-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def warm_defaults() -> int:
+    """Compute every registered figure on its page's defaults; returns how many were computed.
+    A figure that fails is logged and skipped: the page will show its message to the visitor."""
+    from webui import controls
+    from dpviz.figures import metric
+
+    done = 0
+    for spec in figures.all_figures():
+        values = {p.name: p.default for p in figures.page_params(spec.page)}
+        try:
+            done += controls.prefill(spec, values)
+        except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
+            log.exception("warm-up of %s failed", spec.id)
+    try:
+        defaults = {p.name: p.default for p in figures.page_params("metric") + metric.TRY_PARAMS}
+        metric.try_it(metric.resolve(defaults["embedding"]), defaults)
+    except Exception:  # noqa: BLE001
+        log.exception("warm-up of the try-it box failed")
+    return done
