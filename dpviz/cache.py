@@ -122,23 +122,42 @@ def is_cached(figure_id: str, canonical: Mapping[str, Any]) -> bool:
 
 class ProcessMemo:
     """Heavy objects shared by every session of a process (trained models, search results):
-    at most ``maxsize`` entries, least recently used dropped first. The lock is held while a
-    missing entry is computed, so concurrent sessions never compute the same thing twice."""
+    at most ``maxsize`` entries, least recently used dropped first. Concurrent requests for the
+    same missing key compute it once (the others wait for it); requests for other keys, and
+    hits, never wait for someone else's computation (one lock per key being computed)."""
 
     def __init__(self, maxsize: int = 8):
         self.maxsize = maxsize
         self._items: "OrderedDict[Any, Any]" = OrderedDict()
         self._lock = threading.Lock()
+        self._computing: dict[Any, threading.Lock] = {}
 
-    def get(self, key, compute: Callable[[], Any]):
+    def _hit(self, key) -> tuple[bool, Any]:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                return self._items[key]
-            value = compute()
-            self._items[key] = value
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
+                return True, self._items[key]
+            return False, None
+
+    def get(self, key, compute: Callable[[], Any]):
+        found, value = self._hit(key)
+        if found:
+            return value
+        with self._lock:
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        with key_lock:
+            found, value = self._hit(key)  # computed by the session we waited for
+            if found:
+                return value
+            try:
+                value = compute()
+                with self._lock:
+                    self._items[key] = value
+                    while len(self._items) > self.maxsize:
+                        self._items.popitem(last=False)
+            finally:
+                with self._lock:
+                    self._computing.pop(key, None)
             return value
 
 

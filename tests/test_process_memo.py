@@ -1,0 +1,59 @@
+"""cache.ProcessMemo under concurrency: one computation per key, and no waiting on other keys."""
+
+import threading
+
+import pytest
+
+from dpviz.cache import ProcessMemo
+
+
+def test_other_keys_and_hits_do_not_wait_for_a_running_computation():
+    memo = ProcessMemo()
+    memo.get("cached", lambda: 1)
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        assert release.wait(10)
+        return "slow"
+
+    t = threading.Thread(target=lambda: memo.get("slow", slow))
+    t.start()
+    assert started.wait(10)
+    done = []
+    other = threading.Thread(target=lambda: done.extend([memo.get("fast", lambda: "fast"), memo.get("cached", lambda: 2)]))
+    other.start()
+    other.join(5)
+    assert done == ["fast", 1]  # finished while "slow" was still computing
+    release.set()
+    t.join(10)
+    assert memo.get("slow", lambda: "again") == "slow"
+
+
+def test_one_computation_per_key_however_many_ask_at_once():
+    memo = ProcessMemo()
+    calls, gate = [], threading.Event()
+
+    def compute():
+        calls.append(1)
+        gate.wait(5)
+        return len(calls)
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(memo.get("k", compute))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    gate.set()
+    for t in threads:
+        t.join(10)
+    assert calls == [1] and results == [1] * 8
+
+
+def test_a_failed_computation_is_not_remembered_and_bounded_size():
+    memo = ProcessMemo(maxsize=2)
+    with pytest.raises(ZeroDivisionError):
+        memo.get("bad", lambda: 1 / 0)
+    assert memo.get("bad", lambda: "fixed") == "fixed"
+    memo.get("a", lambda: "a")
+    memo.get("b", lambda: "b")  # "bad" is the least recently used: dropped
+    assert memo.get("bad", lambda: "recomputed") == "recomputed"
