@@ -64,6 +64,7 @@ PAGES = (
 @dataclass
 class Results:
     changes: list = field(default_factory=list)   # seconds from a control change to the update
+    slowest: list = field(default_factory=list)   # (seconds, page, control) of every change
     loads: list = field(default_factory=list)     # seconds from opening a link to all its charts
     errors: list = field(default_factory=list)
     machine_cpu: float = 0.0                      # CPU seconds the whole machine was busy
@@ -122,6 +123,7 @@ async def session(browser, url: str, k: int, deadline: float, changes_per_visit:
                 where = "document.body" if ctl.chart is None else f"{CHART}[{ctl.chart}]"
                 await page.wait_for_function(f"{where}.innerText.includes({expect!r})", timeout=120_000)
                 res.changes.append(time.perf_counter() - t)
+                res.slowest.append((res.changes[-1], path.split("?")[0], ctl.name))
             if await page.locator('[data-testid="stException"]').count():
                 res.errors.append(f"exception box on {path}")
             visit += 1
@@ -171,6 +173,8 @@ def report(label: str, res: Results) -> None:
     if res.changes:
         print(f"  control change -> chart updated: median {statistics.median(res.changes):.2f} s, "
               f"95th percentile {_q(res.changes, 0.95):.2f} s")
+    if res.slowest:
+        print("  slowest changes: " + "; ".join(f"{s:.1f} s {page} {name!r}" for s, page, name in sorted(res.slowest, reverse=True)[:4]))
     if res.loads:
         print(f"  link opened -> all charts shown: median {statistics.median(res.loads):.2f} s, "
               f"95th percentile {_q(res.loads, 0.95):.2f} s")

@@ -4,6 +4,10 @@
 # DPVIZ_HOSTED=1 caps compute-heavy parameters for a public demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One numeric thread per computation: the server's parallelism is its sessions. With more, BLAS
+# and OpenMP threads spin for a core that visitors' work already holds; under load one metric-page
+# computation took 20-29 s instead of 3-7 s (benchmarks/bench_threads.py). Set DPVIZ_THREADS to change.
+export OMP_NUM_THREADS="${DPVIZ_THREADS:-1}" OPENBLAS_NUM_THREADS="${DPVIZ_THREADS:-1}" MKL_NUM_THREADS="${DPVIZ_THREADS:-1}"
 PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ] && PY=.venv/bin/python
 exec "$PY" -m streamlit run app.py --server.port "${PORT:-8501}" --server.address "${DPVIZ_ADDRESS:-0.0.0.0}" \
