@@ -132,6 +132,11 @@ class ProcessMemo:
         self._lock = threading.Lock()
         self._computing: dict[Any, threading.Lock] = {}
 
+    def keys(self) -> list:
+        """The cached keys, least recently used first."""
+        with self._lock:
+            return list(self._items)
+
     def _hit(self, key) -> tuple[bool, Any]:
         with self._lock:
             if key in self._items:

@@ -3,6 +3,7 @@
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpviz import cache
 from dpviz.figures import FigureSpec
 from dpviz.params import Param
 from webui import controls
@@ -35,13 +36,12 @@ def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_paramete
 
 
 def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
-    monkeypatch.setattr(controls, "_VIEWS", type(controls._VIEWS)())
-    monkeypatch.setattr(controls, "_VIEWS_MAX", 3)
+    monkeypatch.setattr(controls, "_VIEWS", cache.ProcessMemo(maxsize=3))
     calls = []
     spec = _spec(calls)
     for n in (1, 2, 3, 1, 4):  # 1 is used again, so 2 is the oldest when 4 arrives
         controls._view(spec, {"n": n})
-    assert [dict(k[1])["n"] for k in controls._VIEWS] == ["3", "1", "4"]
+    assert [dict(k[1])["n"] for k in controls._VIEWS.keys()] == ["3", "1", "4"]
     controls._view(spec, {"n": 2})
     assert sum(c == "compute" for c, _ in calls) == 5  # 2 was dropped and computed again
 
@@ -54,7 +54,7 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
     calls, tried = [], []
     good = _spec(calls)
     broken = FigureSpec("test-broken", "Broken", "test", (N,), lambda v, p=None: 1 / 0, None, "c", ("x",))
-    monkeypatch.setattr(controls, "_VIEWS", type(controls._VIEWS)())
+    monkeypatch.setattr(controls, "_VIEWS", cache.ProcessMemo(maxsize=128))
     monkeypatch.setattr(figures, "all_figures", lambda: [broken, good])
     monkeypatch.setattr(figures, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
     monkeypatch.setattr(metric, "resolve", lambda name: name)

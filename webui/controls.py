@@ -13,9 +13,7 @@ because that silently drops values it cannot read, while dpviz must say what was
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from typing import Any, Sequence
 from urllib.parse import urlencode
 
@@ -28,9 +26,8 @@ from dpviz.figures import FigureSpec
 from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
 
 ALWAYS_IN_URL = ("seed",)
-_VIEWS: "OrderedDict[tuple[str, tuple], tuple[pd.DataFrame, Any, float]]" = OrderedDict()
-_VIEWS_LOCK = threading.Lock()
-_VIEWS_MAX = 128
+# (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
+_VIEWS = cache.ProcessMemo(maxsize=128)
 
 
 # --- widgets and the URL ------------------------------------------------------------------
@@ -159,22 +156,6 @@ def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
 
 
-def _remember(key: tuple, view: tuple) -> None:
-    with _VIEWS_LOCK:
-        _VIEWS[key] = view
-        _VIEWS.move_to_end(key)
-        while len(_VIEWS) > _VIEWS_MAX:
-            _VIEWS.popitem(last=False)
-
-
-def _cached(key: tuple):
-    with _VIEWS_LOCK:
-        if key in _VIEWS:
-            _VIEWS.move_to_end(key)
-            return _VIEWS[key]
-    return None
-
-
 def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, Any, float]:
     """Table, rendered figure and the seconds they took (no Streamlit calls: any thread)."""
     start = time.perf_counter()
@@ -185,10 +166,14 @@ def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[
 def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
     """Compute a view into the shared cache unless it is there (the hosted warm-up); True if computed."""
     key, own = _key(spec, values)
-    if _cached(key) is not None:
-        return False
-    _remember(key, compute_view(spec, own))
-    return True
+    computed = []
+
+    def compute() -> tuple[pd.DataFrame, Any, float]:
+        computed.append(True)
+        return compute_view(spec, own)
+
+    _VIEWS.get(key, compute)
+    return bool(computed)
 
 
 def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, float]:
@@ -197,27 +182,26 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
 
     Rendering a Plotly figure costs tens of milliseconds and a page has up to nine, and every
     control change reruns the whole page script, so charts whose parameters did not change are
-    served from here. The lock is not held while computing: different sessions' figures
-    compute in parallel (the numeric kernels release the GIL)."""
+    served from here. Sessions asking for the same missing view wait for one computation;
+    different views compute in parallel (the numeric kernels release the GIL)."""
     key, own = _key(spec, values)
-    view = _cached(key)
-    if view is not None:
-        return view
-    bar = None
-    if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
-        bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
 
-    def progress(frac: float, msg: str) -> None:
-        if bar is not None:
-            bar.progress(min(max(frac, 0.0), 1.0), text=msg)
+    def compute() -> tuple[pd.DataFrame, Any, float]:
+        bar = None
+        if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
+            bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
 
-    try:
-        view = compute_view(spec, own, progress)
-    finally:
-        if bar is not None:
-            bar.empty()
-    _remember(key, view)
-    return view
+        def progress(frac: float, msg: str) -> None:
+            if bar is not None:
+                bar.progress(min(max(frac, 0.0), 1.0), text=msg)
+
+        try:
+            return compute_view(spec, own, progress)
+        finally:
+            if bar is not None:
+                bar.empty()
+
+    return _VIEWS.get(key, compute)
 
 
 def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
