@@ -184,6 +184,15 @@ def save_upload(data: bytes, filename: str) -> str:
     return UPLOAD_PREFIX + name
 
 
+def existing_upload(ref: str) -> Path:
+    """The file behind ``upload:NAME``, which must still be here (the uploads quota deletes old
+    ones, and a link may come from another server); ValueError with a sentence otherwise."""
+    path = upload_path(ref)
+    if not path.is_file():
+        raise ValueError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
+    return path
+
+
 def upload_path(ref: str) -> Path:
     """The file behind ``upload:NAME``; a name that could leave the uploads folder is refused."""
     name = ref[len(UPLOAD_PREFIX):] if ref.startswith(UPLOAD_PREFIX) else ref

@@ -7,10 +7,9 @@ where a visitor who opens one page should not pay for the others."""
 from __future__ import annotations
 
 import logging
-import os
 import threading
 
-from dpviz import figures, hosted_mode
+from dpviz import env_flag, figures, hosted_mode
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -18,10 +17,9 @@ log = logging.getLogger("dpviz.warmup")
 
 
 def enabled() -> bool:
-    flag = os.environ.get("DPVIZ_WARMUP", "").strip().lower()
-    if flag in ("0", "false", "no", "off"):
-        return False
-    return hosted_mode() or flag in ("1", "true", "yes", "on")
+    """DPVIZ_WARMUP=1/0 decides; unset, the warm-up runs in hosted mode only."""
+    flag = env_flag("DPVIZ_WARMUP")
+    return hosted_mode() if flag is None else flag
 
 
 def start_once() -> threading.Thread | None:

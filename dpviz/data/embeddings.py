@@ -91,11 +91,9 @@ def resolve(name: str, progress=None) -> Embedding:
         return get(name, progress)
     if name.startswith(cache.UPLOAD_PREFIX):
         try:
-            path = cache.upload_path(name)
+            path = cache.existing_upload(name)
         except ValueError as err:
             raise EmbeddingError(str(err)) from None
-        if not path.is_file():
-            raise EmbeddingError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
         return get(str(path))
     if hosted_mode():
         raise EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")

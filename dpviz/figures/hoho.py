@@ -41,9 +41,10 @@ def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray 
         if name == "movie-reviews":
             sents, labels = corpora.movie_reviews()
         elif name.startswith(cache.UPLOAD_PREFIX):
-            path = cache.upload_path(name)
-            if not path.is_file():  # removed by the uploads quota, or a link from another server
-                raise corpora.CorpusError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
+            try:
+                path = cache.existing_upload(name)
+            except ValueError as err:
+                raise corpora.CorpusError(str(err)) from None
             sents, labels = corpora.read_path(path)
         else:
             raise corpora.CorpusError(f"Unknown corpus {name[:40]!r}: use movie-reviews or upload a .txt/.csv file on the page.")
