@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+from server_cpu import process_cpu_seconds, wait_until_idle  # noqa: E402
 
 PAGES = {  # page file, its link with small parameters (the hosted demo's), charts it shows
     "ADePT": ("pages/1_ADePT_sensitivity.py", "/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000", 7),
@@ -56,11 +57,6 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
     return sorted(times)[len(times) // 2]
 
 
-def cpu_seconds(pid: int) -> float:
-    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def server_cpu_per_view(watcher: str) -> dict[str, float]:
     """Server CPU seconds per warm page view (the mean of REPEATS views of each page)."""
     from playwright.sync_api import sync_playwright
@@ -83,15 +79,11 @@ def server_cpu_per_view(watcher: str) -> dict[str, float]:
 
             for name, (_, link, charts) in PAGES.items():
                 view(link, charts)  # warm: first computations, some after the charts (the try-it box)
-                for _ in range(120):  # until the server is idle
-                    c = cpu_seconds(proc.pid)
-                    time.sleep(1)
-                    if cpu_seconds(proc.pid) - c < 0.05:
-                        break
-                c = cpu_seconds(proc.pid)
+                wait_until_idle(proc.pid)
+                c = process_cpu_seconds(proc.pid)
                 for _ in range(REPEATS):
                     view(link, charts)
-                out[name] = (cpu_seconds(proc.pid) - c) / REPEATS
+                out[name] = (process_cpu_seconds(proc.pid) - c) / REPEATS
             browser.close()
     finally:
         stop_server(proc, log)

@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+from server_cpu import process_cpu_seconds, wait_until_idle  # noqa: E402
 from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
 CHART = "document.querySelectorAll('.js-plotly-plot')"
@@ -75,11 +76,6 @@ def machine_busy_seconds() -> float:
     """CPU seconds all cores spent outside idle/iowait since boot (/proc/stat)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
     return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu_seconds(pid: int) -> float:
-    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 async def _change(page, ctl: Control, rng: random.Random, last: dict) -> str:
@@ -143,16 +139,6 @@ async def phase(browser, url: str, server_pid: int, sessions: int, seconds: floa
     return res
 
 
-async def until_idle(pid: int, limit: float = 300) -> None:
-    """Wait until the server uses under 0.05 CPU-seconds in a second (or ``limit`` seconds)."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        c = process_cpu_seconds(pid)
-        await asyncio.sleep(1)
-        if process_cpu_seconds(pid) - c < 0.05:
-            return
-
-
 def peak_rss_mib(pid: int) -> float:
     """Peak resident memory of the server (serve.sh execs streamlit, so the pid is the server)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -196,7 +182,7 @@ async def main_async(args) -> int:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             # warm-up: every page once (GloVe, corpora, training runs load on first use)
             await phase(browser, url, proc.pid, len(PAGES), 30, args)
-            await until_idle(proc.pid)  # the hosted warm-up of the default views, started by the first visit
+            await asyncio.to_thread(wait_until_idle, proc.pid)  # the hosted warm-up of the default views, started by the first visit
             base = await phase(browser, url, proc.pid, 1, args.baseline_seconds, args)
             load = await phase(browser, url, proc.pid, args.sessions, args.seconds, args)
             await browser.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -50,11 +51,11 @@ def enforce_quota(folder: Path, max_bytes: int, keep: Path | None = None) -> lis
     files = []
     for path in folder.rglob("*"):
         try:
-            st = path.stat()
+            info = path.stat()
         except OSError:  # deleted meanwhile by another session
             continue
-        if path.is_file():
-            files.append((st.st_mtime, st.st_size, path))
+        if stat.S_ISREG(info.st_mode):
+            files.append((info.st_mtime, info.st_size, path))
     total = sum(size for _, size, _ in files)
     deleted = []
     for _, size, path in sorted(files, key=lambda f: f[0]):
