@@ -263,34 +263,60 @@ def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
     return float(dim * (c2 + b * np.exp(-c2 / b) - b) / b)
 
 
+def _privacy_loss_units(
+    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Samples of the worst-case privacy loss in units of a = epsilon/sqrt(n), in parts.
+
+    With c2 = 2C/sqrt(n) and b = 2C/epsilon (so c2/b = a), each coordinate's loss term
+    (|Z + c2| - |Z|)/b is +a if Z >= 0 (prob 1/2), -a if Z < -c2 (prob e^(-a)/2), and
+    (c2 + 2Z)/b in (-a, a) otherwise, Z on [-c2, 0) with density ~ e^(z/b).
+    Returns (d, k, middle): d = (#plus) - (#minus) (integers), k = #middle coordinates,
+    middle = sum of the middle terms over a (in (-k, k)); L = a (d + middle).
+    """
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be a whole number >= 1, got {samples}")
+    a = epsilon / np.sqrt(dim)
+    p_low = 0.5 * np.exp(-a)
+    counts = rng.multinomial(int(dim), [0.5, p_low, 0.5 - p_low], size=int(samples))
+    d = counts[:, 0] - counts[:, 1]
+    k = counts[:, 2]
+    # Middle term over a: 1 - 2V/c2 with V = -Z on (0, c2] of density ~ exp(-v/b); in units
+    # of c2, V/c2 = W has density ~ exp(-a w) on (0, 1]: inverse CDF of a truncated exponential.
+    u = rng.random(int(k.sum()))
+    w = -np.log1p(-u * (-np.expm1(-a))) / a
+    owner = np.repeat(np.arange(int(samples)), k)
+    middle = np.bincount(owner, weights=1.0 - 2.0 * w, minlength=int(samples))
+    return d, k, middle
+
+
+def _exceeds_claim(d: np.ndarray, k: np.ndarray, middle: np.ndarray, dim: int) -> np.ndarray:
+    """L > epsilon, decided exactly: L/a = d + middle against sqrt(n).
+
+    Where no coordinate is in the middle region (k = 0) the loss is the multiple d*a of
+    a = epsilon/sqrt(n), and equals epsilon exactly when d = sqrt(n) (a whole number for
+    square n): compare the integers d > 0 and d^2 > n. Elsewhere the loss has a continuous
+    part, ties have probability 0, and the float comparison decides.
+    """
+    exact = (d > 0) & (d.astype(np.int64) ** 2 > int(dim))
+    return np.where(k == 0, exact, d + middle > np.sqrt(dim))
+
+
 def privacy_loss_samples(
     dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Samples of the privacy loss L(y) = (||y - x'||_1 - ||y - x||_1)/b, y ~ x + Lap(b)^n,
     at the worst-case pair x = (C/sqrt n) 1, x' = -x, with ADePT's b = 2C/epsilon.
 
-    Exact sampling without drawing n Laplace values per sample: with c2 = 2C/sqrt(n),
-    each coordinate contributes +c2/b if Z >= 0 (prob 1/2), -c2/b if Z < -c2
-    (prob exp(-c2/b)/2), else (c2 + 2Z)/b with Z on [-c2, 0) of density ~ exp(z/b).
-    The counts per sample are multinomial; only middle coordinates need a draw.
+    Exact sampling without drawing n Laplace values per sample: with a = epsilon/sqrt(n),
+    each coordinate contributes +a (prob 1/2), -a (prob e^(-a)/2) or a truncated-exponential
+    value in (-a, a); the counts per sample are multinomial and only middle coordinates need
+    a draw (see :func:`_privacy_loss_units`).
     """
-    _check_dim(dim)
-    _check_positive("epsilon", epsilon)
-    if int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a whole number >= 1, got {samples}")
-    b = sensitivity_claimed(clip) / epsilon
-    c2 = 2 * clip / np.sqrt(dim)
-    p_low = 0.5 * np.exp(-c2 / b)
-    counts = rng.multinomial(int(dim), [0.5, p_low, 0.5 - p_low], size=int(samples))
-    loss = (counts[:, 0] - counts[:, 1]) * (c2 / b)
-    k = counts[:, 2]
-    # Z = -V with V on (0, c2] of density ~ exp(-v/b): inverse CDF of a truncated exponential.
-    u = rng.random(int(k.sum()))
-    v = -b * np.log1p(-u * (1 - np.exp(-c2 / b)))
-    middle = (c2 - 2 * v) / b
-    owner = np.repeat(np.arange(int(samples)), k)
-    loss = loss + np.bincount(owner, weights=middle, minlength=int(samples))
-    return loss
+    d, _, middle = _privacy_loss_units(dim, clip, epsilon, samples, rng)
+    return (epsilon / np.sqrt(dim)) * (d + middle)
 
 
 def privacy_loss_histogram(
@@ -299,15 +325,21 @@ def privacy_loss_histogram(
     """Histogram of the worst-case privacy loss, bins right-closed (low, high], with a bin
     edge at the claimed epsilon so that P[L > epsilon] is the sum of the bins above it.
 
+    Whether a release lies above the claim is decided exactly (:func:`_exceeds_claim`), so
+    the atom L = epsilon of square n stays in the bin that ends at epsilon.
     Columns: loss_low, loss_high, count, probability, above_claim.
     """
-    loss = privacy_loss_samples(dim, clip, epsilon, samples, stream(seed, 101))
+    d, k, middle = _privacy_loss_units(dim, clip, epsilon, samples, stream(seed, 101))
+    loss = (epsilon / np.sqrt(dim)) * (d + middle)
+    above = _exceeds_claim(d, k, middle, dim)
     top = float(epsilon_actual(epsilon, dim))
     below = max(2, int(round(bins * (epsilon + top) / (2 * top))))
     edges = np.linspace(-top, epsilon, below + 1)
     if top > epsilon * (1 + 1e-12):
         edges = np.concatenate([edges, np.linspace(epsilon, top, max(2, bins - below) + 1)[1:]])
     which = np.clip(np.searchsorted(edges, loss, side="left") - 1, 0, len(edges) - 2)
+    # Rounding may put a loss on the wrong side of the edge at epsilon: the exact decision wins.
+    which = np.where(above, np.maximum(which, below), np.minimum(which, below - 1))
     count = np.bincount(which, minlength=len(edges) - 1)
     return pd.DataFrame(
         {
@@ -315,7 +347,7 @@ def privacy_loss_histogram(
             "loss_high": edges[1:],
             "count": count,
             "probability": count / samples,
-            "above_claim": edges[:-1] >= epsilon * (1 - 1e-12),
+            "above_claim": np.arange(len(edges) - 1) >= below,
         }
     )
 
@@ -326,6 +358,62 @@ def exceed_probability(hist: pd.DataFrame, confidence: float = 0.95) -> tuple[fl
     k = int(hist.loc[hist["above_claim"], "count"].sum())
     low, high = wilson_interval(k, total, confidence)
     return k / total, float(low), float(high)
+
+
+def exceed_probability_exact(dim: int, epsilon: float, digits: int = 60) -> float:
+    """Exact P[L > epsilon] at the worst-case pair (independent of C), by summation.
+
+    With a = epsilon/sqrt(n), each coordinate is +a (prob 1/2), -a (prob e^(-a)/2) or
+    a(2W - 1) with W on [0, 1) of (unnormalised) density (a/2) e^(-a) e^(a W). Given k0 plus,
+    k1 minus and k middle coordinates, L > epsilon iff the sum S of the k W's exceeds
+    tau = (sqrt(n) + k - k0 + k1)/2. The joint density of the W's is (a/2)^k e^(-ka) e^(a S),
+    so P[S > tau] = (a/2)^k e^(-ka) int_tau^k e^(a s) f_k(s) ds with the Irwin-Hall density
+    f_k(s) = sum_j (-1)^j C(k, j) (s - j)_+^(k-1) / (k-1)!, integrated in closed form:
+    int u^m e^(a u) du = e^(a u) sum_i (-1)^i m!/(m-i)! u^(m-i) / a^(i+1).
+    For k = 0 the comparison k0 - k1 > sqrt(n) is made in integers. Arbitrary precision
+    (mpmath) absorbs the alternating sums; cost grows like n^4, meant for n up to ~30.
+    """
+    import mpmath as mp
+
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    n = int(dim)
+    with mp.workdps(digits + 2 * n):
+        a = mp.mpf(epsilon) / mp.sqrt(n)
+        root = mp.sqrt(n)
+        p_plus, p_minus = mp.mpf(1) / 2, mp.exp(-a) / 2
+
+        def antiderivative(u, m):
+            return mp.exp(a * u) * mp.fsum(
+                (-1) ** i * mp.factorial(m) / mp.factorial(m - i) * u ** (m - i) / a ** (i + 1) for i in range(m + 1)
+            )
+
+        def middle_tail(k, tau):
+            if tau >= k:
+                return mp.mpf(0)
+            tau = max(tau, mp.mpf(0))
+            total = mp.mpf(0)
+            for j in range(k):
+                lo = max(tau, mp.mpf(j))
+                if lo >= k:
+                    continue
+                # int_lo^k e^(a s) (s - j)^(k-1) ds = e^(a j) int_{lo-j}^{k-j} e^(a u) u^(k-1) du
+                piece = mp.exp(a * j) * (antiderivative(k - j, k - 1) - antiderivative(lo - j, k - 1))
+                total += (-1) ** j * mp.binomial(k, j) * piece
+            return (a / 2) ** k * mp.exp(-k * a) * total / mp.factorial(k - 1)
+
+        prob = mp.mpf(0)
+        for k0 in range(n + 1):
+            for k1 in range(n - k0 + 1):
+                k = n - k0 - k1
+                weight = mp.factorial(n) / (mp.factorial(k0) * mp.factorial(k1) * mp.factorial(k))
+                weight *= p_plus**k0 * p_minus**k1
+                if k == 0:
+                    dd = k0 - k1
+                    prob += weight if (dd > 0 and dd * dd > n) else 0
+                else:
+                    prob += weight * middle_tail(k, (root + k - k0 + k1) / 2)
+        return float(prob)
 
 
 # --- the fixes: privacy and utility ----------------------------------------------------

@@ -1,5 +1,5 @@
 """Optimized Multiple Encoding (OME; Lyu et al., SIGIR 2020) and the HoHo attack on it
-(Salem & Zanella-Beguelin 2021; ../shared/papers/FORMULAS.md section 3).
+(Salem & Zanella-Beguelin 2021; docs/formulas.md, section 3).
 
 Encoding, exactly as the reference code (lingjuanlv/Differentially-Private-Text-Representations,
 ``float_to_binary``): k = round(x * 2^n) (Python's round: half to even), written with
@@ -155,23 +155,36 @@ def bit_loss(p_one: float, q: float) -> float:
     return float(max(abs(np.log(p_one / q)), abs(np.log((1 - p_one) / (1 - q)))))
 
 
-def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1) -> float:
-    """Exact worst-case privacy loss of OME over a finite input domain, bit by bit.
+def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1,
+                     m: int = M_BITS, n: int = N_BITS) -> float:
+    """Exact worst-case privacy loss of OME over inputs in ``domain``^r, bit by bit.
 
     Bits are independent, so for inputs a, a' and any output the log-ratio is a sum over the bits
     where a and a' differ; its maximum over outputs is the sum of each bit's largest log-ratio in
-    the direction of that difference. Maximised over all ordered pairs of encodings of the values
-    in ``domain`` (one float); a vector of r such values multiplies it by r (product domain).
+    the direction of that difference. For one float the maximum runs over all ordered pairs of
+    encodings of the values in ``domain``. A vector of r floats takes the product domain, so its
+    worst case is the sum of the per-float worst cases, and these are not all alike: OME picks
+    p1 or p2 by the *global* bit index, so float i (bits i*l .. i*l + l - 1) keeps its even
+    positions with p1 when i*l is even and its odd positions with p1 when i*l is odd. With
+    l = 11 that gives ceil(r/2) * W_even + floor(r/2) * W_odd, where W_even (W_odd) is the
+    one-float worst case starting on an even (odd) bit.
     """
-    enc = encode_values(np.asarray(domain)).reshape(len(domain), -1)  # (D, l)
+    if int(r) != r or r < 1:
+        raise ValueError(f"r must be a whole number >= 1, got {r}")
+    r = int(r)
+    enc = encode_values(np.asarray(domain), m, n).reshape(len(domain), -1)  # (D, l)
     l = enc.shape[1]
     p1, p2, q = ome_probabilities(lam, epsilon, r * l)
-    keep = np.where(np.arange(l) % 2 == 0, p1, p2)
-    up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
-    down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
     a = enc.astype(np.float64)
-    loss = (a[:, None, :] * (1 - a[None, :, :])) @ up + ((1 - a[:, None, :]) * a[None, :, :]) @ down
-    return float(r * loss.max())
+    worst = {}
+    for offset in (0, 1):
+        keep = np.where((offset + np.arange(l)) % 2 == 0, p1, p2)
+        up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
+        down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
+        loss = (a[:, None, :] * (1 - a[None, :, :])) @ up + ((1 - a[:, None, :]) * a[None, :, :]) @ down
+        worst[offset] = float(loss.max())
+    odd_starts = int(np.sum((np.arange(r) * l) % 2))
+    return (r - odd_starts) * worst[0] + odd_starts * worst[1]
 
 
 # --- the attack over a corpus -------------------------------------------------------------------

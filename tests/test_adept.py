@@ -187,18 +187,61 @@ def test_largest_loss_has_probability_two_to_the_minus_n():
     assert abs(hits - 2.0**-n) < 4 * se
 
 
-def test_exceed_probability_from_histogram_equals_direct_count():
-    hist = adept.privacy_loss_histogram(16, C, 1.0, 50_000, seed=3)
-    loss = adept.privacy_loss_samples(16, C, 1.0, 50_000, stream(3, 101))
+@pytest.mark.parametrize("n", [16, 15])
+def test_exceed_probability_from_histogram_equals_an_exact_per_release_decision(n):
+    hist = adept.privacy_loss_histogram(n, C, 1.0, 50_000, seed=3)
+    d, k, middle = adept._privacy_loss_units(n, C, 1.0, 50_000, stream(3, 101))
+    # independent decision: the loss as a fraction (d + middle) against sqrt(n), ties at k = 0
+    # decided with Python integers
+    above = [(dd > 0 and dd * dd > n) if kk == 0 else (dd + mm > n**0.5) for dd, kk, mm in zip(d.tolist(), k.tolist(), middle.tolist())]
     p, lo, hi = adept.exceed_probability(hist)
-    assert p == pytest.approx((loss > 1.0).mean())
+    assert p == pytest.approx(np.mean(above))
     assert lo <= p <= hi
     assert hist["probability"].sum() == pytest.approx(1.0)
 
 
-def test_one_dimension_never_exceeds_the_claim():
-    hist = adept.privacy_loss_histogram(1, C, 1.0, 20_000, seed=0)
-    assert adept.exceed_probability(hist)[0] == 0.0
+@pytest.mark.parametrize("n, eps, expected", [(4, 0.7, 0.1560), (9, 1.3, 0.3024)])
+def test_exact_exceed_probability_matches_independent_figures(n, eps, expected):
+    """Values of P[L > eps] computed independently (reported with the issue that found the
+    rounding error), for square n where L = eps has positive probability."""
+    assert adept.exceed_probability_exact(n, eps) == pytest.approx(expected, abs=5e-5)
+
+
+@pytest.mark.parametrize("n, eps", [(2, 1.0), (5, 0.5), (7, 2.0), (12, 1.0)])
+def test_exact_exceed_probability_vs_direct_laplace_simulation(n, eps):
+    """Non-square n (no atom at eps): the direct simulation's float comparison is safe."""
+    m = 200_000
+    loss = _direct_loss(n, eps, m, np.random.default_rng(100 + n))
+    exact = adept.exceed_probability_exact(n, eps)
+    se = np.sqrt(exact * (1 - exact) / m)
+    assert abs((loss > eps).mean() - exact) < 4.5 * se
+
+
+@pytest.mark.parametrize("n, clip, eps", [(4, 3.0, 0.7), (9, 7.0, 1.3), (16, 10.0, 1.0), (25, 1.0, 0.2),
+                                          (4, 10.0, 5.0), (5, 3.0, 0.7), (10, 2.0, 1.3), (1, 1.0, 1.0)])
+def test_histogram_exceed_probability_vs_exact(n, clip, eps):
+    """Square and non-square n: the page's sampled share is within sampling error of the exact one."""
+    m = 200_000
+    p, _, _ = adept.exceed_probability(adept.privacy_loss_histogram(n, clip, eps, m, seed=1))
+    exact = adept.exceed_probability_exact(n, eps)
+    se = max(np.sqrt(exact * (1 - exact) / m), 1 / m)
+    assert abs(p - exact) < 4.5 * se
+
+
+def test_exact_exceed_probability_edge_cases():
+    from math import comb
+
+    assert adept.exceed_probability_exact(1, 3.0) == 0.0           # L <= eps always in one dimension
+    # eps -> 0: the middle region's mass (1 - e^(-a))/2 vanishes and each coordinate is +-a with
+    # probability 1/2, so P -> P[2 Bin(n, 1/2) - n > sqrt(n)]; for square n the tie 2k - n = sqrt(n)
+    # does not count.
+    for n in (4, 9, 5, 16):
+        limit = sum(comb(n, k) for k in range(n + 1) if (2 * k - n) > 0 and (2 * k - n) ** 2 > n) / 2**n
+        assert adept.exceed_probability_exact(n, 1e-7) == pytest.approx(limit, rel=1e-4)
+    # large eps: the middle terms pile up at +a, so L -> eps sqrt(n) > eps almost surely
+    assert adept.exceed_probability_exact(4, 60.0) == pytest.approx(1.0, abs=1e-9)
+    with pytest.raises(ValueError, match="epsilon"):
+        adept.exceed_probability_exact(4, 0.0)
 
 
 # --- Gaussian calibration and the fixes ------------------------------------------------------

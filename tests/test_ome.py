@@ -107,6 +107,46 @@ def test_exact_worst_case_against_enumerating_every_output():
         assert ome.exact_worst_case(lam, eps, domain) == pytest.approx(brute)
 
 
+def _brute_force_vector_loss(lam, eps, domain, r, m, n):
+    """Largest log-ratio over every output of every ordered pair of r-float inputs, by
+    enumerating all 2^(r l) outputs; keep probabilities by global bit index, as OME does."""
+    enc = ome.encode_values(np.asarray(domain), m, n).astype(np.int64)  # (D, l)
+    l = enc.shape[1]
+    inputs = np.array([np.concatenate(c) for c in itertools.product(enc, repeat=r)])  # (D^r, r l)
+    p1, p2, q = ome.ome_probabilities(lam, eps, r * l)
+    keep = np.where(np.arange(r * l) % 2 == 0, p1, p2)
+    prob1 = np.where(inputs == 1, keep, q)  # (D^r, r l)
+    log1, log0 = np.log(prob1).T, np.log(1 - prob1).T
+    best = -np.inf
+    bits = r * l
+    step = 1 << min(bits, 18)
+    for start in range(0, 1 << bits, step):
+        codes = np.arange(start, start + step)
+        outs = ((codes[:, None] >> np.arange(bits)) & 1).astype(np.float64)
+        ll = outs @ log1 + (1 - outs) @ log0  # (outputs, D^r)
+        best = max(best, float((ll.max(1) - ll.min(1)).max()))
+    return best
+
+
+@pytest.mark.parametrize("r, m, n, domain", [
+    (2, 2, 1, [-1.5, 0.0, 1.0, 3.5]),           # l = 3 (odd): the second float starts on an odd bit
+    (3, 2, 1, [-1.5, -0.5, 0.0, 2.5, 3.5]),     # l = 3, r = 3: two even starts, one odd
+    (3, 2, 2, [-0.75, 0.0, 0.5, 1.75]),         # l = 4 (even): every float starts on an even bit
+    (2, 6, 5, [-10.0, 0.03125, 9.96875]),       # OME's own l = 11
+])
+@pytest.mark.parametrize("lam, eps", [(2.0, 3.0), (10.0, 0.5), (0.5, 1.0)])
+def test_exact_vector_loss_equals_enumeration_of_every_output(r, m, n, domain, lam, eps):
+    brute = _brute_force_vector_loss(lam, eps, domain, r, m, n)
+    assert ome.exact_worst_case(lam, eps, np.array(domain), r, m=m, n=n) == pytest.approx(brute, rel=1e-10)
+
+
+def test_sentence_vector_loss_matches_an_independent_figure():
+    """r = 50 floats in [-10, 10], lambda = 2, eps = 3: 427.666612 (independent computation
+    reported in the issue); r times the even-start worst case, 427.939339, was the old error."""
+    domain = np.arange(-320, 321) / 32
+    assert ome.exact_worst_case(2.0, 3.0, domain, 50) == pytest.approx(427.666612, abs=1e-6)
+
+
 def test_exact_loss_exceeds_hohos_bound_for_large_lambda_but_not_lambda_one():
     domain = np.arange(-320, 321) / 32  # one float in [-10, 10]
     assert ome.exact_worst_case(1.0, 1.0, domain) < ome.hoho_bound(1.0, 1.0, 1)
