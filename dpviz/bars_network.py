@@ -1,5 +1,5 @@
 """Partial sensitivity in (DP-)SGD: 5x5 bar images, a 25-8-1 sigmoid network
-(Mueller et al. 2022, Sec. 5.2; ../shared/papers/FORMULAS.md section 4).
+(Mueller et al. 2022, Sec. 5.2; docs/formulas.md, section 4).
 
 Data: a vertical bar (middle column) or a horizontal bar (middle row) of ones on zeros,
 plus N(0, noise_sd^2) per pixel, min-max normalised per image (as the reference code);

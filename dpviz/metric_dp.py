@@ -1,6 +1,6 @@
 """Metric DP over word embeddings: the multivariate Laplace mechanism with nearest-word
 decoding, and its plausible-deniability statistics (Feyisetan et al. 2020;
-../shared/papers/FORMULAS.md section 2).
+docs/formulas.md, section 2).
 
 Mechanism: M(w) = the vocabulary word nearest to phi(w) + z, with noise density
 p(z) ~ exp(-epsilon ||z||_2). Sampling: z = r u, u uniform on the unit sphere (a normalised
@@ -9,7 +9,7 @@ per draw and use r = G / epsilon for every epsilon (common random numbers), so o
 is a ray p(t) = phi(w) + t u with t = G / epsilon.
 
 Exact engine. ||phi(v) - p(t)||^2 = a_v - 2 t b_v + t^2 + const with a_v = ||phi(v) - phi(w)||^2
-and b_v = u . (phi(v) - phi(w)) (FORMULAS.md section 2). For t > 0 the nearest word maximises
+and b_v = u . (phi(v) - phi(w)) (docs/formulas.md, section 2). For t > 0 the nearest word maximises
 2 t b_v - a_v, so it is Pareto-optimal in (small a, large b): no word has both a smaller
 (or equal) a and a larger (or equal) b. With the vocabulary sorted by a_v once per word, the
 Pareto-optimal words of a draw are the running-maximum records of b along that order: about
@@ -162,7 +162,7 @@ def nearest_words_numpy(vectors: np.ndarray, word_id: int, u: np.ndarray, g: np.
 
 def stay_threshold(vectors: np.ndarray, word_id: int, u: np.ndarray) -> np.ndarray:
     """tau* per draw: w stays the output exactly while t <= tau* = min over b_v > 0 of a_v / (2 b_v),
-    so N_w(epsilon) = #{draws: G / epsilon <= tau*} (the closed form of FORMULAS.md section 2)."""
+    so N_w(epsilon) = #{draws: G / epsilon <= tau*} (the closed form in docs/formulas.md, section 2)."""
     x = np.asarray(vectors, dtype=np.float64)
     diff = x - x[word_id]
     a = (diff**2).sum(1)

@@ -39,9 +39,30 @@ def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
 
 
 def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
-    """A log axis labelled at powers of ten only, with unlabelled minor gridlines."""
+    """A log axis with unlabelled minor gridlines. Plotly chooses the labelled ticks, so a
+    range of less than a decade or two still carries several labels (2, 5, 10, 20, ...);
+    powers of ten beyond 10^±4 are written as powers, never with SI prefixes (no "100μ")."""
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-    update(type="log", dtick=1, minor=dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"), **kw)
+    update(type="log", exponentformat="power", minexponent=4,
+           minor=dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"), **kw)
+    return fig
+
+
+def ref_line(fig: go.Figure, x, y, name: str, color: str = "#777", dash: str = "dot", width: float = 2,
+             showlegend: bool = True, row: int | None = None, col: int | None = None, **kw) -> go.Figure:
+    """A reference line (a claim, a target, a marked value) drawn as a data trace from
+    (x[0], y[0]) to (x[1], y[1]).
+
+    Plotly reads the coordinates of shapes and annotations on a log axis as log10 values (a
+    horizontal line "at 6" lands at 10^6 and stretches the axis to a million), so every mark a
+    caption promises is a trace instead: data coordinates on any axis, a name in the legend
+    that says what it is, and something a test can find by that name."""
+    trace = go.Scatter(x=list(x), y=list(y), mode=kw.pop("mode", "lines"), name=name, showlegend=showlegend,
+                       line=dict(color=color, dash=dash, width=width), hoverinfo="skip", **kw)
+    if row is not None:
+        fig.add_trace(trace, row=row, col=col)
+    else:
+        fig.add_trace(trace)
     return fig
 
 

@@ -115,3 +115,99 @@ def test_no_eval_or_exec_anywhere():
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("eval", "exec"), p
+
+
+# --- what the captions promise is drawn, where the data are ------------------------------------------
+
+def _axis_names(fig):
+    return {k: fig.layout[k] for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))}
+
+
+def _trace_values(fig, ref: str):
+    """All finite numeric data of the traces drawn on axis ``ref`` ('x', 'x2', 'y', 'y3', ...)."""
+    import numpy as np
+
+    letter = ref[0]
+    out = []
+    for tr in fig.data:
+        own = getattr(tr, f"{letter}axis", None) if hasattr(tr, f"{letter}axis") else None
+        if (own or letter) != ref:
+            continue
+        vals = getattr(tr, letter, None)
+        if vals is None:
+            continue
+        arr = pd.to_numeric(pd.Series(list(vals)), errors="coerce").to_numpy(dtype=float)
+        out.append(arr[np.isfinite(arr) & (arr > 0)])
+    return np.concatenate(out) if out else np.array([])
+
+
+@pytest.mark.parametrize("fid", IDS)
+def test_no_mark_lands_outside_the_data_on_a_log_axis(fid):
+    """Plotly reads shapes and annotations on a log axis in log10 units: a mark placed in data units
+    (a line "at 6") lands at 10^6 and stretches the axis. Every shape or annotation on a log axis
+    must sit within a decade of that axis's data."""
+    import numpy as np
+
+    fig = figures.run(fid, SMALL.get(fid, {}))[2]
+    axes = _axis_names(fig)
+    for item in list(fig.layout.shapes) + list(fig.layout.annotations):
+        for letter in ("x", "y"):
+            ref = getattr(item, f"{letter}ref", None) or letter
+            name = ref.replace(" domain", "").replace("x", "xaxis").replace("y", "yaxis")
+            if " domain" in ref or ref == "paper" or axes.get(name) is None or axes[name].type != "log":
+                continue
+            data = _trace_values(fig, ref)
+            coords = [getattr(item, a, None) for a in ((letter,) if hasattr(item, "text") else (f"{letter}0", f"{letter}1"))]
+            for c in coords:
+                if c is not None and len(data):
+                    assert np.log10(data.min()) - 1 <= float(c) <= np.log10(data.max()) + 1, (fid, item)
+
+
+def _named(fig, start):
+    return [t for t in fig.data if (t.name or "").startswith(start)]
+
+
+def test_violation_chart_marks_the_chosen_dimension():
+    fig = figures.run("adept-violations", {"dims": "1-80", "pairs": "300", "dim": "64"})[2]
+    (mark,) = _named(fig, "n = 64")
+    assert list(mark.x) == [64, 64] and list(mark.y) == [0, 100]
+    fig = figures.run("adept-violations", {"dims": "1-40", "pairs": "300", "dim": "64"})[2]
+    assert _named(fig, "n = 64") == []  # outside the simulated range: no mark promised
+
+
+def test_epsilon_chart_marks_six_times_the_claim_on_its_data_scale():
+    fig = figures.run("adept-epsilon", {"max_dim": "200"})[2]
+    (mark,) = _named(fig, "6× the claim")
+    assert list(mark.y) == [6, 6] and list(mark.x) == [1, 200]
+    assert len(fig.layout.shapes) == 0
+
+
+def test_calibration_chart_draws_the_target_and_each_matched_epsilon():
+    values, df, fig = figures.run("mdp-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"})
+    (target,) = _named(fig, "target: average n_w at most 10")
+    assert list(target.y) == [10, 10] and list(target.x) == [2, 30]
+    e = float(df["epsilon_at_target"].iloc[0])
+    assert 2 <= e <= 30  # a matched epsilon in data units, within the computed grid
+    (matched,) = _named(fig, "glove-6b-50d: matched ε")
+    assert list(matched.x) == [e, e] and list(matched.y) == [0, 10]
+    assert len(fig.layout.shapes) == 0
+
+
+def test_audit_chart_draws_the_claim_in_each_panel():
+    values, df, fig = figures.run("ome-audit", {"audit_samples": "2000"})
+    claims = _named(fig, "claimed ε")
+    assert len(claims) == 2
+    assert sorted(float(c.y[0]) for c in claims) == [0.001, 1.0]
+    assert all(len(set(c.y)) == 1 and len(c.x) == 3 for c in claims)
+
+
+def test_linking_chart_says_what_its_error_bars_are():
+    fig = figures.run("hoho-linking", SMALL["hoho-linking"])[2]
+    assert "not a standard error" in fig.layout.legend.title.text
+    assert "not a standard error" in figures.get("hoho-linking").caption
+
+
+def test_utility_chart_counts_never_go_below_zero_on_the_right_axis():
+    values, df, fig = figures.run("mdp-utility", SMALL["mdp-utility"])
+    lo, hi = fig.layout.yaxis2.range
+    assert lo == pytest.approx(-0.05 * 100) and hi == pytest.approx(1.05 * 100)  # ticks 0 .. N, aligned with 0 .. 1

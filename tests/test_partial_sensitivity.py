@@ -35,7 +35,7 @@ def test_gradient_norm_matches_the_paper_formula_and_finite_differences():
     pts = np.c_[rng.uniform(1, 2, 50), rng.uniform(0.5, 3, 50)]
     g = a.evaluate(a.norm_fn, pts)
     e = np.exp(2 * pts[:, 1] - pts[:, 0])
-    assert np.allclose(g, np.sqrt((2 * pts[:, 0] - e) ** 2 + (2 * e) ** 2) / 5)  # FORMULAS.md section 4
+    assert np.allclose(g, np.sqrt((2 * pts[:, 0] - e) ** 2 + (2 * e) ** 2) / 5)  # docs/formulas.md, section 4
     for x in pts[:10]:
         fd = _fd_grad(lambda y: a.evaluate(a.norm_fn, y[None])[0], x)
         exact = np.array([a.evaluate(fn, x[None])[0] for fn in a.partial_fns])

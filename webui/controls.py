@@ -23,7 +23,7 @@ import streamlit as st
 from dpviz import cache, figures
 from dpviz.export import find_chromium, image_bytes
 from dpviz.figures import FigureSpec
-from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
 
 ALWAYS_IN_URL = ("seed",)
 # (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
@@ -73,7 +73,9 @@ def _widget(p: Param, where) -> Any:
         return where.multiselect(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
-    return where.text_input(label, key=key, help=helptext, max_chars=p.max_items)
+    # max_items counts characters only for free text; a list's length is counted in values by
+    # the validator, and its raw text is bounded like every other raw value.
+    return where.text_input(label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH)
 
 
 def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:

@@ -1,4 +1,4 @@
-"""Figure specs of the ADePT page (Habernal 2021; ../shared/papers/FORMULAS.md section 1)."""
+"""Figure specs of the ADePT page (Habernal 2021; docs/formulas.md, section 1)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dpviz import adept
 from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, rgba, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
 
 PAGE = "adept"
 
@@ -64,7 +64,7 @@ def _sensitivity_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     lines = [
         ("sensitivity_l1", "true L1 sensitivity 2C√n (what Laplace needs)", 0, 0),
         ("sensitivity_claimed", "claimed sensitivity 2C (ADePT)", 1, 1),
-        ("sensitivity_l2", "L2 sensitivity 2C", 2, 2),
+        ("sensitivity_l2", "L2 sensitivity 2C (the same line as the claim)", 2, 2),
     ]
     for col, name, c, d in lines:
         fig.add_trace(go.Scatter(x=df["dim"], y=df[col], name=name, mode="lines", line=dict(color=OKABE_ITO[c], dash=DASHES[d], width=3 - 0.5 * d)))
@@ -108,7 +108,7 @@ def _epsilon_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_actual"], name="ε actual = ε√n", line=dict(color=OKABE_ITO[1], width=3)), row=1, col=1)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_claimed"], name="ε claimed", line=dict(color=OKABE_ITO[0], dash="dash", width=2.5)), row=1, col=1)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["ratio"], name="ratio = √n", line=dict(color=OKABE_ITO[2], width=3), showlegend=True), row=1, col=2)
-    fig.add_hline(y=6, line=dict(color="#777", dash="dot"), annotation_text="6× (reached at n = 36)", annotation_position="top left", row=1, col=2)
+    ref_line(fig, [1, v["max_dim"]], [6, 6], "6× the claim (reached at n = 36)", row=1, col=2)
     n = min(v["dim"], v["max_dim"])
     _marker_annotation(fig, n, float(adept.epsilon_actual(v["epsilon"], n)), f"n = {n}: ε = {float(adept.epsilon_actual(v['epsilon'], n)):.4g}", row=1, col=1)
     log_axis(fig, "x", title="dimension n (log scale)")
@@ -154,11 +154,12 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
         fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
                                  hovertemplate="n = %{x}<br>%{y:.2f}% of pairs break 2C<extra>" + label + "</extra>"))
     if v["dims"][0] <= v.get("dim", 0) <= v["dims"][-1]:
-        fig.add_vline(x=v["dim"], line=dict(color="#777", dash="dot"), annotation_text=f"n = {v['dim']}", annotation_position="top right")
+        ref_line(fig, [v["dim"], v["dim"]], [0, 100], f"n = {v['dim']} (the dimension chosen above)", color="#555", mode="lines+text",
+                 text=["", f"n = {v['dim']}"], textposition="top right")
     fig.update_xaxes(title="dimension n of the encoder output")
-    fig.update_yaxes(title="pairs with ‖clip(x) − clip(x′)‖₁ > 2C (%)", range=[-2, 102])
-    fig.update_layout(legend=dict(x=0.55, y=0.35))
-    return style(fig, two_line_title("Neighbouring pairs that break ADePT's 2C bound", f"C = {v['clip']:g}, {v['pairs']:,} pairs per point, seed {v['seed']}, shaded: 95% Wilson intervals"))
+    fig.update_yaxes(title="pairs with ‖clip(x) − clip(x′)‖₁ > 2C (%)", range=[-2, 106])
+    fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0))
+    return style(fig, two_line_title("Neighbouring pairs that break ADePT's 2C bound", f"C = {v['clip']:g}, {v['pairs']:,} pairs per point, seed {v['seed']}, shaded: 95% Wilson intervals"), height=560)
 
 
 register(FigureSpec(
@@ -216,7 +217,7 @@ def _geometry_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
         fig.add_trace(go.Scatter3d(z=pair["z"], **kw))
         # The default camera looks down the (1,1,1) diagonal, right through the pair: turn it.
         fig.update_layout(scene=dict(aspectmode="cube", xaxis_title="z₁", yaxis_title="z₂", zaxis_title="z₃",
-                                     camera=dict(eye=dict(x=1.9, y=-1.0, z=0.55))), height=620)
+                                     camera=dict(eye=dict(x=1.9, y=-1.0, z=0.55)), domain=dict(y=[0.22, 1])), height=620)
     else:
         fig.add_trace(go.Scatter(**kw))
         fig.update_xaxes(title="z₁", scaleanchor="y", scaleratio=1, range=[-1.25 * c, 1.25 * c])
@@ -305,7 +306,7 @@ def _fixes_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
 
 def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     x = "dim" if v["sweep"] == "dim" else "epsilon"
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("privacy: ε really guaranteed", "error: RMS ‖M(v) − v‖₂ / C", "utility: mean cos(v, M(v))"), horizontal_spacing=0.1)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("ε really guaranteed", "RMS error / C", "mean cosine"), horizontal_spacing=0.13)
     for k, mech in enumerate(adept.FIXES):
         part = df[df["mechanism"] == mech].sort_values(x)
         style_kw = dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)
@@ -317,9 +318,9 @@ def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     xtitle = "dimension n (log scale)" if x == "dim" else "claimed ε (log scale)"
     log_axis(fig, "x", title=xtitle)
     log_axis(fig, "y", title="ε", row=1, col=1)
-    log_axis(fig, "y", title="RMS error / C", row=1, col=2)
-    fig.update_yaxes(title="cosine", range=[-0.05, 1.05], row=1, col=3)
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0))
+    log_axis(fig, "y", title="‖M(v) − v‖₂ / C", row=1, col=2)
+    fig.update_yaxes(title="cos(v, M(v))", range=[-0.05, 1.05], row=1, col=3)
+    fig.update_layout(legend=dict(orientation="h", y=-0.3, x=0), margin=dict(b=150))
     fixed = f"ε = {v['epsilon']:g}" if x == "dim" else f"n = {v['dim']}"
     return style(fig, two_line_title("ADePT and its fixes: privacy against utility", f"{fixed}, C = {v['clip']:g}, Gaussian δ = {v['delta']:g}, {v['draws']:,} draws per point, seed {v['seed']}"), height=560)
 

@@ -1,4 +1,4 @@
-"""Figure specs of the HoHo page (Salem & Zanella-Beguelin 2021; FORMULAS.md section 3)."""
+"""Figure specs of the HoHo page (Salem & Zanella-Beguelin 2021; docs/formulas.md, section 3)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, style, two_line_title
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
@@ -86,17 +86,18 @@ def _series(df):
         yield k, label, part.sort_values("epsilon")
 
 
-def _line_render(df, v, col, std, ytitle, title, detail, chance=None):
+def _line_render(df, v, col, std, ytitle, title, detail, chance=None, bars=""):
+    """Mean per (mechanism, λ) against ε with ±1 std bars; ``bars`` says in the legend what the bars are."""
     fig = go.Figure()
     for k, label, part in _series(df):
         fig.add_trace(go.Scatter(x=part.epsilon, y=part[col], error_y=dict(type="data", array=part[std], thickness=1), name=label,
                                  mode="lines+markers", line=dict(color=OKABE_ITO[k % 8], dash=DASHES[k % 6], width=2.5)))
     if chance is not None:
-        fig.add_hline(y=chance, line=dict(color="#777", dash="dot"), annotation_text="chance")
+        ref_line(fig, [df.epsilon.min(), df.epsilon.max()], [chance, chance], f"chance ({chance:g})")
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title=ytitle, range=[0.4, 1.02])
-    fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    return style(fig, two_line_title(title, detail), height=460)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22, title=bars), margin=dict(l=80))
+    return style(fig, two_line_title(title, detail), height=480)
 
 
 def _linking_compute(v, progress=None):
@@ -110,19 +111,23 @@ def _recon_compute(v, progress=None):
 register(FigureSpec(
     id="hoho-linking", title="Linking a sentence to its encodings (paper's Figure 1a)", page=PAGE, params=LINK_PARAMS,
     compute=_linking_compute,
-    render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC (mean ± std over targets)",
-                                      "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, {v['repeats']} encodings per target, seed {v['seed']}", 0.5),
+    render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC",
+                                      "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, {v['repeats']} encodings per target, seed {v['seed']}", 0.5,
+                                      "mean over targets; bars: spread (std) across targets, not a standard error<br>"),
     caption=("An attacker who holds a candidate sentence scores every encoding by how many even bits match the candidate's "
              "own encoding. An AUC of 1 means the target's encodings are told apart from every other sentence's: for λ ≥ 10 "
-             "OME links perfectly whatever ε claims, while λ = 1 and the unary baselines stay near chance, as the paper found."),
+             "OME links perfectly whatever ε claims, while λ = 1 and the unary baselines stay near chance, as the paper found. "
+             "The bars are the spread (standard deviation) of the AUC across target sentences, not a standard error: all targets "
+             "share one encoding of every other sentence as negatives, so their AUCs are not independent."),
     columns=("mechanism", "lambda", "epsilon", "auc_mean", "auc_std"), paper_figure=f"{PAPER}, Figure 1a",
 ))
 
 register(FigureSpec(
     id="hoho-reconstruction", title="Reconstructing the plaintext bits (paper's Figure 1b)", page=PAGE, params=LINK_PARAMS,
     compute=_recon_compute,
-    render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered (mean ± std)",
-                                      "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5),
+    render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered",
+                                      "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5,
+                                      "mean over sentences; bars: spread (std) across sentences<br>"),
     caption=("Taking the perturbed bits as they are recovers the plaintext's even bits with probability about λ/(1+λ): "
              "99% at λ = 100, 91% at λ = 10, chance at λ = 1, whatever the claimed ε. For SUE and OUE the share is high "
              "only because most unary bits are zeros."),
@@ -205,8 +210,9 @@ def _example_render(df: pd.DataFrame, v) -> go.Figure:
     z = np.vstack([df.original, df.encoded, (df.original == df.encoded) & df.even]).astype(float)
     fig = go.Figure(go.Heatmap(z=z, y=["plaintext bits", "one OME encoding", "even bits that match"], colorscale=[[0, "#f2f2f2"], [1, "#0072B2"]],
                                showscale=False, xgap=0.5, ygap=3, hovertemplate="bit %{x}: %{z}<extra>%{y}</extra>"))
-    fig.update_xaxes(title="bit position (11 bits per value; the attack reads the even positions)")
+    fig.update_xaxes(title="bit position (11 bits per value; the attack reads even positions)")
     fig.update_yaxes(autorange="reversed")
+    fig.update_layout(margin=dict(l=150, r=30, b=70))
     title = two_line_title(f"HoHo score {own:.3f} against the true sentence, {wrong:.3f} against sentence #{other}",
                            f"#{v['sentence_index']}: \"{sents[v['sentence_index']][:80]}\" · λ = {v['example_lambda']:g}, ε = {v['example_epsilon']:g}")
     return style(fig, title, height=330)
@@ -254,11 +260,12 @@ def _audit_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Bar(x=x, y=part.epsilon_exact, name="exact worst case", marker_color=OKABE_ITO[0], showlegend=c == 1), row=1, col=c)
         fig.add_trace(go.Bar(x=x, y=part.epsilon_lower_bound, name="auditor's lower bound (90%)", marker_color=OKABE_ITO[1], showlegend=c == 1,
                              text=[f"{e:.2f}" for e in part.epsilon_lower_bound], textposition="outside"), row=1, col=c)
-        fig.add_hline(y=eps, line=dict(color="#000", dash="dash"), row=1, col=c)
+        ref_line(fig, x, [eps] * len(x), "claimed ε", color="#000", dash="dash", width=2.5, showlegend=c == 1, row=1, col=c,
+                 mode="lines+markers", marker=dict(symbol="line-ew", size=60, line=dict(width=2.5, color="#000")))
     log_axis(fig, "y", title="ε (log scale)")
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.18))
     return style(fig, two_line_title("An empirical audit of OME on one float in [−10, 10] (paper's Figure 2)",
-                                     f"dashed: the claim; {v['audit_samples']:,} samples per probability, c = {v['audit_c']:g}, seed {v['seed']}"), height=480)
+                                     f"dashed: the claim; no orange bar: the auditor proved nothing (bound 0); {v['audit_samples']:,} samples, c = {v['audit_c']:g}, seed {v['seed']}"), height=480)
 
 
 register(FigureSpec(
@@ -307,8 +314,9 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     for k, label, part in _series(df[df.mechanism != "none"]):
         fig.add_trace(go.Scatter(x=part.epsilon, y=part.accuracy_mean, error_y=dict(type="data", array=part.accuracy_std, thickness=1), name=label,
                                  mode="lines+markers", line=dict(color=OKABE_ITO[k % 8], dash=DASHES[k % 6], width=2.5)))
-    fig.add_hline(y=base.accuracy_mean, line=dict(color="#000", dash="dash"), annotation_text=f"unperturbed bits: {base.accuracy_mean:.2f}")
-    fig.add_hline(y=0.5, line=dict(color="#777", dash="dot"), annotation_text="chance", annotation_position="bottom right")
+    span = [df.epsilon.min(), df.epsilon.max()]
+    ref_line(fig, span, [base.accuracy_mean] * 2, f"unperturbed bits: {base.accuracy_mean:.2f}", color="#000", dash="dash")
+    ref_line(fig, span, [0.5, 0.5], "chance (0.5)")
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title="accuracy (5-fold CV)", range=[0.3, 1.0])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))

@@ -1,4 +1,4 @@
-"""Figure specs of the metric-DP page (Feyisetan et al. 2020; FORMULAS.md section 2)."""
+"""Figure specs of the metric-DP page (Feyisetan et al. 2020; docs/formulas.md, section 2)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dpviz.data.embeddings import resolve
 from dpviz.figures import FigureSpec, hosted_mode, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, rgba, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -196,16 +196,21 @@ def _hist_compute(v, progress=None) -> pd.DataFrame:
 def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     embs = list(dict.fromkeys(df.embedding))
     titles = [f"{STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
-    fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.16, horizontal_spacing=0.08)
+    fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
             for k, (eps, part) in enumerate(df[(df.embedding == emb) & (df.statistic == stat)].groupby("epsilon")):
                 fig.add_trace(go.Scatter(x=(part.bin_low + part.bin_high) / 2, y=part["count"].replace(0, np.nan), mode="lines+markers",
                                          line=dict(color=OKABE_ITO[k % 8], shape="hvh"), name=f"ε = {eps:g}", legendgroup=str(eps),
                                          showlegend=(r == 1 and c == 1)), row=r, col=c)
-            fig.update_xaxes(title=f"{stat} (of {v['samples']:,})", row=r, col=c)
-    log_axis(fig, "y", title="words (log scale)")
-    return style(fig, two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"), height=620)
+            fig.update_xaxes(title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {v['samples']:,})", standoff=4), row=r, col=c)
+    top = max(1, int(df["count"].max()))
+    # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
+    log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
+    if top < 10:
+        fig.update_yaxes(tickmode="array", tickvals=list(range(1, top + 1)))
+    fig.update_layout(legend=dict(title="ε"))
+    return style(fig, two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"), height=660)
 
 
 register(FigureSpec(
@@ -252,13 +257,17 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Scatter(x=part.epsilon, y=part["mean"], name=emb, mode="lines+markers", line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)))
         row = df[df.embedding == emb].iloc[0]
         if np.isfinite(row.epsilon_at_target):
-            fig.add_vline(x=row.epsilon_at_target, line=dict(color=OKABE_ITO[k], dash="dot"), annotation_text=f"{emb}: ε ≈ {row.epsilon_at_target:.3g}",
-                          annotation_position="top left" if k == 0 else "bottom right")
-    fig.add_hline(y=v["target"], line=dict(color="#000", dash="dash"), annotation_text=f"target: {v['target_op'].replace('_', ' ')} {v['target']:g}")
+            e = row.epsilon_at_target
+            ref_line(fig, [e, e], [0, v["target"]], f"{emb}: matched ε ≈ {e:.3g}", color=OKABE_ITO[k], dash="dot", mode="lines+markers",
+                     marker=dict(size=[0, 12], symbol="diamond", color=OKABE_ITO[k]))
+    eps = s["epsilon"]
+    ref_line(fig, [eps.min(), eps.max()], [v["target"]] * 2, f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
+             color="#000", dash="dash")
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
-    fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    return style(fig, two_line_title("Calibrate ε to a plausible-deniability target", "dotted: the ε at which each embedding's average reaches the target (matched ε)"), height=460)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22))
+    return style(fig, two_line_title("Calibrate ε to a plausible-deniability target",
+                                     "dashed: the target; dotted with ◆: the ε at which each embedding's average reaches it (matched ε)"), height=500)
 
 
 register(FigureSpec(
@@ -325,7 +334,9 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_s_w, name=f"{emb}: average S_w (privacy)", line=dict(color=OKABE_ITO[k], dash="dot", width=2), legendgroup=emb), secondary_y=True)
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="utility (cosine, share kept)", range=[-0.05, 1.05], secondary_y=False)
-    fig.update_yaxes(title=f"average S_w (of {v['samples']:,})", secondary_y=True, showgrid=False)
+    n = v["samples"]
+    # the same relative range as the left axis, so 0 and N sit on the left axis's 0 and 1
+    fig.update_yaxes(title=f"average S_w (of {n:,})", secondary_y=True, showgrid=False, range=[-0.05 * n, 1.05 * n])
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
     return style(fig, two_line_title("Utility beside privacy", f"{_caption_n(v)}"), height=500)
 

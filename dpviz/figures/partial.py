@@ -1,4 +1,4 @@
-"""Figure specs of the partial-sensitivity page (Mueller et al. 2022; FORMULAS.md section 4)."""
+"""Figure specs of the partial-sensitivity page (Mueller et al. 2022; docs/formulas.md, section 4)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ def _query_render(df: pd.DataFrame, v) -> go.Figure:
                            text=[f"{x:.4g}" for x in df["partial_sensitivity_at_argmax"]], textposition="outside"))
     fig.add_hline(y=0, line=dict(color="#444"))
     fig.update_xaxes(title="attribute")
-    fig.update_yaxes(title="partial sensitivity ∂g/∂x at the maximiser")
-    return style(fig, two_line_title(f"Global sensitivity {gs:.8g} at ({where})", f"shgo, checked on a grid (grid max {df['grid_max'].iloc[0]:.8g}); N = {v['individuals']} individuals"), height=420)
+    fig.update_yaxes(title="∂g/∂x at the maximiser")
+    fig.update_layout(margin=dict(t=110))
+    return style(fig, two_line_title(f"Global sensitivity {gs:.8g} at ({where})", f"shgo, checked on a grid (grid max {df['grid_max'].iloc[0]:.8g}); N = {v['individuals']} individuals"), height=440)
 
 
 register(FigureSpec(
@@ -101,14 +102,17 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
     if v["view"] == "scatter3d":
         fig = go.Figure(go.Scatter3d(
             x=df["partial_x"], y=df["partial_y"], z=df["gradient_norm"], mode="markers",
-            marker=dict(size=2.5, color=df["gradient_norm"], colorscale="Viridis", colorbar=dict(title="g")),
+            marker=dict(size=2.5, color=df["gradient_norm"], colorscale="Viridis", colorbar=dict(title="g", len=0.7, y=0.45, thickness=14)),
             name="grid points", hovertemplate=f"∂g/∂{xa} = %{{x:.4g}}<br>∂g/∂{ya} = %{{y:.4g}}<br>g = %{{z:.4g}}<extra></extra>"))
         fig.add_trace(go.Scatter3d(x=[top.partial_x], y=[top.partial_y], z=[top.gradient_norm], mode="markers+text",
-                                   marker=dict(size=8, color="#D55E00", symbol="diamond"), text=[f"max g = {top.gradient_norm:.6g}"], name="global maximum"))
-        fig.update_layout(scene=dict(xaxis_title=f"∂g/∂{xa}", yaxis_title=f"∂g/∂{ya}", zaxis_title="gradient norm g"),
+                                   marker=dict(size=8, color="#D55E00", symbol="diamond"), text=[f"max g = {top.gradient_norm:.6g}"],
+                                   textposition="bottom center", name=f"global maximum, g = {top.gradient_norm:.6g}"))
+        # camera back from the box so that no axis title or the maximum's label leaves the picture
+        fig.update_layout(scene=dict(xaxis_title=f"∂g/∂{xa}", yaxis_title=f"∂g/∂{ya}", zaxis_title="g",
+                                     camera=dict(eye=dict(x=1.9, y=1.9, z=1.25)), domain=dict(x=[0, 0.9], y=[0, 0.9])),
                           legend=dict(x=0, y=1), height=620)
     else:
-        fig = make_subplots(rows=1, cols=3, subplot_titles=("gradient norm g", f"∂g/∂{xa}", f"∂g/∂{ya}"), horizontal_spacing=0.13)
+        fig = make_subplots(rows=1, cols=3, subplot_titles=("gradient norm g", f"∂g/∂{xa}", f"∂g/∂{ya}"), horizontal_spacing=0.16)
         xs, ys = np.sort(df["x"].unique()), np.sort(df["y"].unique())
         for c, col in enumerate(("gradient_norm", "partial_x", "partial_y"), start=1):
             z = df.pivot(index="y", columns="x", values=col).loc[ys, xs].to_numpy()
@@ -116,7 +120,8 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
             lim = float(np.nanmax(np.abs(z))) if diverging else None
             fig.add_trace(go.Contour(x=xs, y=ys, z=z, colorscale="RdBu_r" if diverging else "Viridis", zmid=0 if diverging else None,
                                      zmin=-lim if diverging else None, zmax=lim if diverging else None, ncontours=20, showscale=True,
-                                     colorbar=dict(x=fig.layout[f"xaxis{c if c > 1 else ''}"].domain[1] + 0.01, len=0.9, thickness=12)), row=1, col=c)
+                                     colorbar=dict(x=fig.layout[f"xaxis{c if c > 1 else ''}"].domain[1] + 0.01, len=0.9, thickness=10,
+                                                   tickfont=dict(size=11), nticks=5)), row=1, col=c)
             fig.add_trace(go.Scatter(x=[top.x], y=[top.y], mode="markers", marker=dict(color="#D55E00", size=12, symbol="x", line=dict(width=2)),
                                      name="global maximum", showlegend=c == 1), row=1, col=c)
             fig.update_xaxes(title=xa, row=1, col=c)
@@ -164,16 +169,16 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
     first = df.drop_duplicates("individual")
     who = first["individual"].astype(str)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12,
-                        subplot_titles=(f"Rényi-DP ε at α = {v['alpha']:g}", "share of the loss from each attribute"))
+                        subplot_titles=(f"Rényi-DP ε at α = {v['alpha']:g} (label: most sensitive attribute)", "share of g² from each attribute"))
     fig.add_trace(go.Bar(x=who, y=first["rdp_epsilon"], marker_color="#555", name="ε_RDP", showlegend=False,
-                         text=[f"most sensitive: {m}" for m in first["most_sensitive_attribute"]], textposition="outside",
+                         text=[f"{m}" for m in first["most_sensitive_attribute"]], textposition="outside", textfont=dict(size=14),
                          hovertemplate="individual %{x}<br>ε_RDP = %{y:.4g}<extra></extra>"), row=1, col=1)
     for k, (name, part) in enumerate(df.groupby("attribute", sort=False)):
         fig.add_trace(go.Bar(x=part["individual"].astype(str), y=100 * part["share_of_loss"], name=f"from ∂f/∂{name}",
                              marker_color=OKABE_ITO[k % 8], customdata=np.c_[part["value"], part["partial_sensitivity"]],
                              hovertemplate=f"{name} = %{{customdata[0]:.4g}}<br>∂g/∂{name} = %{{customdata[1]:.4g}}<br>%{{y:.1f}}% of the loss<extra></extra>"),
                       row=1, col=2)
-    fig.update_layout(barmode="stack", legend=dict(orientation="h", y=-0.2, x=0.55))
+    fig.update_layout(barmode="stack", legend=dict(orientation="h", y=-0.2, x=0.55), uniformtext=dict(minsize=12, mode="show"))
     fig.update_xaxes(title="individual")
     log_axis(fig, "y", title="ε_RDP (log scale)", row=1, col=1)
     fig.update_yaxes(title="% of g²", range=[0, 100], row=1, col=2)
@@ -228,9 +233,9 @@ def _maps_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _maps_render(df: pd.DataFrame, v) -> go.Figure:
-    titles = ["class 0: vertical bar", "SGD, class-0 images", "DP-SGD, class-0 images",
-              "class 1: horizontal bar", "SGD, class-1 images", "DP-SGD, class-1 images"]
-    fig = make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.06, vertical_spacing=0.12)
+    titles = ["class 0 (vertical bar)", "SGD, class 0", "DP-SGD, class 0",
+              "class 1 (horizontal bar)", "SGD, class 1", "DP-SGD, class 1"]
+    fig = make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
     vmax = float(df.loc[df.sample_class != "all", "max_partial_sensitivity"].max())
     for r, (cls, proto) in enumerate(zip(("vertical", "horizontal"), bn.prototypes()), start=1):
         fig.add_trace(go.Heatmap(z=proto, colorscale="Greys", showscale=False, zmin=0, zmax=1, hoverinfo="skip"), row=r, col=1)
@@ -238,11 +243,12 @@ def _maps_render(df: pd.DataFrame, v) -> go.Figure:
             part = df[(df.optimizer == opt) & (df.sample_class == cls)]
             z = part.pivot(index="pixel_row", columns="pixel_col", values="max_partial_sensitivity").to_numpy()
             fig.add_trace(go.Heatmap(z=z, colorscale="Viridis", zmin=0, zmax=vmax, showscale=(r == 1 and c == 3),
-                                     colorbar=dict(title="max |∂G/∂pixel|", len=0.9),
-                                     text=np.round(z, 3), texttemplate="%{text}", textfont=dict(size=10),
+                                     colorbar=dict(title=dict(text="max<br>|∂G/∂pixel|", side="top"), len=0.9, thickness=14),
+                                     text=z, texttemplate="%{text:.2f}", textfont=dict(size=11),
                                      hovertemplate="row %{y}, col %{x}: %{z:.4g}<extra></extra>"), row=r, col=c)
     fig.update_yaxes(autorange="reversed", showticklabels=False, scaleanchor=None)
     fig.update_xaxes(showticklabels=False)
+    fig.update_layout(margin=dict(l=20, r=20))
     return style(fig, two_line_title("Which pixels drive the per-example gradient norm: SGD vs. DP-SGD",
                                      f"max over {v['eval_per_class']:,} images per class of |∂G/∂pixel|, G = ‖∇_θ loss‖; shared colour scale"), height=640)
 
