@@ -58,6 +58,11 @@ def image_bytes(fig: go.Figure, fmt: str, scale: float = 2.0) -> bytes:
     return pio.to_image(fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
 
 
+def html_page(fig: go.Figure) -> str:
+    """A self-contained HTML page of the figure: plotly.js inlined, so it opens offline."""
+    return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
 def write(df: pd.DataFrame, fig: go.Figure, path: str | os.PathLike) -> Path:
     """Write ``df`` or ``fig`` to ``path`` in the format its suffix names."""
     path = Path(path)
@@ -70,7 +75,7 @@ def write(df: pd.DataFrame, fig: go.Figure, path: str | os.PathLike) -> Path:
     elif suffix == ".json":
         data = fig.to_json()
     elif suffix == ".html":
-        data = fig.to_html(include_plotlyjs=True, full_html=True)
+        data = html_page(fig)
     else:
         data = image_bytes(fig, suffix)
     path.parent.mkdir(parents=True, exist_ok=True)

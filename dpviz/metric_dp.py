@@ -209,11 +209,16 @@ def mdp_stats(
         raise ValueError(f"samples must be >= 1, got {samples}")
     if not 0 <= eta < 1:
         raise ValueError(f"eta must be in [0, 1), got {eta}")
+    if progress:
+        progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
     x64 = emb.vectors64
     norms = np.sqrt(emb.sq_norms)
     rows = []
     for k, wid in enumerate(word_ids):
         wid = int(wid)
+        if progress:
+            progress(k / len(word_ids), f"{emb.name}: word {k + 1} of {len(word_ids)} (“{emb.vocab[wid]}”), "
+                                        f"{samples:,} releases, nearest word among {emb.size:,}")
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
         out = nearest_words(emb, wid, u, g, eps)
         cos = (x64[out] @ x64[wid]) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)

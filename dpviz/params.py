@@ -30,6 +30,9 @@ class Param:
     allowed strings of ``choice``/``choices``; ``max_items`` caps list lengths (and the
     length of ``text``, whose content the figure that uses it checks further).
     ``hosted_max`` is the lower cap applied in hosted-demo mode (compute-heavy knobs).
+    ``options`` lists suggested values of a ``text`` parameter (named by ``choice_labels``):
+    the page offers them in a select box, while the URL and the command line still take any
+    text the figure accepts (an uploaded file's reference, a local path).
     """
 
     name: str
@@ -45,6 +48,7 @@ class Param:
     log: bool = False
     hosted_max: float | None = None
     choice_labels: Mapping[str, str] = field(default_factory=dict)
+    options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -6,6 +6,7 @@ colour-vision deficiencies; figures also vary dash patterns so they survive grey
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -38,13 +39,55 @@ def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
     return fig
 
 
+def log_ticks(low: float, high: float) -> dict:
+    """Labelled ticks for a log axis spanning [low, high] (both > 0): 1-2-5 steps when the data
+    span at most 2.5 decades (so a narrow range still has several labels), powers of ten when
+    wider, every other power beyond 8 decades. Plain numbers from 0.001 to 100,000, powers of
+    ten outside (never SI prefixes such as "100μ")."""
+    if not (np.isfinite(low) and np.isfinite(high) and 0 < low <= high):
+        return {}
+    lo, hi = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))
+    decades = np.log10(high / low)
+    steps = (1, 2, 5) if decades <= 2.5 else (1,)
+    stride = 2 if decades > 8 else 1
+    values = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in steps if (k - lo) % stride == 0 or m != 1]
+    values = [v for v in values if low / 1.6 <= v <= high * 1.6]
+    minor = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in range(1, 10) if low / 1.6 <= m * 10.0**k <= high * 1.6]
+    return dict(tickmode="array", tickvals=values, ticktext=[_tick_text(v) for v in values],
+                minor=dict(tickmode="array", tickvals=minor, ticks="outside", showgrid=True, gridcolor="#f3f3f3"))
+
+
+def _tick_text(v: float) -> str:
+    if 1e-3 <= v < 1e5:
+        return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+    k = int(np.floor(np.log10(v) + 1e-9))
+    m = round(v / 10.0**k)
+    return (f"{m}×" if m != 1 else "") + f"10<sup>{k}</sup>"
+
+
+def _positive_values(fig: go.Figure, axis: str, row=None, col=None) -> np.ndarray:
+    traces = fig.select_traces(row=row, col=col) if row is not None else fig.data
+    out = []
+    for tr in traces:
+        vals = getattr(tr, axis, None)
+        if vals is None or isinstance(vals, str):
+            continue
+        try:
+            arr = np.asarray(list(vals), dtype=float)
+        except (TypeError, ValueError):
+            continue  # categories
+        out.append(arr[np.isfinite(arr) & (arr > 0)])
+    return np.concatenate(out) if out else np.array([])
+
+
 def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
-    """A log axis with unlabelled minor gridlines. Plotly chooses the labelled ticks, so a
-    range of less than a decade or two still carries several labels (2, 5, 10, 20, ...);
-    powers of ten beyond 10^±4 are written as powers, never with SI prefixes (no "100μ")."""
+    """A log axis with unlabelled minor gridlines and labelled ticks from :func:`log_ticks` over
+    the data drawn on it (call it after adding the traces)."""
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-    update(type="log", exponentformat="power", minexponent=4,
-           minor=dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"), **kw)
+    vals = _positive_values(fig, axis, kw.get("row"), kw.get("col"))
+    ticks = log_ticks(float(vals.min()), float(vals.max())) if len(vals) else {}
+    ticks.setdefault("minor", dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"))
+    update(type="log", **ticks, **kw)
     return fig
 
 

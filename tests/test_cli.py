@@ -1,6 +1,7 @@
 """The command line: listing, every output format, and bad input (one line, exit 2)."""
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def test_json_and_html(tmp_path):
     assert cli("figure", "adept-geometry", "--out", str(tmp_path / "g.html")).returncode == 0
     html = (tmp_path / "g.html").read_text()
     assert "<html>" in html and "plotly" in html.lower()
+    assert re.search(r"<script[^>]+src=\"https?://", html) is None and len(html) > 1_000_000  # plotly.js inlined: opens offline
 
 
 @needs_chromium

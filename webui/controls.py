@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz import cache, figures
-from dpviz.export import find_chromium, image_bytes
+from dpviz.export import find_chromium, html_page, image_bytes
 from dpviz.figures import FigureSpec
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
 
@@ -73,9 +73,40 @@ def _widget(p: Param, where) -> Any:
         return where.multiselect(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
+    if p.kind == "text" and p.options:
+        return _text_with_options(p, where, label, helptext)
     # max_items counts characters only for free text; a list's length is counted in values by
     # the validator, and its raw text is bounded like every other raw value.
     return where.text_input(label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH)
+
+
+OTHER = "\x00other"
+"""The select-box entry that opens a text box for a value outside a parameter's options."""
+
+
+def _option_label(p: Param, value: str) -> str:
+    if value == OTHER:
+        return "a file on this machine (type its path)…"
+    if value.startswith(cache.UPLOAD_PREFIX):
+        return f"your upload ({value[len(cache.UPLOAD_PREFIX):]})"
+    return p.choice_labels.get(value, value)
+
+
+def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
+    """A select box of a text parameter's suggested values, plus the current value when it is
+    something else (an upload, a path from a link), plus, when running locally, an entry that
+    opens a text box for a path. Returns the raw value for the validator."""
+    current = st.session_state.get(p.name, p.default)
+    options = list(p.options)
+    if current not in options and current != OTHER:
+        options.append(current)
+    if not figures.hosted_mode():
+        options.append(OTHER)
+    choice = where.selectbox(label, options, key=p.name, help=helptext, format_func=lambda v: _option_label(p, v))
+    if choice != OTHER:
+        return choice
+    return where.text_input(f"{label}: file path", key=f"_{p.name}_path", help="A .vec/.txt/.bin file on the machine running dpviz.",
+                            max_chars=p.max_items, placeholder="/data/crawl-300d-2M.vec") or p.default
 
 
 def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
@@ -239,7 +270,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
     else:
         for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
             col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: image_bytes(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
-    cols[4].download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn"), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
+    cols[4].download_button("⬇ HTML", lambda: html_page(fig), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
     with chart_col.expander("Reproduce this figure"):
         st.markdown("Link to this view (all the page's settings, seed included):")
         st.code(share_link(canonical_query(page_params, values)), language=None)

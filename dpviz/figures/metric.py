@@ -21,8 +21,15 @@ from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
 
-EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), or the path of a .vec/.txt/.bin file (uploads on the page).", max_items=300)
-COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding to overlay (same choices as Embedding), or none.", max_items=300)
+EMBEDDING_LABELS = {
+    "glove-6b-50d": "GloVe 6B 50d (built in, 400,000 words)",
+    "fasttext-local": "fastText 100d trained here (stand-in, ~15 s once)",
+    "none": "none",
+}
+EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
+                  max_items=300, options=("glove-6b-50d", "fasttext-local"), choice_labels=EMBEDDING_LABELS)
+COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding to overlay (same choices as Embedding), or none.",
+                max_items=300, options=("none", "glove-6b-50d", "fasttext-local"), choice_labels=EMBEDDING_LABELS)
 EPSILONS = Param("epsilons", "float_list", (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40), "Values of ε", "The privacy parameters to compute, comma-separated.", min=0.01, max=1000.0, max_items=40)
 WORDS = Param("words", "int", 10, "Words sampled", "How many words to draw (uniformly, seeded) from the most frequent ones.", min=1, max=2000, hosted_max=50)
 WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500)
@@ -207,8 +214,6 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     top = max(1, int(df["count"].max()))
     # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
     log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
-    if top < 10:
-        fig.update_yaxes(tickmode="array", tickvals=list(range(1, top + 1)))
     fig.update_layout(legend=dict(title="ε"))
     return style(fig, two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"), height=660)
 
