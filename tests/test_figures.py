@@ -203,7 +203,7 @@ def test_audit_chart_draws_the_claim_in_each_panel():
 
 def test_linking_chart_says_what_its_error_bars_are():
     fig = figures.run("hoho-linking", SMALL["hoho-linking"])[2]
-    assert "not a standard error" in fig.layout.legend.title.text
+    assert "not a standard error" in fig.layout.title.text
     assert "not a standard error" in figures.get("hoho-linking").caption
 
 

@@ -96,8 +96,8 @@ def _line_render(df, v, col, std, ytitle, title, detail, chance=None, bars=""):
         ref_line(fig, [df.epsilon.min(), df.epsilon.max()], [chance, chance], f"chance ({chance:g})")
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title=ytitle, range=[0.4, 1.02])
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, title=bars), margin=dict(l=80))
-    return style(fig, two_line_title(title, detail), height=480)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22), margin=dict(l=80))
+    return style(fig, two_line_title(title, f"{detail}<br>{bars}" if bars else detail), height=490)
 
 
 def _linking_compute(v, progress=None):
@@ -113,7 +113,7 @@ register(FigureSpec(
     compute=_linking_compute,
     render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC",
                                       "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, {v['repeats']} encodings per target, seed {v['seed']}", 0.5,
-                                      "mean over targets; bars: spread (std) across targets, not a standard error<br>"),
+                                      "mean over targets; bars: spread (std) across targets, not a standard error"),
     caption=("An attacker who holds a candidate sentence scores every encoding by how many even bits match the candidate's "
              "own encoding. An AUC of 1 means the target's encodings are told apart from every other sentence's: for λ ≥ 10 "
              "OME links perfectly whatever ε claims, while λ = 1 and the unary baselines stay near chance, as the paper found. "
@@ -127,7 +127,7 @@ register(FigureSpec(
     compute=_recon_compute,
     render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered",
                                       "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5,
-                                      "mean over sentences; bars: spread (std) across sentences<br>"),
+                                      "mean over sentences; bars: spread (std) across sentences"),
     caption=("Taking the perturbed bits as they are recovers the plaintext's even bits with probability about λ/(1+λ): "
              "99% at λ = 100, 91% at λ = 10, chance at λ = 1, whatever the claimed ε. For SUE and OUE the share is high "
              "only because most unary bits are zeros."),

@@ -109,7 +109,7 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
                                    textposition="bottom center", name=f"global maximum, g = {top.gradient_norm:.6g}"))
         # camera back from the box so that no axis title or the maximum's label leaves the picture
         fig.update_layout(scene=dict(xaxis_title=f"∂g/∂{xa}", yaxis_title=f"∂g/∂{ya}", zaxis_title="g",
-                                     camera=dict(eye=dict(x=1.9, y=1.9, z=1.25)), domain=dict(x=[0, 0.9], y=[0, 0.9])),
+                                     camera=dict(eye=dict(x=1.6, y=1.6, z=1.2), center=dict(x=0, y=0, z=-0.12)), domain=dict(x=[0, 0.88], y=[0.04, 0.92])),
                           legend=dict(x=0, y=1), height=620)
     else:
         fig = make_subplots(rows=1, cols=3, subplot_titles=("gradient norm g", f"∂g/∂{xa}", f"∂g/∂{ya}"), horizontal_spacing=0.16)
