@@ -10,7 +10,7 @@ attained at x = (C/sqrt(n)) (1, ..., 1) and x' = -x. So ADePT is epsilon*sqrt(n)
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -416,6 +416,49 @@ def exceed_probability_exact(dim: int, epsilon: float, digits: int = 60) -> floa
         return float(prob)
 
 
+def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18) -> tuple[float, float]:
+    """Rigorous lower and upper bounds on P[L > epsilon] at the worst-case pair, in milliseconds
+    for any n (the slider's route; :func:`exceed_probability_exact` is the reference for small n).
+
+    Each coordinate's loss term is put on the lattice of step h = a/M (a = epsilon/sqrt(n)):
+    the atoms +a and -a lie on it exactly; the middle term a(2W - 1), W on [0, 1) with density
+    (a/2) e^(-a) e^(aW), is rounded up to the next lattice point for the upper bound and down
+    for the lower bound (the mass of each lattice cell in closed form). Rounding every
+    coordinate up can only raise the sum, so P[sum_up > epsilon] >= P[L > epsilon] >=
+    P[sum_down > epsilon]. The n-fold sums are one FFT power each; M is as large as
+    ``max_points`` lattice points allow (the bounds tighten like 1/M). The atom L = epsilon of
+    square n is excluded from both, as it must be ("> epsilon").
+    """
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    n = int(dim)
+    a = epsilon / np.sqrt(n)
+    m = int(max(8, min(4096, (max_points - 1) // (2 * n))))  # n * 2m + 1 lattice points fill one FFT size
+    j = np.arange(-m, m + 1)  # lattice index: value j * a / m
+    # mass of the middle term with x = m(2W - 1) in [j, j + 1): W in [(j/m + 1)/2, ((j+1)/m + 1)/2)
+    w0 = (j[:-1] / m + 1) / 2
+    w1 = (j[1:] / m + 1) / 2
+    cell = 0.5 * np.exp(-a) * (np.exp(a * w1) - np.exp(a * w0))  # cells [j, j+1) for j = -m .. m-1
+    up = np.zeros(2 * m + 1)
+    down = np.zeros(2 * m + 1)
+    up[1:] += cell     # [j, j+1) rounded up to j + 1
+    down[:-1] += cell  # rounded down to j
+    for pmf in (up, down):
+        pmf[-1] += 0.5                 # +a
+        pmf[0] += 0.5 * np.exp(-a)     # -a
+    size = 1 << int(np.ceil(np.log2(n * 2 * m + 1)))
+    threshold = np.sqrt(n) * m  # epsilon on the summed lattice (offset -n m removed below)
+    out = []
+    for pmf in (down, up):
+        total = np.fft.irfft(np.fft.rfft(pmf, size) ** n, size)[: n * 2 * m + 1]
+        index = np.arange(n * 2 * m + 1) - n * m
+        # the sum sits on whole lattice points: above epsilon means index > sqrt(n) m, and for
+        # square n the point sqrt(n) m itself (L = epsilon) does not count
+        above = index > threshold + 1e-9 * max(1.0, threshold)
+        out.append(float(np.clip(total[above].sum(), 0.0, 1.0)))
+    return out[0], out[1]
+
+
 # --- the fixes: privacy and utility ----------------------------------------------------
 
 def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
@@ -475,6 +518,59 @@ def noise_rms(kind: str, scale: float, dim: int) -> float:
     return float(scale * np.sqrt(2 * dim) if kind == "laplace" else scale * np.sqrt(dim))
 
 
+def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.ndarray | float]:
+    """The epsilon-free part of :func:`fixes_utility` for one dimension: a signal v on the sphere
+    of radius C in uniformly random directions, its L1-clipped version v1, standard Laplace and
+    Gaussian noise (common random numbers: every epsilon and mechanism reuses them), reduced to
+    the per-draw dot products the cosine needs. With s the signal and e the standard noise,
+    M(v) = s + k e for a noise scale k, so
+        cos(v, M(v)) = (s.v + k e.v) / (C sqrt(|s|^2 + 2k s.e + k^2 |e|^2)),
+    exact for every scale k from these five numbers per draw."""
+    _check_dim(dim)
+    rng = stream(seed, 7, int(dim))
+    u = rng.standard_normal((int(draws), int(dim)))
+    v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
+    v1 = clip_l1(v, clip)
+    lap = rng.laplace(0.0, 1.0, size=v.shape)
+    gau = rng.standard_normal(v.shape)
+    out: dict[str, np.ndarray | float] = {"bias_sq": float(np.mean(np.sum((v1 - v) ** 2, axis=1)))}
+    for sname, sig in (("v", v), ("v1", v1)):
+        out[f"{sname}.v"] = np.einsum("ij,ij->i", sig, v)
+        out[f"{sname}.{sname}"] = np.einsum("ij,ij->i", sig, sig)
+        for ename, e in (("lap", lap), ("gau", gau)):
+            out[f"{sname}.{ename}"] = np.einsum("ij,ij->i", sig, e)
+    for ename, e in (("lap", lap), ("gau", gau)):
+        out[f"{ename}.v"] = np.einsum("ij,ij->i", e, v)
+        out[f"{ename}.{ename}"] = np.einsum("ij,ij->i", e, e)
+    return out
+
+
+FIXES_COLUMNS = ["mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale",
+                 "rms_error", "rms_error_relative", "cosine", "cosine_se"]
+
+
+def fixes_evaluate(
+    draws_by_dim: Mapping[int, Mapping[str, Any]], dims: Sequence[int], epsilons: Sequence[float], clip: float,
+    delta: float, mechanisms: Sequence[str] = FIXES,
+) -> pd.DataFrame:
+    """Privacy and utility at every (n, epsilon) from :func:`fixes_draws` of each n (no sampling)."""
+    rows = []
+    for n in dims:
+        d = draws_by_dim[int(n)]
+        for eps in epsilons:
+            for mech in mechanisms:
+                kind, scale, eps_true, dlt = fix_noise(mech, int(n), clip, float(eps), delta)
+                s = "v1" if mech == "l1_clip" else "v"
+                e = "lap" if kind == "laplace" else "gau"
+                num = d[f"{s}.v"] + scale * d[f"{e}.v"]
+                norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
+                cos = num / (np.sqrt(norm_sq) * clip)
+                rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, int(n)) ** 2)
+                rows.append((mech, int(n), float(eps), eps_true, dlt, scale, rms, rms / clip, float(cos.mean()),
+                             float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan))
+    return pd.DataFrame(rows, columns=FIXES_COLUMNS)
+
+
 def fixes_utility(
     dims: Sequence[int],
     epsilons: Sequence[float],
@@ -492,43 +588,17 @@ def fixes_utility(
     clipping binds. Utility against v:
     - rms_error: sqrt(E||M(v) - v||^2) = sqrt(E||clip_l1(v) - v||^2 + noise_rms^2)
       (closed-form noise part; the L1-clipping bias, 0 for the others, by simulation);
-    - cosine: E cos(v, M(v)), by simulation with ``draws`` draws (seeded).
-    Columns: mechanism, dim, epsilon, epsilon_actual, delta, noise_scale, rms_error,
-    rms_error_relative (over C), cosine, cosine_se.
+    - cosine: E cos(v, M(v)), by simulation with ``draws`` draws (seeded; one set of draws per
+      n shared by every epsilon and mechanism, see :func:`fixes_draws`).
+    Columns: FIXES_COLUMNS.
     """
     _check_positive("clip", clip)
-    rows = []
-    total, done = len(dims) * len(epsilons) * len(mechanisms), 0
-    for n in dims:
-        _check_dim(n)
-        rng = stream(seed, 7, int(n))
-        u = rng.standard_normal((int(draws), int(n)))
-        v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
-        v1 = clip_l1(v, clip)
-        bias_sq = float(np.mean(np.sum((v1 - v) ** 2, axis=1)))
-        # One standard noise draw per (n) reused across epsilon and mechanisms (common
-        # random numbers: the curves differ by the mechanism, not by sampling noise).
-        lap = rng.laplace(0.0, 1.0, size=v.shape)
-        gau = rng.standard_normal(v.shape)
-        for eps in epsilons:
-            for mech in mechanisms:
-                kind, scale, eps_true, dlt = fix_noise(mech, int(n), clip, float(eps), delta)
-                signal = v1 if mech == "l1_clip" else v
-                out = signal + scale * (lap if kind == "laplace" else gau)
-                cos = np.sum(out * v, axis=1) / (np.linalg.norm(out, axis=1) * clip)
-                rms = np.sqrt((bias_sq if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, int(n)) ** 2)
-                rows.append(
-                    (mech, int(n), float(eps), eps_true, dlt, scale, rms, rms / clip,
-                     float(cos.mean()), float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan)
-                )
-                done += 1
-            if progress:
-                progress(done / total, f"n = {n}, ε = {eps:g}")
-    return pd.DataFrame(
-        rows,
-        columns=["mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale",
-                 "rms_error", "rms_error_relative", "cosine", "cosine_se"],
-    )
+    prepared = {}
+    for k, n in enumerate(dims):
+        prepared[int(n)] = fixes_draws(int(n), clip, draws, seed)
+        if progress:
+            progress((k + 1) / len(dims), f"n = {n}")
+    return fixes_evaluate(prepared, dims, epsilons, clip, delta, mechanisms)
 
 
 # --- geometry for intuition ---------------------------------------------------------------

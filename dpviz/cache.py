@@ -138,6 +138,10 @@ class ProcessMemo:
         with self._lock:
             return list(self._items)
 
+    def contains(self, key) -> bool:
+        with self._lock:
+            return key in self._items
+
     def _hit(self, key) -> tuple[bool, Any]:
         with self._lock:
             if key in self._items:

@@ -33,6 +33,8 @@ class Param:
     ``options`` lists suggested values of a ``text`` parameter (named by ``choice_labels``):
     the page offers them in a select box, while the URL and the command line still take any
     text the figure accepts (an uploaded file's reference, a local path).
+    ``slider`` makes a number a live slider on the page (log scale when ``log``); the URL and
+    the command line still take any value in range.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Param:
     hosted_max: float | None = None
     choice_labels: Mapping[str, str] = field(default_factory=dict)
     options: tuple[str, ...] = ()
+    slider: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -76,6 +79,20 @@ class Param:
             f"{form} of {item} from {_num(self.min)} to {_num(self.max)}, "
             f"at most {self.max_items} values"
         )
+
+
+LOG_STEPS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)
+"""Slider positions per decade on a log scale: every whole step, finer where the steps are large."""
+
+
+def log_grid(low: float, high: float) -> list[float]:
+    """The slider positions from ``low`` to ``high`` (both > 0): LOG_STEPS in every decade,
+    plus the two ends, rounded to 10 significant digits so they print as typed."""
+    if not 0 < low < high:
+        raise ValueError(f"a log grid needs 0 < low < high, got {low}, {high}")
+    k0, k1 = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    values = {float(f"{m * 10.0**k:.10g}") for k in range(k0, k1 + 1) for m in LOG_STEPS}
+    return sorted({v for v in values if low <= v <= high} | {float(low), float(high)})
 
 
 def _num(x: float | None) -> str:

@@ -5,7 +5,7 @@ import streamlit as st
 from webui.nav import page_setup
 
 from dpviz import figures
-from webui.controls import controls, show_figure
+from webui.controls import controls, live_figures
 
 page_setup("ADePT sensitivity")
 
@@ -26,10 +26,8 @@ st.sidebar.caption(f"Seed {values['seed']}: every random chart on this page is r
 if figures.hosted_mode():
     st.sidebar.info("Hosted demo: sample sizes are capped. Run dpviz locally for full-size runs.")
 
-for spec in figures.all_figures():
-    if spec.page == PAGE:
-        show_figure(spec, values, params)
-        st.divider()
+live_figures([spec for spec in figures.all_figures() if spec.page == PAGE], values, params,
+             intro="**Live:** drag ε or n (or focus a slider and use the arrow keys); the charts below follow at once.")
 
 st.markdown(
     "**Notes.** Sensitivities follow Theorem 5.1 of Habernal (2021); the violation simulation "

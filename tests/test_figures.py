@@ -76,24 +76,49 @@ def test_page_parameters_share_one_spec_per_name():
     assert {"dim", "clip", "epsilon", "seed", "pairs"} <= set(names)
 
 
-def test_disk_cache_hit_skips_compute():
+def _prepared_key(spec, values):
+    return f"{spec.id}.prepared", {k: spec.canonical(values)[k] for k in spec.fixed(values)}
+
+
+def test_disk_cache_hit_skips_compute(monkeypatch):
     spec = figures.get("adept-violations")
     values = figures.run("adept-violations", {"dims": "3-5", "pairs": "300"})[0]
-    assert cache.is_cached(spec.id, spec.canonical(values))
+    assert cache.is_cached(*_prepared_key(spec, values))
+    monkeypatch.setattr(figures, "_STATES", cache.ProcessMemo())  # a fresh process: only the disk remembers
     calls = []
-    spec2 = figures.FigureSpec(**{**spec.__dict__, "compute": lambda v, p=None: calls.append(1) or pd.DataFrame()})
+    spec2 = figures.FigureSpec(**{**spec.__dict__, "prepare": lambda v, p=None: calls.append(1) or pd.DataFrame()})
     df = spec2.table(values)
     assert calls == [] and len(df) == 3 * 4
+    # the marked n is live: moving it needs no new computation
+    assert spec2.is_ready(dict(values, dim=values["dim"] + 7))
+    assert spec2.table(dict(values, dim=values["dim"] + 7)).equals(df) and calls == []
     other = dict(values, seed=values["seed"] + 1)
-    assert not cache.is_cached(spec.id, spec.canonical(other))
+    assert not cache.is_cached(*_prepared_key(spec, other))
 
 
-def test_corrupt_cache_file_is_recomputed():
+def test_corrupt_cache_file_is_recomputed(monkeypatch):
     spec = figures.get("adept-violations")
     values = figures.run("adept-violations", {"dims": "6-7", "pairs": "300"})[0]
-    path = cache.table_path(spec.id, spec.canonical(values))
+    path = cache.table_path(*_prepared_key(spec, values))
     path.write_bytes(b"not parquet")
+    monkeypatch.setattr(figures, "_STATES", cache.ProcessMemo())
     assert len(spec.table(values)) == 2 * 4
+
+
+def test_live_figures_evaluate_without_preparing_again(monkeypatch):
+    """A live figure's prepared state is computed once per fixed setting; every slider position
+    is evaluated from it, and equals a fresh computation at that position."""
+    spec = figures.get("adept-fixes")
+    calls = []
+    spec2 = figures.FigureSpec(**{**spec.__dict__, "id": "adept-fixes-probe",
+                                  "prepare": lambda v, p=None: calls.append(1) or spec.prepare(v, p)})
+    base = figures.run("adept-fixes", {"draws": "200", "sweep": "dim"})[0]
+    for eps in (0.3, 2.0, 17.0):
+        for n in (64, 100):
+            vals = dict(base, epsilon=eps, dim=n)
+            fresh = spec.evaluate(spec.prepare(spec.fixed(vals)), vals)
+            pd.testing.assert_frame_equal(spec2.table(vals), fresh)
+    assert calls == [1]
 
 
 def _imports(path):

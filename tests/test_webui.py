@@ -20,7 +20,7 @@ def _spec(calls):
         calls.append(("render", dict(v)))
         return go.Figure(go.Scatter(x=df["x"], y=df["x"] ** 2))
 
-    return FigureSpec("test-view", "Test view", "test", (N,), compute, render, "caption", ("x",))
+    return FigureSpec(id="test-view", title="Test view", page="test", params=(N,), compute=compute, render=render, caption="caption", columns=("x",))
 
 
 def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_parameters():
@@ -53,7 +53,7 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
 
     calls, tried = [], []
     good = _spec(calls)
-    broken = FigureSpec("test-broken", "Broken", "test", (N,), lambda v, p=None: 1 / 0, None, "c", ("x",))
+    broken = FigureSpec(id="test-broken", title="Broken", page="test", params=(N,), compute=lambda v, p=None: 1 / 0, render=None, caption="c", columns=("x",))
     monkeypatch.setattr(controls, "_VIEWS", cache.ProcessMemo(maxsize=128))
     monkeypatch.setattr(figures, "all_figures", lambda: [broken, good])
     monkeypatch.setattr(figures, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))

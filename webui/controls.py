@@ -23,7 +23,7 @@ import streamlit as st
 from dpviz import cache, figures
 from dpviz.export import find_chromium, html_page, image_bytes
 from dpviz.figures import FigureSpec
-from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
 
 ALWAYS_IN_URL = ("seed",)
 # (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
@@ -58,6 +58,8 @@ def _widget(p: Param, where) -> Any:
     label = p.label + (f" ({p.unit})" if p.unit else "")
     helptext = p.help + (f" Hosted demo: at most {_top(p):,.0f}." if _top(p) != p.max else "")
     key = p.name
+    if p.slider and p.kind == "float" and p.log:
+        return _log_slider(p, where, label, helptext)
     if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
         if p.max - p.min <= 3:
             return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
@@ -78,6 +80,19 @@ def _widget(p: Param, where) -> Any:
     # max_items counts characters only for free text; a list's length is counted in values by
     # the validator, and its raw text is bounded like every other raw value.
     return where.text_input(label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH)
+
+
+def _log_slider(p: Param, where, label: str, helptext: str) -> float:
+    """A log-scale slider: the positions of :func:`dpviz.params.log_grid` between the bounds
+    (the hosted cap, if any), plus the current value when a link brought one off the grid, so
+    it shows as typed. Arrow keys step along the grid."""
+    grid = log_grid(float(p.min), float(_top(p)))
+    current = st.session_state.get(p.name, p.default)
+    if isinstance(current, (int, float)) and float(current) not in grid and p.min <= current <= _top(p):
+        grid = sorted(grid + [float(current)])
+        st.session_state[p.name] = float(current)
+    unit = f" {p.unit}" if p.unit else ""
+    return where.select_slider(label, options=grid, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}")
 
 
 OTHER = "\x00other"
@@ -143,11 +158,13 @@ def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
 
 
 def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
-    """One widget per parameter; returns validated values (bad typed input: a sentence and the default)."""
+    """One widget per parameter; returns validated values (bad typed input: a sentence and the default).
+    ``where`` is one container for all, or a list with one container per parameter."""
     where = where or st.sidebar
+    places = list(where) if isinstance(where, (list, tuple)) else [where] * len(params)
     hosted = figures.hosted_mode()
     values: dict[str, Any] = {}
-    for p in params:
+    for p, where in zip(params, places):
         raw = _widget(p, where)
         try:
             values[p.name] = parse_value(p, raw)
@@ -159,18 +176,23 @@ def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
 
 
 def controls(params: Sequence[Param], where=None, state_key: str = "page") -> dict[str, Any]:
-    """The whole binding for a page with one group of controls: seed, widgets, URL."""
+    """The binding for a page's settings: seed every widget from the URL, draw the widgets of
+    all but the live sliders (those belong to :func:`live_figures`, which also keeps the URL in
+    step), and return their validated values."""
     seed_from_url(params, state_key)
-    values = widgets(params, where)
-    sync_url(params, values)
-    return values
+    return widgets(settings(params), where)
+
+
+def settings(params: Sequence[Param]) -> list[Param]:
+    """The parameters drawn with the page's other settings: all but the live sliders."""
+    return [p for p in params if not p.slider]
 
 
 def canonical_query(params: Sequence[Param], values: dict[str, Any]) -> dict[str, str]:
     return {
         p.name: format_value(p, values[p.name])
         for p in params
-        if p.name in ALWAYS_IN_URL or values[p.name] != p.default
+        if p.name in values and (p.name in ALWAYS_IN_URL or values[p.name] != p.default)
     }
 
 
@@ -209,6 +231,12 @@ def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
     return bool(computed)
 
 
+def _ready_view(spec: FigureSpec, values: dict[str, Any]) -> bool:
+    """Whether a chart is at hand without heavy work: in the shared views, or its table cached."""
+    key, own = _key(spec, values)
+    return _VIEWS.contains(key) or spec.is_ready(own)
+
+
 def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, float]:
     """A figure's table, rendered chart and the seconds they took, shared across sessions (an
     LRU keyed by the figure and its canonical parameters), computed with a progress bar.
@@ -221,7 +249,7 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
 
     def compute() -> tuple[pd.DataFrame, Any, float]:
         bar = None
-        if not (spec.disk_cache and cache.is_cached(spec.id, dict(key[1]))):
+        if not spec.is_ready(own):
             bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
 
         def progress(frac: float, msg: str) -> None:
@@ -235,6 +263,44 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
                 bar.empty()
 
     return _VIEWS.get(key, compute)
+
+
+def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], intro: str = "") -> None:
+    """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
+    fragment: moving a slider reruns only the sliders and the figures from the first one that
+    depends on a slider to the last (page order kept), not the whole page. ``values`` holds the
+    other parameters' validated values; the URL is kept in step from inside the fragment."""
+    live = [p for p in page_params if p.slider]
+    uses = [i for i, spec in enumerate(specs) if {p.name for p in spec.params} & {p.name for p in live}]
+    if not live or not uses:
+        sync_url(page_params, values)
+        for spec in specs:
+            show_figure(spec, values, page_params)
+            st.divider()
+        return
+    first, last = uses[0], uses[-1]
+    for spec in specs[:first]:
+        show_figure(spec, values, page_params)
+        st.divider()
+
+    # the sliders stay in view while the reader scrolls to the charts they drive
+    st.markdown("<style>.st-key-live-panel{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>", unsafe_allow_html=True)
+
+    @st.fragment
+    def section() -> None:
+        with st.container(border=True, key="live-panel"):
+            if intro:
+                st.markdown(intro)
+            both = dict(values, **widgets(live, list(st.columns(len(live)))))
+        sync_url(page_params, both)
+        for spec in specs[first : last + 1]:
+            show_figure(spec, both, page_params)
+            st.divider()
+
+    section()
+    for spec in specs[last + 1 :]:
+        show_figure(spec, values, page_params)
+        st.divider()
 
 
 def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
@@ -251,6 +317,13 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
     """Title, chart with its explanation beside it, downloads and the reproducible link."""
     st.subheader(spec.title, anchor=spec.id)
     chart_col, text_col = st.columns([4, 1.35], gap="medium")
+    if spec.on_demand and not _ready_view(spec, values):
+        with text_col:
+            st.markdown(spec.caption)
+        chart_col.info("This chart samples by nature, so it runs when you ask for it, not on every slider move "
+                       "(the command line runs it directly).", icon=":material/play_circle:")
+        if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
+            return None
     try:
         df, fig, elapsed = _view(spec, values)
     except (ValueError, ParamError) as err:

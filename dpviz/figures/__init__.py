@@ -23,16 +23,38 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class FigureSpec:
+    """One chart: its parameters, how its table is computed and how it is drawn.
+
+    A plain figure has ``compute(values, progress) -> table``. A *live* figure, one whose
+    parameters include a slider, splits it: ``prepare(fixed, progress) -> state`` takes every
+    parameter except those named in ``live`` (heavy, computed once per fixed setting, kept in
+    memory, and on disk when ``disk_cache`` is set and the state is a table), and
+    ``evaluate(state, values) -> table`` answers for any slider position in milliseconds.
+    ``on_demand`` marks a figure the page computes only when asked (a button), because it
+    samples by nature and would hold up the sliders; the command line computes it directly.
+    """
+
     id: str
     title: str
     page: str
     params: tuple[Param, ...]
-    compute: Callable[[Mapping[str, Any], Progress | None], pd.DataFrame]
     render: Callable[[pd.DataFrame, Mapping[str, Any]], go.Figure]
     caption: str
     columns: tuple[str, ...]
+    compute: Callable[[Mapping[str, Any], Progress | None], pd.DataFrame] | None = None
     paper_figure: str = ""
     disk_cache: bool = False
+    live: tuple[str, ...] = ()
+    prepare: Callable[[Mapping[str, Any], Progress | None], Any] | None = None
+    evaluate: Callable[[Any, Mapping[str, Any]], pd.DataFrame] | None = None
+    on_demand: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.compute is None) == (self.prepare is None) or (self.prepare is None) != (self.evaluate is None):
+            raise ValueError(f"figure {self.id!r}: give either compute, or prepare and evaluate")
+        unknown = set(self.live) - {p.name for p in self.params}
+        if unknown:
+            raise ValueError(f"figure {self.id!r}: live parameters {sorted(unknown)} are not among its parameters")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -46,12 +68,45 @@ class FigureSpec:
     def canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
         return {p.name: format_value(p, values[p.name]) for p in self.params}
 
+    def fixed(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values ``prepare`` depends on: all but the live ones."""
+        return {p.name: values[p.name] for p in self.params if p.name not in self.live}
+
     def table(self, values: Mapping[str, Any], progress: Progress | None = None) -> pd.DataFrame:
-        """compute(), through the disk cache when the spec asks for it."""
+        """compute(), or evaluate(prepared state), through the caches the spec asks for."""
         values = {p.name: values[p.name] for p in self.params}
+        if self.prepare is not None:
+            return self.evaluate(self.state(values, progress), values)
         if not self.disk_cache:
             return self.compute(values, progress)
         return cache.cached_table(self.id, self.canonical(values), lambda: self.compute(values, progress))
+
+    def state(self, values: Mapping[str, Any], progress: Progress | None = None) -> Any:
+        """The prepared state for these values (only the non-live ones matter), shared by every
+        caller in this process; a table state is also kept on disk when ``disk_cache`` is set."""
+        fixed = self.fixed(values)
+        canonical = {k: format_value(self.param(k), v) for k, v in fixed.items()}
+
+        def prepare() -> Any:
+            if self.disk_cache:
+                return cache.cached_table(f"{self.id}.prepared", canonical, lambda: self.prepare(fixed, progress))
+            return self.prepare(fixed, progress)
+
+        return _STATES.get((self.id, tuple(sorted(canonical.items()))), prepare)
+
+    def is_ready(self, values: Mapping[str, Any]) -> bool:
+        """True when the table comes from a cache without heavy work (no progress bar needed)."""
+        values = {p.name: values[p.name] for p in self.params}
+        if self.prepare is not None:
+            fixed = self.fixed(values)
+            canonical = {k: format_value(self.param(k), v) for k, v in fixed.items()}
+            return _STATES.contains((self.id, tuple(sorted(canonical.items())))) or (
+                self.disk_cache and cache.is_cached(f"{self.id}.prepared", canonical))
+        return self.disk_cache and cache.is_cached(self.id, self.canonical(values))
+
+
+_STATES = cache.ProcessMemo(maxsize=64)
+"""Prepared states of live figures, shared by every session of the process."""
 
 
 REGISTRY: dict[str, FigureSpec] = {}

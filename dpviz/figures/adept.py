@@ -17,10 +17,10 @@ from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_
 
 PAGE = "adept"
 
-DIM = Param("dim", "int", 64, "Dimension n", "Dimension n of ADePT's encoder output (the vector that is clipped and noised).", min=1, max=1024)
+DIM = Param("dim", "int", 64, "Dimension n", "Dimension n of ADePT's encoder output (the vector that is clipped and noised).", min=1, max=1024, slider=True)
 MAX_DIM = Param("max_dim", "int", 1024, "Largest n on the axis", "The curves run from n = 1 to this dimension.", min=2, max=1024)
 CLIP = Param("clip", "float", 10.0, "Clipping constant C", "ADePT clips the encoder output to L2 norm C.", min=0.001, max=1e6)
-EPSILON = Param("epsilon", "float", 1.0, "Privacy budget ε (claimed)", "The ε ADePT claims; the Laplace scale is 2C/ε.", min=0.001, max=1000.0, log=True)
+EPSILON = Param("epsilon", "float", 1.0, "Privacy budget ε (claimed)", "The ε ADePT claims; the Laplace scale is 2C/ε.", min=0.001, max=1000.0, log=True, slider=True)
 PAIRS = Param("pairs", "int", 10_000, "Pairs per point", "Independent neighbouring pairs behind each point of the violation curves (paper: 10,000).", min=100, max=200_000, hosted_max=10_000)
 DIMS = Param("dims", "int_list", tuple(range(1, 256)), "Dimensions to simulate", "Which n to simulate: a range like 1-255 or a list like 2,10,20 (paper: 1-255).", min=1, max=1024, max_items=1024)
 DISTS = Param("distributions", "choices", adept.DISTRIBUTIONS, "Distributions", "Distributions of the unclipped encoder outputs; the L1 control must stay at 0.", choices=adept.DISTRIBUTIONS, choice_labels=adept.DISTRIBUTION_LABELS)
@@ -137,7 +137,7 @@ register(FigureSpec(
 
 # 3. violations (the paper's Figure 1) ------------------------------------------------------
 
-def _violations_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+def _violations_prepare(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     df = adept.violation_rates(v["dims"], v["pairs"], v["clip"], v["distributions"], v["seed"], progress)
     return df[["dim", "distribution", "violation_rate", "ci_low", "ci_high"]]
 
@@ -167,7 +167,9 @@ register(FigureSpec(
     title="How many pairs break the bound (paper's Figure 1)",
     page=PAGE,
     params=(DIMS, PAIRS, CLIP, DISTS, SEED, DIM),
-    compute=_violations_compute,
+    prepare=_violations_prepare,
+    evaluate=lambda state, v: state,  # the rates do not depend on the marked n
+    live=("dim",),
     render=_violations_render,
     caption=(
         "Each point is the share of independent pairs of simulated encoder outputs whose clipped "
@@ -252,6 +254,7 @@ def _loss_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
 
 def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     p, lo, hi = adept.exceed_probability(df)
+    low, high = adept.exceed_probability_bounds(v["dim"], v["epsilon"])
     eps, top = v["epsilon"], float(adept.epsilon_actual(v["epsilon"], v["dim"]))
     mean = adept.privacy_loss_mean(v["dim"], v["clip"], eps)
     mid = (df["loss_low"] + df["loss_high"]) / 2
@@ -271,8 +274,9 @@ def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), bargap=0)
     fig.update_xaxes(title="privacy loss L(y) = ln p(y | x) / p(y | x′)  (nats)")
     log_axis(fig, "y", title="share of releases (log scale)")
-    title = two_line_title(f"One release exceeds the claimed ε with probability {100 * p:.2f}%",
-                           f"95% CI {100 * lo:.2f}–{100 * hi:.2f}%; worst-case pair, n = {v['dim']}, ε = {eps:g}, {v['samples']:,} simulated releases, seed {v['seed']}")
+    title = two_line_title(f"One release exceeds the claimed ε with probability {50 * (low + high):.2f}%",
+                           f"exact: between {100 * low:.3f}% and {100 * high:.3f}%; the {v['samples']:,} simulated releases drawn (seed {v['seed']}): "
+                           f"{100 * p:.2f}% (95% CI {100 * lo:.2f}–{100 * hi:.2f}%); worst-case pair, n = {v['dim']}, ε = {eps:g}")
     return style(fig, title, height=580)
 
 
@@ -287,7 +291,8 @@ register(FigureSpec(
         "For x = (C/√n)(1,…,1) and x′ = −x, each release y = x + Laplace(2C/ε)ⁿ has privacy loss "
         "L(y) = (‖y − x′‖₁ − ‖y − x‖₁)/b. ε-DP requires L ≤ ε for every y; the orange bars are releases "
         "where a single output already breaks the claim. The loss can reach ε√n; its mean (dotted) is "
-        "the KL divergence n(2c + b e^(−2c/b) − b)/b with c = C/√n."
+        "the KL divergence n(2c + b e^(−2c/b) − b)/b with c = C/√n. The probability in the title is computed exactly "
+        "(the loss distribution on a fine lattice, rounded up and down for two bounds); the bars are simulated releases."
     ),
     columns=("loss_low", "loss_high", "count", "probability", "above_claim"),
     disk_cache=True,
@@ -296,12 +301,26 @@ register(FigureSpec(
 
 # 6. privacy-utility of the fixes ---------------------------------------------------------------
 
-def _fixes_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
+def _fixes_prepare(v: Mapping[str, Any], progress=None) -> dict[int, dict]:
+    """Per n, the draws every ε and mechanism share (the sweep's dimensions up front; a new n
+    from the slider is added when first asked for)."""
+    dims = SWEEP_DIMS if v["sweep"] == "dim" else ()
+    state = {}
+    for k, n in enumerate(dims):
+        state[n] = adept.fixes_draws(n, v["clip"], v["draws"], v["seed"])
+        _progress(progress, (k + 1) / len(dims), f"drawing signals and noise for n = {n}")
+    return state
+
+
+def _fixes_evaluate(state: dict[int, dict], v: Mapping[str, Any]) -> pd.DataFrame:
     if v["sweep"] == "dim":
         dims, eps = sorted(set(SWEEP_DIMS) | {v["dim"]}), [v["epsilon"]]
     else:
         dims, eps = [v["dim"]], sorted(set(SWEEP_EPSILONS) | {v["epsilon"]})
-    return adept.fixes_utility(dims, eps, v["clip"], v["delta"], v["draws"], v["seed"], progress=progress)
+    for n in dims:
+        if n not in state:  # draws depend only on (n, C, draws, seed): the same as if prepared
+            state[n] = adept.fixes_draws(n, v["clip"], v["draws"], v["seed"])
+    return adept.fixes_evaluate(state, dims, eps, v["clip"], v["delta"])
 
 
 def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
@@ -315,6 +334,11 @@ def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
         fig.add_trace(go.Scatter(x=part[x], y=part["rms_error_relative"], name=label, legendgroup=mech, showlegend=False, line=style_kw, mode="lines+markers"), row=1, col=2)
         fig.add_trace(go.Scatter(x=part[x], y=part["cosine"], name=label, legendgroup=mech, showlegend=False, line=style_kw, mode="lines+markers",
                                  error_y=dict(type="data", array=1.96 * part["cosine_se"], thickness=1)), row=1, col=3)
+    here = df[df[x] == (v["dim"] if x == "dim" else v["epsilon"])]
+    for c, col in enumerate(("epsilon_actual", "rms_error_relative", "cosine"), start=1):
+        fig.add_trace(go.Scatter(x=here[x], y=here[col], mode="markers", name=f"the slider's {'n' if x == 'dim' else 'ε'} = {here[x].iloc[0]:g}",
+                                 marker=dict(size=14, symbol="circle-open", color="#000", line=dict(width=2)), showlegend=c == 1, hoverinfo="skip"),
+                      row=1, col=c)
     xtitle = "dimension n (log scale)" if x == "dim" else "claimed ε (log scale)"
     log_axis(fig, "x", title=xtitle)
     log_axis(fig, "y", title="ε", row=1, col=1)
@@ -330,7 +354,9 @@ register(FigureSpec(
     title="Privacy and utility of the fixes",
     page=PAGE,
     params=(SWEEP, DIM, EPSILON, CLIP, DELTA, DRAWS, SEED),
-    compute=_fixes_compute,
+    prepare=_fixes_prepare,
+    evaluate=_fixes_evaluate,
+    live=("dim", "epsilon"),
     render=_fixes_render,
     caption=(
         "Left: the ε each mechanism really guarantees. Only ADePT as published drifts up with √n; the "
@@ -383,6 +409,7 @@ register(FigureSpec(
     page=PAGE,
     params=(EPSILON, CLIP, AUDIT_SAMPLES, SEED),
     compute=_audit_compute,
+    on_demand=True,
     render=_audit_render,
     caption=(
         "The same black-box auditor as on the HoHo page (logistic regression on the outputs, a threshold attack, "
