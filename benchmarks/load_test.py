@@ -56,7 +56,7 @@ PAGES = (
     ("/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30", 8, (
         Control("spinbutton", "ε for the rewrites", tuple(range(2, 40)), "ε = {v})", None),
     )),
-    ("/HoHo_attack?repeats=20&targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", 6, (
+    ("/HoHo_attack?targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", 6, (
         Control("spinbutton", "Example sentence (#)", tuple(range(1, 199)), "#{v}:", 0),
     )),
 )

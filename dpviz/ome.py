@@ -155,14 +155,30 @@ def bit_loss(p_one: float, q: float) -> float:
     return float(max(abs(np.log(p_one / q)), abs(np.log((1 - p_one) / (1 - q)))))
 
 
+def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
+    """The distinct ways two inputs of one float can differ, as (P, 2l) 0/1 rows: the first l
+    columns mark bits where a has 1 and a' has 0, the last l where a has 0 and a' has 1, over
+    all ordered pairs of encodings of the values in ``domain`` (the (ε, λ)-free part of
+    :func:`exact_worst_case`; a few thousand rows for a range of hundreds of values)."""
+    enc = encode_values(np.asarray(domain, dtype=np.float64), m, n).reshape(len(domain), -1).astype(np.int64)
+    l = enc.shape[1]
+    code = enc @ (1 << np.arange(l - 1, -1, -1))                 # each encoding as an l-bit integer
+    full = (1 << l) - 1
+    up = code[:, None] & (~code[None, :] & full)                 # a_j = 1, a'_j = 0
+    down = (~code[:, None] & full) & code[None, :]               # a_j = 0, a'_j = 1
+    pairs = np.unique((up << l) | down)
+    return ((pairs[:, None] >> np.arange(2 * l - 1, -1, -1)) & 1).astype(np.float64)
+
+
 def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1,
-                     m: int = M_BITS, n: int = N_BITS) -> float:
+                     m: int = M_BITS, n: int = N_BITS, patterns: np.ndarray | None = None) -> float:
     """Exact worst-case privacy loss of OME over inputs in ``domain``^r, bit by bit.
 
     Bits are independent, so for inputs a, a' and any output the log-ratio is a sum over the bits
     where a and a' differ; its maximum over outputs is the sum of each bit's largest log-ratio in
     the direction of that difference. For one float the maximum runs over all ordered pairs of
-    encodings of the values in ``domain``. A vector of r floats takes the product domain, so its
+    encodings of the values in ``domain`` (:func:`loss_patterns`, which may be passed in when
+    many (ε, λ) share a domain). A vector of r floats takes the product domain, so its
     worst case is the sum of the per-float worst cases, and these are not all alike: OME picks
     p1 or p2 by the *global* bit index, so float i (bits i*l .. i*l + l - 1) keeps its even
     positions with p1 when i*l is even and its odd positions with p1 when i*l is odd. With
@@ -172,17 +188,16 @@ def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1,
     if int(r) != r or r < 1:
         raise ValueError(f"r must be a whole number >= 1, got {r}")
     r = int(r)
-    enc = encode_values(np.asarray(domain), m, n).reshape(len(domain), -1)  # (D, l)
-    l = enc.shape[1]
+    if patterns is None:
+        patterns = loss_patterns(domain, m, n)
+    l = patterns.shape[1] // 2
     p1, p2, q = ome_probabilities(lam, epsilon, r * l)
-    a = enc.astype(np.float64)
     worst = {}
     for offset in (0, 1):
         keep = np.where((offset + np.arange(l)) % 2 == 0, p1, p2)
         up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
         down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
-        loss = (a[:, None, :] * (1 - a[None, :, :])) @ up + ((1 - a[:, None, :]) * a[None, :, :]) @ down
-        worst[offset] = float(loss.max())
+        worst[offset] = float((patterns @ np.concatenate([up, down])).max())
     odd_starts = int(np.sum((np.arange(r) * l) % 2))
     return (r - odd_starts) * worst[0] + odd_starts * worst[1]
 

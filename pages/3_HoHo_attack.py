@@ -6,7 +6,7 @@ from webui.nav import page_setup
 
 from dpviz import cache, figures
 from dpviz.data import corpora
-from webui.controls import controls, show_figure
+from webui.controls import controls, live_figures
 
 page_setup("HoHo attack on OME")
 PAGE = "hoho"
@@ -39,9 +39,8 @@ st.sidebar.header("Settings")
 values = controls(params, st.sidebar, state_key=PAGE)
 st.sidebar.caption(f"Seed {values['seed']}: every encoding on this page follows from it.")
 
-for fid in ("hoho-example", "hoho-linking", "hoho-reconstruction", "ome-bounds", "ome-audit", "hoho-utility"):
-    show_figure(figures.get(fid), values, params)
-    st.divider()
+live_figures([figures.get(fid) for fid in ("hoho-live", "hoho-example", "hoho-linking", "hoho-reconstruction", "ome-bounds", "hoho-utility", "ome-audit")],
+             values, params, intro="**Live:** drag ε and λ (or focus a slider and use the arrow keys); every chart below follows, computed exactly.")
 
 st.markdown(
     "**Notes.** Encoding exactly as the reference code's `float_to_binary` (m = 6, n = 5; the minus sign "

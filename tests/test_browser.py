@@ -301,7 +301,7 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-HOHO_FAST = "repeats=20&targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
+HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
 
 
 def test_hoho_page_deep_link_and_the_example_number_input(server, page):
@@ -490,7 +490,7 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
 BAD_LINKS = {
     "Metric_DP": ("samples=5&epsilons=x,2&shade=blue", ["samples = '5' is not allowed (out of range)", "epsilons = 'x,2' is not allowed", "no parameter 'shade'"],
                   ("spinbutton", "Draws per word (N)", "1000")),
-    "HoHo_attack": ("repeats=1&lambdas=abc&colour=red", ["repeats = '1' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
+    "HoHo_attack": ("targets=0&lambdas=abc&colour=red", ["targets = '0' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
                     ("textbox", "Values of λ", "1,10,100")),
     "Partial_sensitivity": ("grid=5&sigma=abc&x=1", ["grid = '5' is not allowed (out of range)", "sigma = 'abc' is not allowed", "no parameter 'x'"],
                             ("spinbutton", "Gaussian noise σ", "10")),

@@ -17,7 +17,7 @@ SMALL = {  # reduced sizes so the whole registry runs in seconds
     "adept-privacy-loss": {"samples": "5000"},
     "adept-fixes": {"draws": "200"},
     **{fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"} for fid in ("mdp-stats", "mdp-figure3", "mdp-histograms", "mdp-calibrate", "mdp-entropy", "mdp-utility")},
-    **{fid: {"repeats": "20", "targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"} for fid in ("hoho-linking", "hoho-reconstruction")},
+    **{fid: {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"} for fid in ("hoho-linking", "hoho-reconstruction")},
     "ome-audit": {"audit_samples": "2000"},
     "adept-audit": {"audit_samples": "2000"},
     "hoho-utility": {"epsilons": "0.1,1", "lambdas": "1,10"},

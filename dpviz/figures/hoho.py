@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import cache, ome
+from dpviz import cache, hoho_exact, ome
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.figures import FigureSpec, register
@@ -24,10 +24,13 @@ PAPER = "Salem & Zanella-Béguelin 2021"
 EPSILONS = Param("epsilons", "float_list", (0.001, 0.01, 0.1, 1.0, 10.0), "Values of ε", "OME's claimed ε values (paper: 0.001 and 1).", min=1e-4, max=1000.0, max_items=12)
 LAMBDAS = Param("lambdas", "float_list", (1.0, 10.0, 100.0), "Values of λ", "OME's λ (called alpha in the reference code; paper: 1, 10, 100).", min=1.0, max=10_000.0, max_items=8)
 MECHS = Param("mechanisms", "choices", ome.MECHANISMS, "Mechanisms", "OME and the unary baselines SUE and OUE.", choices=ome.MECHANISMS, choice_labels={"ome": "OME", "sue": "SUE", "oue": "OUE"})
-REPEATS = Param("repeats", "int", 100, "Encodings per target", "Each target sentence is encoded this many times among one encoding of every sentence (paper: 100).", min=2, max=2000, hosted_max=200)
 TARGETS = Param("targets", "float", 0.1, "Share of sentences as targets", "Each target gives one AUC; mean and std across targets (paper: 10%).", min=0.01, max=1.0)
 CORPUS = Param("corpus", "text", "movie-reviews", "Sentences", "movie-reviews (200 labelled sentences gensim ships) or an uploaded file (upload:NAME).", max_items=200)
-LINK_PARAMS = (CORPUS, EPSILONS, LAMBDAS, MECHS, REPEATS, TARGETS, SEED)
+LINK_PARAMS = (CORPUS, EPSILONS, LAMBDAS, MECHS, TARGETS, SEED)
+EPSILON = Param("epsilon", "float", 1.0, "Claimed ε", "The ε OME (or SUE/OUE) claims.", min=1e-4, max=1000.0, log=True, slider=True)
+LAMBDA = Param("lambda_", "float", 10.0, "λ", "OME's λ (alpha in the reference code): an even 1-bit survives with probability λ/(1+λ).", min=1.0, max=10_000.0, log=True, slider=True)
+MECHANISM = Param("mechanism", "choice", "ome", "Mechanism (live panel)", "The mechanism the live panel attacks.", choices=ome.MECHANISMS,
+                  choice_labels={"ome": "OME", "sue": "SUE (basic RAPPOR)", "oue": "OUE"})
 
 _VECTORS = cache.ProcessMemo()
 _ATTACKS = cache.ProcessMemo(maxsize=16)
@@ -56,23 +59,33 @@ def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray 
     return _VECTORS.get(name, load)
 
 
+def attack_counts(corpus: str, mechanism: str, share: float, seed: int) -> hoho_exact.AttackCounts:
+    """The (ε, λ)-free state of the exact attack: class counts of every target against every
+    sentence (cached per process)."""
+    def compute():
+        X, _, _ = corpus_vectors(corpus)
+        return hoho_exact.attack_counts(X, mechanism, hoho_exact.choose_targets(len(X), share, seed))
+
+    return _ATTACKS.get(("counts", corpus, mechanism, float(share), int(seed)), compute)
+
+
 def attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
-    """Linking AUC and reconstruction accuracy for every (mechanism, lambda, epsilon); computed once
-    per parameter set and shared by the linking and the reconstruction figure."""
+    """Expected linking AUC (mean and spread over the targets) and expected reconstruction
+    accuracy (mean and spread over the sentences) for every (mechanism, λ, ε), computed exactly
+    (:mod:`dpviz.hoho_exact`); shared by the linking and the reconstruction figure."""
     key = tuple(format_value(p, v[p.name]) for p in LINK_PARAMS)
     return _ATTACKS.get(key, lambda: _attack_table(v, progress))
 
 
 def _attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
-    X, _, _ = corpus_vectors(v["corpus"])
     rows = []
     combos = [(m, lam) for m in v["mechanisms"] for lam in (v["lambdas"] if m == "ome" else [np.nan])]
     total, done = len(combos) * len(v["epsilons"]), 0
-    for i, (m, lam) in enumerate(combos):
-        for j, eps in enumerate(v["epsilons"]):
-            rng = stream(v["seed"], 3100 + i, j)
-            aucs, recon = ome.attack_corpus(X, m, lam, eps, v["targets"], v["repeats"], rng)
-            rows.append((m, lam, eps, aucs.mean(), aucs.std(), recon.mean(), recon.std()))
+    for m, lam in combos:
+        counts = attack_counts(v["corpus"], m, v["targets"], v["seed"])
+        for eps in v["epsilons"]:
+            r = hoho_exact.exact_attack(counts, 1.0 if np.isnan(lam) else lam, eps)
+            rows.append((m, lam, eps, r["auc"].mean(), r["auc"].std(), r["reconstruction"].mean(), r["reconstruction"].std()))
             done += 1
             if progress:
                 progress(done / total, f"{m.upper()} λ = {lam:g}, ε = {eps:g}")
@@ -94,63 +107,80 @@ def _line_render(df, v, col, std, ytitle, title, detail, chance=None, bars=""):
                                  mode="lines+markers", line=dict(color=OKABE_ITO[k % 8], dash=DASHES[k % 6], width=2.5)))
     if chance is not None:
         ref_line(fig, [df.epsilon.min(), df.epsilon.max()], [chance, chance], f"chance ({chance:g})")
+    if "epsilon" in v:
+        ref_line(fig, [v["epsilon"]] * 2, [0.4, 1.02], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title=ytitle, range=[0.4, 1.02])
     fig.update_layout(legend=dict(orientation="h", y=-0.22), margin=dict(l=80))
     return style(fig, two_line_title(title, f"{detail}<br>{bars}" if bars else detail), height=490)
 
 
-def _linking_compute(v, progress=None):
+def _linking_prepare(v, progress=None):
     return attack_table(v, progress)[["mechanism", "lambda", "epsilon", "auc_mean", "auc_std"]]
 
 
-def _recon_compute(v, progress=None):
+def _recon_prepare(v, progress=None):
     return attack_table(v, progress)[["mechanism", "lambda", "epsilon", "accuracy_mean", "accuracy_std"]]
 
 
+def _marked(state, v):
+    """Curves over the listed ε do not depend on the slider, which only marks its ε on them."""
+    return state
+
+
 register(FigureSpec(
-    id="hoho-linking", title="Linking a sentence to its encodings (paper's Figure 1a)", page=PAGE, params=LINK_PARAMS,
-    compute=_linking_compute,
+    id="hoho-linking", title="Linking a sentence to its encodings (paper's Figure 1a)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
+    prepare=_linking_prepare, evaluate=_marked, live=("epsilon",),
     render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC",
-                                      "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, {v['repeats']} encodings per target, seed {v['seed']}", 0.5,
+                                      "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, expected AUC (exact), targets drawn with seed {v['seed']}", 0.5,
                                       "mean over targets; bars: spread (std) across targets, not a standard error"),
     caption=("An attacker who holds a candidate sentence scores every encoding by how many even bits match the candidate's "
              "own encoding. An AUC of 1 means the target's encodings are told apart from every other sentence's: for λ ≥ 10 "
              "OME links perfectly whatever ε claims, while λ = 1 and the unary baselines stay near chance, as the paper found. "
-             "The bars are the spread (standard deviation) of the AUC across target sentences, not a standard error: all targets "
-             "share one encoding of every other sentence as negatives, so their AUCs are not independent."),
+             "The AUC is computed exactly, not simulated: a score is a sum of four binomials fixed by the two plaintexts, so the "
+             "expected AUC of the paper's procedure (100 encodings of the target among one encoding of every sentence) follows "
+             "in closed form; a simulation of that procedure is the test that checks it. The bars are the spread (standard "
+             "deviation) of the AUC across target sentences, not a standard error: all targets share the same other sentences "
+             "as negatives, so their AUCs are not independent."),
     columns=("mechanism", "lambda", "epsilon", "auc_mean", "auc_std"), paper_figure=f"{PAPER}, Figure 1a",
 ))
 
 register(FigureSpec(
-    id="hoho-reconstruction", title="Reconstructing the plaintext bits (paper's Figure 1b)", page=PAGE, params=LINK_PARAMS,
-    compute=_recon_compute,
+    id="hoho-reconstruction", title="Reconstructing the plaintext bits (paper's Figure 1b)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
+    prepare=_recon_prepare, evaluate=_marked, live=("epsilon",),
     render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered",
                                       "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5,
                                       "mean over sentences; bars: spread (std) across sentences"),
     caption=("Taking the perturbed bits as they are recovers the plaintext's even bits with probability about λ/(1+λ): "
              "99% at λ = 100, 91% at λ = 10, chance at λ = 1, whatever the claimed ε. For SUE and OUE the share is high "
-             "only because most unary bits are zeros."),
+             "only because most unary bits are zeros. Exact expected accuracy per sentence: ones·p + zeros·(1 − q)."),
     columns=("mechanism", "lambda", "epsilon", "accuracy_mean", "accuracy_std"), paper_figure=f"{PAPER}, Figure 1b",
 ))
 
 
 # bounds ---------------------------------------------------------------------------------------------
 
-EPS_ONE = Param("epsilon", "float", 1.0, "Claimed ε", "The ε OME claims.", min=1e-4, max=1000.0, log=True)
 R_DIMS = Param("r", "int", 1, "Values per input (r)", "How many floats one input holds (1 for the paper's audit, 50 for a sentence vector).", min=1, max=200)
 LOW = Param("low", "float", -10.0, "Input range: low", "Smallest input value (the domain is every 1/32 step in the range).", min=-31.0, max=31.0)
 HIGH = Param("high", "float", 10.0, "Input range: high", "Largest input value.", min=-31.0, max=63.0)
-LAMBDA = Param("lambda_", "float", 10.0, "λ to mark", "The λ marked on the chart.", min=1.0, max=10_000.0, log=True)
 LAMBDA_GRID = np.geomspace(1, 1000, 31)
 
 
-def _bounds_compute(v, progress=None) -> pd.DataFrame:
+def _domain(v) -> np.ndarray:
     if not v["low"] < v["high"]:
         raise ValueError(f"The input range is empty: low ({v['low']:g}) must be below high ({v['high']:g}).")
-    domain = np.arange(np.ceil(v["low"] * 32), np.floor(v["high"] * 32) + 1) / 32
+    return np.arange(np.ceil(v["low"] * 32), np.floor(v["high"] * 32) + 1) / 32
+
+
+def _bounds_prepare(v, progress=None) -> np.ndarray:
+    """How two inputs in the range can differ, bit by bit (the (ε, λ)-free part of the exact loss)."""
+    return ome.loss_patterns(_domain(v))
+
+
+def _bounds_evaluate(patterns: np.ndarray, v) -> pd.DataFrame:
     lams = np.unique(np.r_[LAMBDA_GRID, v["lambda_"]])
-    rows = [(lam, v["epsilon"], v["epsilon"], ome.hoho_bound(lam, v["epsilon"], v["r"]), ome.exact_worst_case(lam, v["epsilon"], domain, v["r"])) for lam in lams]
+    rows = [(lam, v["epsilon"], v["epsilon"], ome.hoho_bound(lam, v["epsilon"], v["r"]),
+             ome.exact_worst_case(lam, v["epsilon"], None, v["r"], patterns=patterns)) for lam in lams]
     return pd.DataFrame(rows, columns=["lambda", "epsilon", "epsilon_claimed", "epsilon_hoho_bound", "epsilon_exact"])
 
 
@@ -160,7 +190,7 @@ def _bounds_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Scatter(x=df["lambda"], y=df[col], name=label, line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)))
     row = df.loc[(df["lambda"] - v["lambda_"]).abs().idxmin()]
     fig.add_trace(go.Scatter(x=[row["lambda"]] * 2, y=[row.epsilon_exact, row.epsilon_hoho_bound], mode="markers", marker=dict(size=10, color="#000"),
-                             name=f"λ = {row['lambda']:g}: exact {row.epsilon_exact:.4g}, HoHo {row.epsilon_hoho_bound:.4g}"))
+                             name=f"the slider's λ = {row['lambda']:g}: exact {row.epsilon_exact:.4g}, HoHo {row.epsilon_hoho_bound:.4g}"))
     log_axis(fig, "x", title="λ (log scale)")
     log_axis(fig, "y", title="privacy loss ε (log scale)")
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
@@ -168,8 +198,8 @@ def _bounds_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ome-bounds", title="Claimed ε, HoHo's bound and the exact worst case", page=PAGE, params=(EPS_ONE, R_DIMS, LOW, HIGH, LAMBDA),
-    compute=_bounds_compute, render=_bounds_render,
+    id="ome-bounds", title="Claimed ε, HoHo's bound and the exact worst case", page=PAGE, params=(EPSILON, R_DIMS, LOW, HIGH, LAMBDA),
+    prepare=_bounds_prepare, evaluate=_bounds_evaluate, live=("epsilon", "lambda_"), render=_bounds_render,
     caption=("Bits are perturbed independently, so the worst-case privacy loss is a sum over the bits two inputs differ in, "
              "each contributing its largest log-ratio; enumerating every pair of encodings in the input range gives it exactly. "
              "For λ > 1 it exceeds HoHo's bound: an odd bit is kept with p₂ = 1/(1+λ³), so one odd bit can contribute about "
@@ -181,8 +211,6 @@ register(FigureSpec(
 # live example ------------------------------------------------------------------------------------------
 
 SENTENCE_INDEX = Param("sentence_index", "int", 0, "Example sentence (#)", "Which sentence of the corpus the example encodes (counted from 0).", min=0, max=19_999)
-EX_LAMBDA = Param("example_lambda", "float", 10.0, "Example λ", "λ of the example encoding.", min=1.0, max=10_000.0, log=True)
-EX_EPS = Param("example_epsilon", "float", 1.0, "Example ε", "Claimed ε of the example encoding.", min=1e-4, max=1000.0, log=True)
 
 
 def _example_compute(v, progress=None) -> pd.DataFrame:
@@ -191,7 +219,7 @@ def _example_compute(v, progress=None) -> pd.DataFrame:
     if i >= len(X):
         raise ValueError(f"The corpus has {len(X)} sentences: choose a sentence number from 0 to {len(X) - 1}.")
     clean = ome.encode(X[i : i + 1])[0]
-    enc = ome.perturb_ome(clean[None], v["example_lambda"], v["example_epsilon"], stream(v["seed"], 3200, i))[0]
+    enc = ome.perturb_ome(clean[None], v["lambda_"], v["epsilon"], stream(v["seed"], 3200, i))[0]
     return pd.DataFrame({"bit": np.arange(len(clean)), "original": clean, "encoded": enc, "even": np.arange(len(clean)) % 2 == 0})
 
 
@@ -214,17 +242,92 @@ def _example_render(df: pd.DataFrame, v) -> go.Figure:
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(margin=dict(l=150, r=30, b=70))
     title = two_line_title(f"HoHo score {own:.3f} against the true sentence, {wrong:.3f} against sentence #{other}",
-                           f"#{v['sentence_index']}: \"{sents[v['sentence_index']][:80]}\" · λ = {v['example_lambda']:g}, ε = {v['example_epsilon']:g}")
+                           f"#{v['sentence_index']}: \"{sents[v['sentence_index']][:80]}\" · λ = {v['lambda_']:g}, ε = {v['epsilon']:g}")
     return style(fig, title, height=330)
 
 
 register(FigureSpec(
-    id="hoho-example", title="One sentence, one encoding", page=PAGE, params=(CORPUS, SENTENCE_INDEX, EX_LAMBDA, EX_EPS, SEED),
+    id="hoho-example", title="One sentence, one encoding", page=PAGE, params=(CORPUS, SENTENCE_INDEX, LAMBDA, EPSILON, SEED),
     compute=_example_compute, render=_example_render,
     caption=("The 550 bits of one sentence vector (50 values × 11 bits) and one OME encoding of them. Ones are blue. The even "
              "bits survive with probability λ/(1+λ), so the attacker's score against the true sentence is high, against another "
              "sentence much lower."),
     columns=("bit", "original", "encoded", "even"), paper_figure=f"{PAPER}, Algorithm 1",
+))
+
+
+# the live panel: ε and λ -------------------------------------------------------------------------------
+
+LIVE_COLUMNS = ("mechanism", "lambda", "epsilon", "threshold", "fpr", "tpr", "auc_mean", "auc_std", "reconstruction_mean",
+                "epsilon_claimed", "epsilon_exact", "epsilon_hoho_bound")
+
+
+def _live_prepare(v, progress=None) -> dict:
+    if progress:
+        progress(0.2, "counting the bit classes of every target against every sentence")
+    state = {"counts": attack_counts(v["corpus"], v["mechanism"], v["targets"], v["seed"])}
+    if v["mechanism"] == "ome":
+        if progress:
+            progress(0.6, "listing how two inputs in the range can differ, bit by bit")
+        state["patterns"] = ome.loss_patterns(_domain(v))
+    return state
+
+
+def _live_evaluate(state: dict, v) -> pd.DataFrame:
+    """The linking attack at the sliders' (ε, λ), exactly: ROC curve averaged over targets at every
+    score threshold, expected AUC, expected reconstruction, and the exact worst-case loss of one
+    input of r values beside the claim (SUE and OUE are ε-LDP as claimed)."""
+    m, eps = v["mechanism"], v["epsilon"]
+    lam = v["lambda_"] if m == "ome" else np.nan
+    r = hoho_exact.exact_attack(state["counts"], 1.0 if np.isnan(lam) else lam, eps)
+    if m == "ome":
+        exact = ome.exact_worst_case(lam, eps, None, v["r"], patterns=state["patterns"])
+        bound = ome.hoho_bound(lam, eps, v["r"])
+    else:
+        exact, bound = eps, np.nan
+    thresholds = np.arange(len(r["tpr"]))
+    return pd.DataFrame({
+        "mechanism": m, "lambda": lam, "epsilon": eps, "threshold": thresholds, "fpr": r["fpr"], "tpr": r["tpr"],
+        "auc_mean": r["auc"].mean(), "auc_std": r["auc"].std(), "reconstruction_mean": r["reconstruction"].mean(),
+        "epsilon_claimed": eps, "epsilon_exact": exact, "epsilon_hoho_bound": bound,
+    }, columns=list(LIVE_COLUMNS))
+
+
+def _live_render(df: pd.DataFrame, v) -> go.Figure:
+    row = df.iloc[0]
+    name = {"ome": f"OME, λ = {row['lambda']:g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.14,
+                        subplot_titles=("ROC curve of the linking attack", f"privacy loss of one input (r = {v['r']})"))
+    roc = df.sort_values("fpr")
+    fig.add_trace(go.Scatter(x=roc.fpr, y=roc.tpr, mode="lines", name=f"{name}: AUC {row.auc_mean:.3f}", line=dict(color=OKABE_ITO[0], width=3),
+                             hovertemplate="score ≥ %{customdata}: TPR %{y:.3f}, FPR %{x:.3f}<extra></extra>", customdata=roc.threshold), row=1, col=1)
+    ref_line(fig, [0, 1], [0, 1], "chance (AUC 0.5)", row=1, col=1)
+    bars = [("claimed ε", row.epsilon_claimed, "#777"), ("exact worst case", row.epsilon_exact, OKABE_ITO[1])]
+    if np.isfinite(row.epsilon_hoho_bound):
+        bars.append(("HoHo's bound", row.epsilon_hoho_bound, OKABE_ITO[2]))
+    fig.add_trace(go.Bar(x=[b[0] for b in bars], y=[b[1] for b in bars], marker_color=[b[2] for b in bars], showlegend=False,
+                         text=[f"{b[1]:.4g}" for b in bars], textposition="outside", cliponaxis=False), row=1, col=2)
+    fig.update_xaxes(title="FPR: other sentences above the threshold", range=[0, 1], row=1, col=1)
+    fig.update_yaxes(title="TPR: the target's encodings", range=[0, 1.02], row=1, col=1)
+    heights = [b[1] for b in bars]
+    log_axis(fig, "y", title="ε (log scale)", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
+    fig.update_layout(legend=dict(x=0.28, y=0.08, xanchor="left"), margin=dict(t=115))
+    title = two_line_title(f"{name} at claimed ε = {row.epsilon:g}: linking AUC {row.auc_mean:.3f}, "
+                           f"{100 * row.reconstruction_mean:.1f}% of bits read back",
+                           f"exact (no sampling); mean over targets drawn with seed {v['seed']} (AUC spread ±{row.auc_std:.3f}); corpus {v['corpus']}")
+    return style(fig, title, height=470)
+
+
+register(FigureSpec(
+    id="hoho-live", title="Live: the attack at any ε and λ", page=PAGE,
+    params=(CORPUS, MECHANISM, TARGETS, SEED, EPSILON, LAMBDA, R_DIMS, LOW, HIGH),
+    prepare=_live_prepare, evaluate=_live_evaluate, live=("epsilon", "lambda_"), render=_live_render,
+    caption=("Drag ε and λ. Left: the ROC curve of HoHo's linking attack, exactly (the score of an encoding is a sum of four "
+             "binomials fixed by the plaintexts), averaged over the target sentences at every score threshold. Right: what OME "
+             "claims against the exact worst-case privacy loss of one input of r values, bit by bit. λ barely moves with ε: "
+             "ε enters OME only through q = 1/(1 + λ e^(ε/(r·l))), while the even bits keep p₁ = λ/(1+λ). SUE and OUE ignore λ "
+             "and keep their claim."),
+    columns=LIVE_COLUMNS, paper_figure=f"{PAPER}, Sec. 3-4",
 ))
 
 
@@ -317,6 +420,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     span = [df.epsilon.min(), df.epsilon.max()]
     ref_line(fig, span, [base.accuracy_mean] * 2, f"unperturbed bits: {base.accuracy_mean:.2f}", color="#000", dash="dash")
     ref_line(fig, span, [0.5, 0.5], "chance (0.5)")
+    ref_line(fig, [v["epsilon"]] * 2, [0.3, 1.0], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title="accuracy (5-fold CV)", range=[0.3, 1.0])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
@@ -324,8 +428,8 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="hoho-utility", title="Utility beside privacy", page=PAGE, params=LINK_PARAMS,
-    compute=_utility_compute, render=_utility_render,
+    id="hoho-utility", title="Utility beside privacy", page=PAGE, params=LINK_PARAMS + (EPSILON,),
+    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), render=_utility_render, disk_cache=True,
     caption=("Why λ was attractive: with λ ≥ 10 the encodings keep the clean bits' accuracy at any ε, because the even "
              "bits survive; the same bits are what the attack reads. On gensim's 200 sentences even the clean bits give only "
              "about 60% (L2-regularised logistic regression, C = 0.05), so the differences here are within the error bars; "

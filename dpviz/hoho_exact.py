@@ -1,0 +1,137 @@
+"""The HoHo attack's statistics computed exactly, with no sampling (Salem & Zanella-Beguelin
+2021; docs/formulas.md, section 3).
+
+(ε, λ) enter OME only through the flip probabilities: a clean 1 at an attacked position stays
+1 with probability p (OME's even bits: p1 = λ/(1+λ); SUE/OUE: their p) and a clean 0 turns
+into 1 with probability q. The HoHo score of one encoding of sentence s against target t is
+the number of attacked positions where the encoding equals t's clean bit. Position by
+position that agreement is a Bernoulli variable whose probability depends only on the pair
+of clean bits (s_i, t_i):
+
+    (1, 1): p     (0, 1): q     (1, 0): 1 - p     (0, 0): 1 - q,
+
+so the score is a sum of four independent binomials whose sizes are the counts of the four
+classes, fixed by the plaintexts. Those counts are the (ε, λ)-free state (:func:`attack_counts`);
+for any (ε, λ) the score distribution of the target's own encodings (X, classes (1,1) and
+(0,0) only) and of every other sentence's encoding (Y_j) follow exactly, and with them
+
+- the expected linking AUC of a target, (1/N) sum_j P[X > Y_j] + P[X = Y_j]/2, which is what the
+  simulated AUC (a Mann-Whitney statistic over the target's encodings and one encoding of every
+  other sentence) estimates without bias;
+- the ROC curve: TPR(θ) = P[X >= θ], FPR(θ) = (1/N) sum_j P[Y_j >= θ];
+- the expected reconstruction accuracy of a sentence, (ones p + zeros (1 - q)) / positions.
+
+Each pmf is the coefficient list of prod_c (1 - p_c + p_c z)^(n_c), read off by one inverse FFT
+of its values on the K = positions + 1 roots of unity (the support 0..positions fits, so there
+is no wrap-around).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpviz import ome
+from dpviz.stats import stream
+
+
+@dataclass(frozen=True)
+class AttackCounts:
+    """The (ε, λ)-free part of the attack on one corpus and mechanism."""
+
+    mechanism: str
+    positions: int            # attacked positions per encoding
+    targets: np.ndarray       # (T,) sentence indices used as targets
+    target_ones: np.ndarray   # (T,) clean ones of each target at the attacked positions
+    pair_counts: np.ndarray   # (T, N-1, 4) class counts (11, 01, 10, 00) of every other sentence vs the target
+    ones: np.ndarray          # (N,) clean ones of every sentence (reconstruction)
+    r: int                    # values per sentence (OME's budget is split over r*l bits)
+
+
+def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
+    """The clean bits the attack compares (N, positions): OME's even bits (by global index), or
+    every bit of the unary encoding for SUE/OUE (16 bins over the corpus range, as simulated)."""
+    if mechanism == "ome":
+        return ome.encode(vectors)[:, ::2]
+    if mechanism in ("sue", "oue"):
+        return ome.unary_encode(vectors, ome.UNARY_BINS, float(vectors.min()), float(vectors.max()) + 1e-9)
+    raise ValueError(f"mechanism must be one of {ome.MECHANISMS}, got {mechanism!r}")
+
+
+def choose_targets(n: int, share: float, seed: int) -> np.ndarray:
+    """The target sentences: round(share * n) of them (at least 1), drawn without replacement."""
+    if not 0 < share <= 1:
+        raise ValueError(f"the share of targets must be in (0, 1], got {share}")
+    k = max(1, int(round(share * n)))
+    return np.sort(stream(seed, 3150).choice(n, size=k, replace=False))
+
+
+def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> AttackCounts:
+    """Class counts of every (target, other sentence) pair: the state every (ε, λ) is evaluated from."""
+    bits = clean_bits(np.asarray(vectors, dtype=np.float64), mechanism).astype(np.int32)
+    n, positions = bits.shape
+    if n < 2:
+        raise ValueError("the linking attack needs at least two sentences")
+    ones = bits.sum(1)
+    t_bits = bits[targets]                      # (T, P)
+    both = t_bits @ bits.T                      # (T, N): s = 1 and t = 1
+    t_ones = ones[targets][:, None]
+    s_ones = ones[None, :]
+    c11 = both
+    c01 = t_ones - both                         # s = 0, t = 1
+    c10 = s_ones - both                         # s = 1, t = 0
+    c00 = positions - c11 - c01 - c10
+    counts = np.stack([c11, c01, c10, c00], axis=-1)  # (T, N, 4)
+    others = np.ones((len(targets), n), dtype=bool)
+    others[np.arange(len(targets)), targets] = False
+    pair_counts = counts[others].reshape(len(targets), n - 1, 4)
+    return AttackCounts(mechanism, positions, np.asarray(targets), ones[targets], pair_counts, ones, vectors.shape[1])
+
+
+def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tuple[float, float]:
+    """(p, q) at the attacked positions: OME keeps an even 1 with p1 = λ/(1+λ) and sets a 0 with
+    q = 1/(1 + λ e^(ε/(r l))); SUE/OUE as :func:`dpviz.ome.unary_probabilities` (λ unused)."""
+    if mechanism == "ome":
+        p1, _, q = ome.ome_probabilities(lam, epsilon, r * ome.L_BITS)
+        return float(p1), float(q)
+    p, q = ome.unary_probabilities(mechanism, epsilon, r)
+    return float(p), float(q)
+
+
+def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
+    """pmf over 0..positions of a sum of independent binomials: counts (..., C) trials with
+    success probabilities agree (C,). Exact up to floating-point rounding (~1e-15).
+
+    The generating function is evaluated at the first half of the K = positions + 1 roots of
+    unity (the pmf is real, so the rest are conjugates) as exp(sum_c n_c log f_c), with the
+    complex exponential taken apart into real exp, cos and sin (several times faster)."""
+    k = positions + 1
+    half = k // 2 + 1
+    z = np.exp(-2j * np.pi * np.arange(half) / k)
+    factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]             # (C, half)
+    logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))       # a zero factor: p = 1/2 at z = -1
+    c = np.asarray(counts, dtype=np.float64)
+    modulus = np.exp(c @ logf.real)
+    angle = c @ logf.imag
+    values = modulus * np.cos(angle) + 1j * (modulus * np.sin(angle))    # prod_c factor_c ** n_c
+    pmf = np.fft.irfft(values, n=k, axis=-1)                               # values are the pmf's DFT (numpy's sign)
+    return np.clip(pmf, 0.0, None)
+
+
+def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
+    """Expected AUC per target, expected reconstruction accuracy per sentence and the ROC curve
+    averaged over targets at every score threshold, for one (ε, λ)."""
+    p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
+    agree = np.array([p, q, 1 - p, 1 - q])
+    pos_counts = np.stack([counts.target_ones, np.zeros_like(counts.target_ones), np.zeros_like(counts.target_ones),
+                           counts.positions - counts.target_ones], axis=-1)  # (T, 4)
+    px = score_pmfs(pos_counts, agree, counts.positions)                   # (T, K)
+    py = score_pmfs(counts.pair_counts, agree, counts.positions)           # (T, N-1, K)
+    # P[X > y] and P[X = y] for every score y
+    sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px                   # P[X > y]
+    auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
+    tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]                          # P[X >= θ], θ = 0..positions
+    fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)       # mean_j P[Y_j >= θ]
+    recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions
+    return {"auc": auc, "reconstruction": recon, "tpr": tpr.mean(0), "fpr": fpr.mean(0), "p": p, "q": q}

@@ -1,0 +1,95 @@
+"""The exact HoHo statistics against independent routes: binomial convolutions, the simulated
+attack (within its sampling error) and the closed-form reconstruction."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpviz import hoho_exact as H
+from dpviz import ome
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    from dpviz.figures.hoho import corpus_vectors
+
+    return corpus_vectors("movie-reviews")[0]
+
+
+@pytest.mark.parametrize("counts, agree", [
+    ([30, 5, 7, 100], [0.7, 0.2, 0.3, 0.8]),
+    ([0, 0, 0, 142], [0.5, 0.5, 0.5, 0.5]),      # one class only; p = 1/2 puts a zero at z = -1
+    ([71, 0, 0, 71], [1.0, 0.1, 0.0, 0.9]),      # a certain class
+    ([1, 1, 1, 0], [0.5, 0.5, 0.5, 0.5]),        # odd support length
+])
+def test_score_pmf_equals_a_convolution_of_binomials(counts, agree):
+    positions = sum(counts)
+    got = H.score_pmfs(np.array([counts]), np.array(agree), positions)[0]
+    ref = np.array([1.0])
+    for n, p in zip(counts, agree):
+        ref = np.convolve(ref, stats.binom.pmf(np.arange(n + 1), n, p))
+    assert np.allclose(got, np.pad(ref, (0, positions + 1 - len(ref))), atol=1e-13)
+
+
+def _simulated_auc(X, mechanism, lam, eps, targets, rng, repeats=100):
+    """The paper's procedure, as dpviz.ome.attack_corpus runs it, with given targets."""
+    if mechanism == "ome":
+        full, perturb, sl = ome.encode(X), (lambda b: ome.perturb_ome(b, lam, eps, rng)), slice(0, None, 2)
+    else:
+        full = ome.unary_encode(X, ome.UNARY_BINS, float(X.min()), float(X.max()) + 1e-9)
+        p, q = ome.unary_probabilities(mechanism, eps, X.shape[1])
+        perturb, sl = (lambda b: ome.perturb_unary(b, p, q, rng)), slice(None)
+    one = perturb(full)
+    aucs = []
+    for t in targets:
+        pos = (perturb(np.repeat(full[t : t + 1], repeats, axis=0))[:, sl] == full[t, sl]).sum(1)
+        others = np.delete(np.arange(len(X)), t)
+        aucs.append(ome.auc(pos, (one[others][:, sl] == full[t, sl]).sum(1)))
+    return np.mean(aucs), (one[:, sl] == full[:, sl]).mean(1).mean()
+
+
+@pytest.mark.parametrize("mechanism, lam, eps", [("ome", 1.2, 1.0), ("ome", 1.05, 0.001), ("ome", 10.0, 1.0), ("oue", 1.0, 5.0), ("sue", 1.0, 20.0)])
+def test_exact_attack_matches_the_simulated_attack(corpus, mechanism, lam, eps):
+    """The simulated mean AUC over the same targets is an unbiased estimate of the exact one;
+    12 independent runs give its standard error."""
+    targets = H.choose_targets(len(corpus), 0.05, 0)
+    exact = H.exact_attack(H.attack_counts(corpus, mechanism, targets), lam, eps)
+    rng = np.random.default_rng(11)
+    sims = np.array([_simulated_auc(corpus, mechanism, lam, eps, targets, rng) for _ in range(12)])
+    se_auc = max(sims[:, 0].std(ddof=1) / np.sqrt(len(sims)), 1e-6)
+    se_rec = max(sims[:, 1].std(ddof=1) / np.sqrt(len(sims)), 1e-6)
+    assert abs(sims[:, 0].mean() - exact["auc"].mean()) < 4.5 * se_auc
+    assert abs(sims[:, 1].mean() - exact["reconstruction"].mean()) < 4.5 * se_rec
+
+
+def test_reconstruction_equals_the_closed_form(corpus):
+    counts = H.attack_counts(corpus, "ome", H.choose_targets(len(corpus), 0.1, 0))
+    r = H.exact_attack(counts, 10.0, 1.0)
+    bits = ome.encode(corpus)
+    expected = [ome.expected_reconstruction(bits[i : i + 1], 10.0, 1.0) for i in range(len(corpus))]
+    assert np.allclose(r["reconstruction"], expected)
+
+
+@pytest.mark.parametrize("lam", [1.3, 2.0])
+def test_roc_curve_runs_from_one_to_zero_and_its_area_is_the_auc(corpus, lam):
+    """For one target, the trapezoid area under the exact ROC curve is P[X > Y] + P[X = Y]/2."""
+    counts = H.attack_counts(corpus, "ome", np.array([17]))
+    r = H.exact_attack(counts, lam, 1.0)
+    assert r["tpr"][0] == pytest.approx(1.0) and r["fpr"][0] == pytest.approx(1.0)
+    assert np.all(np.diff(r["tpr"]) <= 1e-12) and np.all(np.diff(r["fpr"]) <= 1e-12)
+    fpr, tpr = np.r_[r["fpr"], 0.0], np.r_[r["tpr"], 0.0]
+    assert -np.trapezoid(tpr, fpr) == pytest.approx(r["auc"][0], abs=1e-9)
+
+
+def test_edge_cases(corpus):
+    # lambda = 1 and a tiny epsilon: both score distributions are Bin(P, ~1/2): chance
+    counts = H.attack_counts(corpus, "ome", H.choose_targets(len(corpus), 0.1, 0))
+    assert H.exact_attack(counts, 1.0, 1e-4)["auc"].mean() == pytest.approx(0.5, abs=1e-3)
+    # every sentence a target
+    allc = H.attack_counts(corpus[:12], "ome", H.choose_targets(12, 1.0, 0))
+    assert len(allc.targets) == 12 and allc.pair_counts.shape == (12, 11, 4)
+    assert (allc.pair_counts.sum(-1) == allc.positions).all()
+    with pytest.raises(ValueError, match="at least two"):
+        H.attack_counts(corpus[:1], "ome", np.array([0]))
+    with pytest.raises(ValueError, match="share"):
+        H.choose_targets(10, 0.0, 0)
