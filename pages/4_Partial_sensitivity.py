@@ -7,9 +7,9 @@ from webui.nav import page_setup
 
 from dpviz import figures
 from dpviz.figures.partial import NET_PARAMS
-from dpviz.partial_sensitivity import analyse
+from dpviz.figures.partial import query_analysis
 from dpviz.safe_expr import FormulaError
-from webui.controls import seed_from_url, show_figure, sync_url, widgets
+from webui.controls import live_figures, seed_from_url, settings, widgets
 
 page_setup("Partial sensitivity")
 
@@ -27,15 +27,14 @@ all_params = figures.page_params(PAGE)
 query_params = [p for p in all_params if p not in NET_PARAMS]
 seed_from_url(all_params, state_key=PAGE)
 st.sidebar.header("Database query")
-values = widgets(query_params, st.sidebar)
+values = widgets(settings(query_params), st.sidebar)
 st.sidebar.header("Network training")
 values.update(widgets(list(NET_PARAMS), st.sidebar))
-sync_url(all_params, values)
 st.sidebar.caption(f"Seed {values['seed']}: the training data, initialisation and DP-SGD noise all follow from it.")
 
 st.header("1. A database query (paper, Sec. 5.1)")
 try:
-    latex = analyse(values["expr"], values["ranges"], values["individuals"]).latex()
+    latex = query_analysis(values).latex()
 except FormulaError as err:
     st.error(f"{err} The network section below still works.")
 else:
@@ -49,14 +48,11 @@ else:
         for key, tex in latex.items():
             if key.startswith("dg/d"):
                 st.latex(r"\frac{\partial g}{\partial " + key[4:] + "} = " + tex)
-    for fid in ("ps-query", "ps-query-surface", "ps-individuals"):
-        show_figure(figures.get(fid), values, all_params)
-        st.divider()
+    live_figures([figures.get(fid) for fid in ("ps-query", "ps-query-surface", "ps-individuals")], values, all_params,
+                 intro="**Live:** the Gaussian mechanism's σ and the Rényi order α act in closed form on the sensitivities above: drag them.")
 
 st.header("2. SGD vs. DP-SGD on 5×5 bar images (paper, Sec. 5.2)")
-for fid in ("ps-training", "ps-dpsgd", "ps-histograms"):
-    show_figure(figures.get(fid), values, all_params)
-    st.divider()
+live_figures([figures.get(fid) for fid in ("ps-training", "ps-dpsgd", "ps-histograms")], values, all_params)
 
 st.markdown(
     "**Notes.** The formula box is parsed, never executed: only numbers, the declared attributes, "

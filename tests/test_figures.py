@@ -236,3 +236,16 @@ def test_utility_chart_counts_never_go_below_zero_on_the_right_axis():
     values, df, fig = figures.run("mdp-utility", SMALL["mdp-utility"])
     lo, hi = fig.layout.yaxis2.range
     assert lo == pytest.approx(-0.05 * 100) and hi == pytest.approx(1.05 * 100)  # ticks 0 .. N, aligned with 0 .. 1
+
+
+@pytest.mark.parametrize("sigma, alpha", [(0.3, 1.5), (10.0, 2.0), (250.0, 64.0)])
+def test_individual_rdp_slider_values_equal_the_direct_computation(sigma, alpha):
+    """ps-individuals is evaluated from a state prepared at σ = 1, α = 2: at any slider position it
+    must equal partial_sensitivity.individuals_table computed directly at (σ, α)."""
+    from dpviz import partial_sensitivity as ps
+
+    values, df, _ = figures.run("ps-individuals", {"sigma": str(sigma), "alpha": str(alpha)})
+    a = ps.analyse(values["expr"], values["ranges"], values["individuals"])
+    direct = ps.individuals_table(a, ps.parse_people(values["people"], a), sigma, alpha)
+    got = df.drop_duplicates("individual")["rdp_epsilon"].to_numpy()
+    assert got == pytest.approx(direct["rdp_epsilon"].to_numpy(), rel=1e-12)

@@ -197,7 +197,15 @@ def canonical_query(params: Sequence[Param], values: dict[str, Any]) -> dict[str
 
 
 def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
-    """Rewrite the URL to the canonical non-default values of all the page's parameters."""
+    """Rewrite the URL to the canonical non-default values of all the page's parameters; a
+    parameter not in ``values`` (a live slider drawn elsewhere on the page) keeps its widget's value."""
+    values = dict(values)
+    for p in params:
+        if p.name not in values and p.name in st.session_state:
+            try:
+                values[p.name] = parse_value(p, st.session_state[p.name])
+            except ParamError:
+                pass
     wanted = canonical_query(params, values)
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if current != wanted:

@@ -26,8 +26,8 @@ INDIVIDUALS = Param("individuals", "int", 5, "Individuals averaged", "The query 
 GRID = Param("grid", "int", 61, "Grid points per axis", "Resolution of the surface over the first two attributes.", min=11, max=201, hosted_max=101)
 VIEW = Param("view", "choice", "scatter3d", "Figure 1 view", "The paper's 3-D view (partial sensitivities against the gradient norm) or linked contour maps over the attributes.", choices=("scatter3d", "contours"), choice_labels={"scatter3d": "3-D, as in the paper", "contours": "contour maps over the box"})
 PEOPLE = Param("people", "text", "1,3; 1.5,0.5; 2,2; 1.2,1.8; 1.9,2.9", "Individuals (values in attribute order)", "Rows separated by ';', values by ',', e.g. 1,3; 1.5,0.5 (at most 20 rows).", max_items=400)
-SIGMA = Param("sigma", "float", 10.0, "Gaussian noise σ", "Standard deviation of the Gaussian mechanism's noise on the query.", min=0.001, max=1e6, log=True)
-ALPHA = Param("alpha", "float", 2.0, "Rényi order α", "Order of the Rényi divergence for the individual RDP loss.", min=1.01, max=1000.0)
+SIGMA = Param("sigma", "float", 10.0, "Gaussian noise σ", "Standard deviation of the Gaussian mechanism's noise on the query.", min=0.001, max=1e6, log=True, slider=True)
+ALPHA = Param("alpha", "float", 2.0, "Rényi order α", "Order of the Rényi divergence for the individual RDP loss.", min=1.01, max=1000.0, log=True, slider=True)
 
 PER_CLASS = Param("per_class", "int", 1000, "Training images per class", "Noisy bar images per class (paper: 1,000).", min=10, max=5000, hosted_max=1000)
 NOISE_SD = Param("noise_sd", "float", 0.2, "Pixel noise σ", "Standard deviation of the Gaussian noise added to each pixel before min-max normalisation (paper: 0.2).", min=0.01, max=2.0)
@@ -42,14 +42,19 @@ EVAL = Param("eval_per_class", "int", 500, "Evaluation images per class", "Fresh
 NET_PARAMS = (PER_CLASS, NOISE_SD, LR, SGD_STEPS, DP_STEPS, DP_CLIP, NOISE_MULT, DP_LR, EVAL, SEED)
 
 
-def _analysis(v: Mapping[str, Any]) -> ps.QueryAnalysis:
-    return ps.analyse(v["expr"], v["ranges"], v["individuals"])
+_ANALYSES = cache.ProcessMemo(maxsize=32)
+
+
+def query_analysis(v: Mapping[str, Any]) -> ps.QueryAnalysis:
+    """The symbolic analysis of a typed query, once per (formula, ranges, N) in this process."""
+    key = (v["expr"], v["ranges"], int(v["individuals"]))
+    return _ANALYSES.get(key, lambda: ps.analyse(*key))
 
 
 # 1. the query's global sensitivity ------------------------------------------------------------
 
 def _query_compute(v, progress=None) -> pd.DataFrame:
-    a = _analysis(v)
+    a = query_analysis(v)
     return ps.query_table(a, ps.global_sensitivity(a))
 
 
@@ -86,7 +91,7 @@ register(FigureSpec(
 # 2. Figure 1: partial sensitivities against the gradient norm ---------------------------------------
 
 def _surface_compute(v, progress=None) -> pd.DataFrame:
-    a = _analysis(v)
+    a = query_analysis(v)
     if len(a.attributes) < 2:
         raise ps.FormulaError("Figure 1 needs at least two attributes.")
     gs = ps.global_sensitivity(a)
@@ -94,7 +99,7 @@ def _surface_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _surface_render(df: pd.DataFrame, v) -> go.Figure:
-    a = _analysis(v)
+    a = query_analysis(v)
     xa, ya = a.attributes[:2]
     k = int(df["gradient_norm"].idxmax())
     top = df.loc[k]
@@ -151,9 +156,10 @@ register(FigureSpec(
 
 # 3. individuals ---------------------------------------------------------------------------------
 
-def _people_compute(v, progress=None) -> pd.DataFrame:
-    a = _analysis(v)
-    wide = ps.individuals_table(a, ps.parse_people(v["people"], a), v["sigma"], v["alpha"])
+def _people_prepare(v, progress=None) -> pd.DataFrame:
+    """Everything at σ = 1, α = 2; the sliders then scale ε_RDP = α g²/(2σ²) exactly."""
+    a = query_analysis(v)
+    wide = ps.individuals_table(a, ps.parse_people(v["people"], a), 1.0, 2.0)
     rows = []
     for r in wide.to_dict("records"):
         for name in a.attributes:
@@ -163,6 +169,10 @@ def _people_compute(v, progress=None) -> pd.DataFrame:
                 "most_sensitive_attribute": r["most_sensitive_attribute"],
             })
     return pd.DataFrame(rows)
+
+
+def _people_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
+    return state.assign(rdp_epsilon=state["rdp_epsilon"] * (v["alpha"] / 2.0) / v["sigma"] ** 2)
 
 
 def _people_render(df: pd.DataFrame, v) -> go.Figure:
@@ -190,7 +200,9 @@ register(FigureSpec(
     title="Individual privacy loss and which attribute drives it",
     page=PAGE,
     params=(EXPR, RANGES, INDIVIDUALS, PEOPLE, SIGMA, ALPHA),
-    compute=_people_compute,
+    prepare=_people_prepare,
+    evaluate=_people_evaluate,
+    live=("sigma", "alpha"),
     render=_people_render,
     caption=(
         "With the Gaussian mechanism, individual i's Rényi-DP loss is α g(xᵢ)²/(2σ²): people whose "
