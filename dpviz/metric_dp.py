@@ -24,6 +24,8 @@ S_w^eta = size of the smallest set of outputs holding at least 1 - eta of the dr
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -58,23 +60,119 @@ def _check_epsilons(epsilons) -> np.ndarray:
 
 def nearest_words(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons) -> np.ndarray:
     """Exact M(w) for every draw (rows) and epsilon (columns), as vocabulary ids."""
-    return nearest_words_from_point(emb, emb.vectors64[word_id], u, g, epsilons, self_id=word_id)
+    return draw_envelopes(emb, emb.vectors64[word_id], u, g, self_id=word_id).outputs(epsilons)
 
 
 def nearest_words_from_point(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, epsilons, self_id: int | None = None) -> np.ndarray:
     """Exact nearest vocabulary word to point + (G/epsilon) u for every draw and epsilon.
     ``point`` may be any vector (e.g. a fastText subword vector of an unknown word)."""
-    eps = _check_epsilons(epsilons)
+    return draw_envelopes(emb, point, u, g, self_id=self_id).outputs(epsilons)
+
+
+@dataclass(frozen=True)
+class Envelopes:
+    """Each draw's output for every epsilon at once: along the ray point + t u (t = G/epsilon)
+    the nearest word changes only at a few breakpoints. Row i: the word ``winners[i, j]`` is
+    nearest for t between ``breaks[i, j-1]`` and ``breaks[i, j]`` (from t = 0 for j = 0;
+    unused breakpoints are +inf). Evaluating any epsilon is a comparison per breakpoint."""
+
+    g: np.ndarray        # (n,) Gamma(d, 1) radii: t = g / epsilon
+    breaks: np.ndarray   # (n, B) ascending, +inf padded
+    winners: np.ndarray  # (n, B + 1) vocabulary ids
+
+    def outputs(self, epsilons) -> np.ndarray:
+        """M(w) for every draw (rows) and epsilon (columns)."""
+        eps = _check_epsilons(epsilons)
+        t = self.g[:, None] / eps[None, :]
+        idx = (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
+        return np.take_along_axis(self.winners, idx, axis=1)
+
+    @property
+    def nbytes(self) -> int:
+        return self.g.nbytes + self.breaks.nbytes + self.winners.nbytes
+
+
+def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, self_id: int | None = None) -> Envelopes:
+    """The exact output of every draw at every epsilon, as :class:`Envelopes` (the epsilon-free
+    state of a word's draws). The candidates are the records of the running maximum of
+    u . phi(v) over the vocabulary sorted by distance from the point (one blocked float32 matrix
+    multiply, kept within a tolerance), and their upper envelope of lines 2 t b_v - a_v is
+    computed in float64 from a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point)."""
     x64 = emb.vectors64
     w = np.asarray(point, dtype=np.float64)
     a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
     if self_id is not None:
         a[self_id] = 0.0
-    # Exact ties in a (duplicate vectors) need no stable order: equal b values are kept as
-    # near-records (tol), so both duplicates reach _decide, which prefers the smaller id.
     order = np.argsort(a)
     sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
     # float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|: keep near-records too
+    tol = 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
+    parts = []
+    for s in range(0, len(u), DRAW_BLOCK):
+        ub = u[s : s + DRAW_BLOCK]
+        cand = _record_candidates(ub.astype(np.float32), sorted32, tol)
+        parts.append(_envelope_block(x64, w, order, cand, ub))
+    width = max(p[0].shape[1] for p in parts)
+    breaks = np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=np.inf) for b, _ in parts])
+    winners = np.concatenate([np.pad(c, ((0, 0), (0, width - c.shape[1] + 1)), constant_values=-1) for _, c in parts])
+    return Envelopes(np.asarray(g, dtype=np.float64), breaks, winners)
+
+
+def _envelope_block(x64, w, order, cand, ub) -> tuple[np.ndarray, np.ndarray]:
+    """Upper envelope over t > 0 of the lines 2 t b_v - a_v of each draw's candidates.
+
+    At t -> 0 the winner has the smallest a (then the largest b, then the smallest id: exact
+    ties of duplicate vectors go to the smaller id, as a stable scan would); from the current
+    winner c the next one is the line of larger slope that crosses it first, at
+    t = (a_v - a_c) / (2 (b_v - b_c)). Vectorised over the draws, one step per breakpoint."""
+    m, k = len(cand), max(len(c) for c in cand)
+    ids = np.full((m, k), -1, dtype=np.int64)
+    for i, c in enumerate(cand):
+        ids[i, : len(c)] = order[c]
+    valid = ids >= 0
+    diff = x64[np.where(valid, ids, 0)] - w[None, None, :]               # (m, k, d)
+    a = np.where(valid, np.einsum("mkd,mkd->mk", diff, diff), np.inf)
+    b = np.where(valid, np.einsum("mkd,md->mk", diff, ub), -np.inf)
+    ids = np.where(valid, ids, np.iinfo(np.int64).max)
+    srt = np.lexsort((ids, -b, a))                                       # per row: a up, b down, id up
+    a, b, ids = (np.take_along_axis(x, srt, axis=1) for x in (a, b, ids))
+    dup = np.zeros_like(valid)
+    dup[:, 1:] = (a[:, 1:] == a[:, :-1]) & (b[:, 1:] == b[:, :-1])        # identical lines: keep the smaller id
+    a, b = np.where(dup, np.inf, a), np.where(dup, -np.inf, b)
+    rows = np.arange(m)
+    cur = np.zeros(m, dtype=np.int64)
+    t_cur = np.zeros(m)
+    breaks = np.full((m, k), np.inf)
+    winners = np.full((m, k + 1), -1, dtype=np.int64)
+    winners[:, 0] = ids[:, 0]
+    for step in range(k):
+        ac, bc = a[rows, cur][:, None], b[rows, cur][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (a - ac) / (2 * (b - bc))
+        t = np.where((b > bc) & np.isfinite(a), np.maximum(t, t_cur[:, None]), np.inf)
+        t_min = t.min(axis=1)
+        active = np.isfinite(t_min)
+        if not active.any():
+            break
+        nxt = np.where(t == t_min[:, None], b, -np.inf).argmax(axis=1)  # simultaneous crossings: the steepest wins
+        breaks[active, step] = t_min[active]
+        winners[active, step + 1] = ids[rows[active], nxt[active]]
+        cur = np.where(active, nxt, cur)
+        t_cur = np.where(active, t_min, t_cur)
+    used = int(np.isfinite(breaks).sum(axis=1).max())
+    return breaks[:, :used], winners[:, : used + 1]
+
+
+def nearest_words_direct(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons) -> np.ndarray:
+    """The engine before envelopes, kept as a reference route: the same candidates, then for
+    every epsilon the float64 distance to each candidate from the noisy point itself."""
+    eps = _check_epsilons(epsilons)
+    x64 = emb.vectors64
+    w = x64[word_id]
+    a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
+    a[word_id] = 0.0
+    order = np.argsort(a)
+    sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
     tol = 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
     out = np.empty((len(u), len(eps)), dtype=np.int64)
     for s in range(0, len(u), DRAW_BLOCK):
@@ -197,38 +295,81 @@ def renyi_entropies(outputs: np.ndarray) -> dict[str, float]:
 STAT_COLUMNS = ("word", "epsilon", "n_w", "s_w", "s_w_eta", "H_0", "H_1", "H_2", "H_inf", "cosine", "samples")
 
 
-def mdp_stats(
-    emb: Embedding, word_ids: Sequence[int], epsilons, samples: int, eta: float, seed: int,
-    progress: Progress | None = None,
-) -> pd.DataFrame:
-    """For each word and epsilon: N_w, S_w, S_w^eta, the Renyi entropies H_0/H_1/H_2/H_inf of
-    the output distribution (nats), and the mean cosine similarity between phi(w) and
-    phi(M(w)) (a utility measure). Columns: STAT_COLUMNS."""
-    eps = _check_epsilons(epsilons)
+def engine_workers() -> int:
+    """Threads the engine splits its words over: $DPVIZ_THREADS if set (the server sets 1: its
+    parallelism is its visitors), else every core. Each thread runs one BLAS thread."""
+    try:
+        return max(1, int(os.environ.get("DPVIZ_THREADS", "") or os.cpu_count() or 1))
+    except ValueError:
+        return 1
+
+
+def word_envelopes(
+    emb: Embedding, word_ids: Sequence[int], samples: int, seed: int,
+    progress: Progress | None = None, workers: int | None = None,
+) -> dict[int, Envelopes]:
+    """The epsilon-free state of each word's ``samples`` draws (seeded by (seed, word)).
+
+    Thread use is decided here, wherever the engine is called from: BLAS is limited to one
+    thread (threadpoolctl; several BLAS threads spinning on busy cores made the many small
+    matrix multiplies several times slower) and the words are split over ``workers`` threads
+    (numpy releases the GIL in the matrix multiplies); progress is reported from the caller's
+    thread, word by word."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
     if samples < 1:
         raise ValueError(f"samples must be >= 1, got {samples}")
-    if not 0 <= eta < 1:
-        raise ValueError(f"eta must be in [0, 1), got {eta}")
+    ids = [int(w) for w in word_ids]
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
+    emb.vectors64  # noqa: B018 (built once, before the threads share it)
+
+    def one(wid: int) -> Envelopes:
+        u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
+        return draw_envelopes(emb, emb.vectors64[wid], u, g, self_id=wid)
+
+    out: dict[int, Envelopes] = {}
+    workers = min(workers or engine_workers(), max(1, len(ids)))
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=workers) as pool:
+        for k, (wid, env) in enumerate(zip(ids, pool.map(one, ids))):
+            out[wid] = env
+            if progress:
+                progress((k + 1) / max(1, len(ids)), f"{emb.name}: word {k + 1} of {len(ids)} (“{emb.vocab[wid]}”), "
+                                                     f"{samples:,} releases, nearest word among {emb.size:,}")
+    return out
+
+
+def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: float) -> pd.DataFrame:
+    """For each word and epsilon: N_w, S_w, S_w^eta, the Renyi entropies H_0/H_1/H_2/H_inf of
+    the output distribution (nats), and the mean cosine similarity between phi(w) and
+    phi(M(w)) (a utility measure), evaluated from prepared envelopes. Columns: STAT_COLUMNS."""
+    eps = _check_epsilons(epsilons)
+    if not 0 <= eta < 1:
+        raise ValueError(f"eta must be in [0, 1), got {eta}")
     x64 = emb.vectors64
     norms = np.sqrt(emb.sq_norms)
     rows = []
-    for k, wid in enumerate(word_ids):
-        wid = int(wid)
-        if progress:
-            progress(k / len(word_ids), f"{emb.name}: word {k + 1} of {len(word_ids)} (“{emb.vocab[wid]}”), "
-                                        f"{samples:,} releases, nearest word among {emb.size:,}")
-        u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
-        out = nearest_words(emb, wid, u, g, eps)
+    for wid, env in envelopes.items():
+        out = env.outputs(eps)
         cos = (x64[out] @ x64[wid]) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
         for j, e in enumerate(eps):
             n_w, s_w, s_eta = output_stats(out[:, j], wid, eta)
             rows.append({"word": emb.vocab[wid], "epsilon": float(e), "n_w": n_w, "s_w": s_w, "s_w_eta": s_eta,
-                         **renyi_entropies(out[:, j]), "cosine": float(cos[:, j].mean()), "samples": samples})
-        if progress:
-            progress((k + 1) / len(word_ids), f"{emb.name}: {k + 1} of {len(word_ids)} words")
+                         **renyi_entropies(out[:, j]), "cosine": float(cos[:, j].mean()), "samples": len(env.g)})
     return pd.DataFrame(rows, columns=list(STAT_COLUMNS))
+
+
+def mdp_stats(
+    emb: Embedding, word_ids: Sequence[int], epsilons, samples: int, eta: float, seed: int,
+    progress: Progress | None = None, workers: int | None = None,
+) -> pd.DataFrame:
+    """:func:`stats_at` of :func:`word_envelopes`: N_w, S_w and the rest for every word and epsilon."""
+    _check_epsilons(epsilons)
+    if not 0 <= eta < 1:
+        raise ValueError(f"eta must be in [0, 1), got {eta}")
+    return stats_at(emb, word_envelopes(emb, word_ids, samples, seed, progress, workers), epsilons, eta)
 
 
 def sample_word_ids(emb: Embedding, words: int, vocab: int, seed: int) -> np.ndarray:
@@ -263,24 +404,36 @@ def tokenize(sentence: str, max_tokens: int = 40) -> list[str]:
     return toks
 
 
-def rewrite(emb: Embedding, tokens: Sequence[str], epsilon: float, copies: int, seed: int) -> tuple[list[list[str]], list[str]]:
-    """``copies`` privatised rewrites of a token list at one epsilon, and each token's status:
-    'in vocabulary', 'subword vector' (fastText builds a vector for an unknown word) or
-    'unknown' (left as it is, marked). Known words use their own vector; the release is the
+def rewrite_envelopes(emb: Embedding, tokens: Sequence[str], copies: int, seed: int) -> tuple[list[Envelopes | None], list[str]]:
+    """The ε-free state of ``copies`` privatised rewrites of a token list, and each token's
+    status: 'in vocabulary', 'subword vector' (fastText builds a vector for an unknown word) or
+    'unknown' (left as it is; no envelope). Known words use their own vector; a release is the
     nearest vocabulary word to vector + noise."""
     rng = stream(seed, 2023)
-    status, outs = [], []
+    status: list[str] = []
+    envs: list[Envelopes | None] = []
     for tok in tokens:
         u, g = sample_directions_and_radii(emb.dim, copies, rng)
         if tok in emb.index:
             status.append("in vocabulary")
-            ids = nearest_words(emb, emb.index[tok], u, g, [epsilon])[:, 0]
+            envs.append(draw_envelopes(emb, emb.vectors64[emb.index[tok]], u, g, self_id=emb.index[tok]))
         elif emb.oov is not None:
             status.append("subword vector")
-            ids = nearest_words_from_point(emb, np.asarray(emb.oov(tok), dtype=np.float64), u, g, [epsilon])[:, 0]
+            envs.append(draw_envelopes(emb, np.asarray(emb.oov(tok), dtype=np.float64), u, g))
         else:
             status.append("unknown")
-            outs.append([tok] * copies)
-            continue
-        outs.append([emb.vocab[i] for i in ids])
-    return [list(r) for r in zip(*outs)], status
+            envs.append(None)
+    return envs, status
+
+
+def rewrite_at(emb: Embedding, tokens: Sequence[str], envelopes: Sequence[Envelopes | None], epsilon: float, copies: int) -> list[list[str]]:
+    """The rewrites at one ε from :func:`rewrite_envelopes` (unknown tokens stay as they are)."""
+    outs = [[tok] * copies if env is None else [emb.vocab[i] for i in env.outputs([epsilon])[:, 0]] for tok, env in zip(tokens, envelopes)]
+    return [list(r) for r in zip(*outs)]
+
+
+def rewrite(emb: Embedding, tokens: Sequence[str], epsilon: float, copies: int, seed: int) -> tuple[list[list[str]], list[str]]:
+    """``copies`` privatised rewrites of a token list at one epsilon, and each token's status
+    (see :func:`rewrite_envelopes`)."""
+    envs, status = rewrite_envelopes(emb, tokens, copies, seed)
+    return rewrite_at(emb, tokens, envs, epsilon, copies), status

@@ -56,7 +56,7 @@ def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, et
     start = time.perf_counter()
     emb = resolve(embedding)
     with threadpool_limits(1):  # one core per task: workers, not BLAS threads, share the machine
-        df = mdp.mdp_stats(emb, ids, epsilons, samples, eta, seed)
+        df = mdp.mdp_stats(emb, ids, epsilons, samples, eta, seed, workers=1)
     df.insert(0, "word_id", np.repeat(np.asarray(ids, dtype=np.int64), len(epsilons)))
     tmp = f"{path}.{os.getpid()}.tmp"
     df.to_parquet(tmp, index=False)

@@ -10,7 +10,7 @@ from webui.nav import page_setup
 from dpviz import cache, figures
 from dpviz.data.embeddings import EmbeddingError, load_file, resolve
 from dpviz.figures.metric import TRY_DRAWS, TRY_PARAMS, try_it
-from webui.controls import seed_from_url, show_figure, sync_url, widgets
+from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
 
 page_setup("Metric DP on word embeddings")
 PAGE = "metric"
@@ -48,10 +48,9 @@ with st.sidebar.expander("Use your own embedding file", expanded=False):
                 st.rerun()
 
 st.sidebar.header("Words and ε")
-values = widgets([p for p in all_params if p not in TRY_PARAMS], st.sidebar)
+values = widgets(settings([p for p in all_params if p not in TRY_PARAMS]), st.sidebar)
 st.sidebar.header("Try it")
 values.update(widgets(list(TRY_PARAMS), st.sidebar))
-sync_url(all_params, values)
 st.sidebar.caption(f"Seed {values['seed']}: each word's draws follow from (seed, word), so results do not depend on which other words run.")
 
 try:
@@ -68,33 +67,42 @@ if values["compare"].strip() == "fasttext-local" or values["embedding"].strip() 
     st.caption("fasttext-local is trained here once (about 15 s, cached): 100-d fastText on the ~0.5M English tokens "
                "gensim ships (a Wikipedia excerpt and the Lee corpora), not the paper's 300-d vectors trained on billions.")
 
-if emb is not None:
-    for fid in ("mdp-figure3", "mdp-stats", "mdp-histograms", "mdp-calibrate", "mdp-utility", "mdp-entropy", "mdp-knn-distances", "mdp-knn-histogram"):
-        show_figure(figures.get(fid), values, all_params)
-        st.divider()
 
+
+def try_it_box(values: dict) -> None:
+    """The try-it box at the slider's ε (drawn inside the live section)."""
     st.subheader("Try it: privatise a sentence", anchor="try-it")
     try:
         with st.spinner("Privatising…"):
             tokens, rows, status, per_word = try_it(emb, values)
     except ValueError as err:
         st.error(str(err))
-    else:
-        st.markdown(f"Original: **{html.escape(' '.join(tokens))}** (ε = {values['try_epsilon']:g})")
-        for r in rows:
-            spans = [
-                f"<span style='background:#F0E442;padding:0 3px;border-radius:3px'>{html.escape(o)}</span>" if o != t
-                else html.escape(o) for o, t in zip(r, tokens)
-            ]
-            st.markdown("→ " + " ".join(spans), unsafe_allow_html=True)
-        unknown = [t for t, s in zip(tokens, status) if s != "in vocabulary"]
-        if unknown:
-            st.caption("Not in the vocabulary: " + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
-                       + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them.")
-        if per_word is not None:
-            st.caption(f"Each word's plausible deniability at ε = {values['try_epsilon']:g} ({TRY_DRAWS} draws):")
-            st.dataframe(per_word[["word", "n_w", "s_w", "cosine"]].rename(columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}),
-                         hide_index=True)
+        return
+    st.markdown(f"Original: **{html.escape(' '.join(tokens))}** (ε = {values['epsilon']:g}, the slider's)")
+    for r in rows:
+        spans = [
+            f"<span style='background:#F0E442;padding:0 3px;border-radius:3px'>{html.escape(o)}</span>" if o != t
+            else html.escape(o) for o, t in zip(r, tokens)
+        ]
+        st.markdown("→ " + " ".join(spans), unsafe_allow_html=True)
+    unknown = [t for t, s in zip(tokens, status) if s != "in vocabulary"]
+    if unknown:
+        st.caption("Not in the vocabulary: " + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
+                   + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them.")
+    if per_word is not None:
+        st.caption(f"Each word's plausible deniability at ε = {values['epsilon']:g} ({TRY_DRAWS} draws):")
+        st.dataframe(per_word[["word", "n_w", "s_w", "cosine"]].rename(columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}),
+                     hide_index=True)
+    st.divider()
+
+
+if emb is None:
+    sync_url(all_params, values)
+else:
+    order = ("mdp-live", "mdp-figure3", "mdp-stats", "mdp-histograms", "mdp-calibrate", "mdp-utility", "mdp-entropy", "mdp-knn-distances", "mdp-knn-histogram")
+    live_figures([figures.get(fid) for fid in order], values, all_params, extra=try_it_box,
+                 intro="**Live:** drag ε (or focus the slider and use the arrow keys): each word's draws were made once and are "
+                       "answered exactly at any ε, so every chart below and the try-it box follow at once.")
 
 st.markdown(
     "**Notes.** Sampling as in the public implementations: direction uniform on the sphere, radius "

@@ -119,7 +119,7 @@ MDP_FAST = {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "knn_words"
 def test_metric_page_defaults_draw_all_charts():
     at = _run(METRIC, MDP_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 8
+    assert len(at.get("plotly_chart")) == 9
     assert any("Original:" in m.value for m in at.markdown)
 
 

@@ -203,7 +203,7 @@ def test_deep_link_sets_controls_and_moving_the_slider_changes_chart_and_url(ser
     wait_for_charts(page, 6)
     slider = page.get_by_role("slider", name="Dimension n")
     assert slider.input_value() == "100"
-    assert page.get_by_role("spinbutton", name="Privacy budget ε (claimed)", exact=True).input_value() == "2"
+    assert page.get_by_role("slider", name="Privacy budget ε (claimed)").get_attribute("aria-valuetext") == "2"
     assert page.get_by_role("spinbutton", name="Random seed", exact=True).input_value() == "3"
     assert "n = 100: 2C√n = 200" in chart_text(page, 0)
     assert "ADePT claims ε = 2" in chart_text(page, 1)
@@ -217,12 +217,11 @@ def test_deep_link_sets_controls_and_moving_the_slider_changes_chart_and_url(ser
     )
     assert "epsilon=2" in page.url and "seed=3" in page.url  # the rest of the view stays in the link
 
-    # a second kind of control: the number input for epsilon
-    box = page.get_by_role("spinbutton", name="Privacy budget ε (claimed)", exact=True)
-    submit(box, "3")
-    page.wait_for_url(re.compile(r"epsilon=3"), timeout=60_000)
+    # the live log slider for epsilon: one step on the grid, 2 -> 2.5
+    slide_right(page, "Privacy budget ε (claimed)")
+    page.wait_for_url(re.compile(r"epsilon=2.5"), timeout=60_000)
     page.wait_for_function(
-        "document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('ADePT claims ε = 3')", timeout=60_000
+        "document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('ADePT claims ε = 2.5')", timeout=60_000
     )
 
 
@@ -291,7 +290,7 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     wait_for_charts(page, 8)
     box = page.get_by_role("textbox", name="Values of ε", exact=True)
     assert box.input_value() == "2,5,10,30"
-    assert "Average plausible deniability" in chart_text(page, 0)
+    assert "Average plausible deniability" in chart_text(page, 1)
     assert page.locator('[data-testid="stException"]').count() == 0
     submit(box, "3,6,12")
     page.wait_for_url(re.compile(r"epsilons=3%2C6%2C12|epsilons=3,6,12"), timeout=90_000)
@@ -309,18 +308,18 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     wait_for_charts(page, 6)
     box = page.get_by_role("spinbutton", name="Example sentence (#)", exact=True)
     assert box.input_value() == "7"
-    assert "#7:" in chart_text(page, 0)
+    assert "#7:" in chart_text(page, 1)
     assert page.locator('[data-testid="stException"]').count() == 0
     submit(box, "12")
     page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('#12:')", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('#12:')", timeout=60_000)
 
 
 # --- every page: each kind of control it has, downloads, bad links, defaults ----------------------
 
 def test_adept_selectbox_multiselect_radio_and_list_controls(server, page):
     page.goto(f"{server}/ADePT_sensitivity?{FAST}")
-    wait_for_charts(page, 7)
+    wait_for_charts(page, 6)
     before = chart_html(page, 5)
     choose(page, "Sweep over", "dimension n")
     settled(page, r"sweep=dim", 5, before)
@@ -349,12 +348,12 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
     page.goto(f"{server}/Metric_DP?{MDP_FAST}")
     wait_for_charts(page, 8)
     # the embeddings are chosen from a list of what is available, not typed
-    before = chart_html(page, 0)
+    before = chart_html(page, 1)
     choose(page, "Compare with", "fastText 100d trained here (stand-in, ~15 s once)")
-    settled(page, r"compare=fasttext-local", 0, before)
-    wait_chart_text(page, 0, "fasttext-local")
+    settled(page, r"compare=fasttext-local", 1, before)
+    wait_chart_text(page, 1, "fasttext-local")
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
-    idx = 3  # mdp-calibrate, fourth on the page
+    idx = 4  # mdp-calibrate, fifth on the page
     wait_chart_text(page, idx, "Calibrate ε to a plausible-deniability target")
     before = chart_html(page, idx)
     choose(page, "Target statistic", "average S_w (distinct outputs)")
@@ -364,28 +363,28 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
     slide_right(page, "Words sampled")
     settled(page, r"words=4", 0, before)
 
-    submit(page.get_by_role("spinbutton", name="ε for the rewrites", exact=True), "7")
-    page.wait_for_url(re.compile(r"try_epsilon=7"), timeout=60_000)
-    page.wait_for_function("document.body.innerText.includes('(ε = 7)')", timeout=60_000)
+    slide_right(page, "ε")  # the live slider: 10 -> 12, the try-it box follows
+    page.wait_for_url(re.compile(r"epsilon=12"), timeout=60_000)
+    page.wait_for_function("document.body.innerText.includes('(ε = 12, the slider')", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_hoho_multiselect_slider_and_list_controls(server, page):
     page.goto(f"{server}/HoHo_attack?{HOHO_FAST}")
     wait_for_charts(page, 6)
-    assert "SUE" in chart_text(page, 1)
-    before = chart_html(page, 1)
+    assert "SUE" in chart_text(page, 2)
+    before = chart_html(page, 2)
     unselect(page, "SUE")
-    settled(page, r"mechanisms=ome%2Coue|mechanisms=ome,oue", 1, before)
-    wait_chart_text(page, 1, "SUE", present=False)
+    settled(page, r"mechanisms=ome%2Coue|mechanisms=ome,oue", 2, before)
+    wait_chart_text(page, 2, "SUE", present=False)
 
-    before = chart_html(page, 3)  # the bounds chart
+    before = chart_html(page, 4)  # the bounds chart
     slide_right(page, "Values per input (r)")
-    settled(page, r"[?&]r=2", 3, before)
+    settled(page, r"[?&]r=2", 4, before)
 
-    before = chart_html(page, 1)
+    before = chart_html(page, 2)
     submit(page.get_by_role("textbox", name="Values of λ", exact=True), "1,100")
-    settled(page, r"lambdas=1%2C100|lambdas=1,100", 1, before)
+    settled(page, r"lambdas=1%2C100|lambdas=1,100", 2, before)
 
 
 def test_partial_selectbox_slider_and_number_controls(server, page):
@@ -402,9 +401,9 @@ def test_partial_selectbox_slider_and_number_controls(server, page):
     settled(page, r"grid=62", 1, before)
 
     before = chart_html(page, 2)
-    submit(page.get_by_role("spinbutton", name="Gaussian noise σ", exact=True), "3")
-    settled(page, r"sigma=3", 2, before)
-    assert "σ = 3" in page.locator("body").inner_text()
+    slide_right(page, "Gaussian noise σ")  # a live log slider: 10 -> 12
+    settled(page, r"sigma=12", 2, before)
+    assert "σ = 12" in page.locator("body").inner_text()
 
 
 def test_metric_page_uses_an_uploaded_embedding_and_refuses_a_broken_one(server, page, tmp_path):
@@ -460,7 +459,7 @@ def test_hoho_page_uses_uploaded_sentences_and_refuses_too_few(server, page, tmp
 
 
 PAGES_FAST = {
-    "ADePT_sensitivity": (FAST + "&audit_samples=2000", 7),
+    "ADePT_sensitivity": (FAST + "&audit_samples=2000", 6),
     "Metric_DP": (MDP_FAST, 8),
     "HoHo_attack": (HOHO_FAST, 6),
     "Partial_sensitivity": (PS_FAST, 6),
@@ -493,7 +492,7 @@ BAD_LINKS = {
     "HoHo_attack": ("targets=0&lambdas=abc&colour=red", ["targets = '0' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
                     ("textbox", "Values of λ", "1,10,100")),
     "Partial_sensitivity": ("grid=5&sigma=abc&x=1", ["grid = '5' is not allowed (out of range)", "sigma = 'abc' is not allowed", "no parameter 'x'"],
-                            ("spinbutton", "Gaussian noise σ", "10")),
+                            ("slider", "Gaussian noise σ", "10")),
 }
 
 
@@ -507,15 +506,16 @@ def test_bad_links_on_every_page_say_what_was_wrong_and_the_page_works(server, p
     alerts = " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())
     for message in messages:
         assert message in alerts
-    value = page.get_by_role(role, name=label, exact=True).input_value()
-    assert (float(value) == float(shown)) if role == "spinbutton" else value == shown  # the default
+    control = page.get_by_role(role, name=label, exact=role != "slider")  # a slider's name repeats its label
+    value = control.get_attribute("aria-valuetext") if role == "slider" else control.input_value()
+    assert (float(value) == float(shown)) if role in ("spinbutton", "slider") else value == shown  # the default
     assert page.locator('[data-testid="stException"]').count() == 0
     left = parse_qs(urlsplit(page.url).query)
     assert not {b.split("=")[0] for b in bad.split("&")} & set(left)  # the bad keys left the link
     assert left["seed"] == ["0"]
 
 
-@pytest.mark.parametrize("path, n", [("ADePT_sensitivity", 7), ("Metric_DP", 8), ("HoHo_attack", 6), ("Partial_sensitivity", 6)])
+@pytest.mark.parametrize("path, n", [("ADePT_sensitivity", 6), ("Metric_DP", 9), ("HoHo_attack", 7), ("Partial_sensitivity", 6)])
 def test_every_page_on_its_defaults_has_no_error(server, page, path, n):
     page.goto(f"{server}/{path}")
     wait_for_charts(page, n)
@@ -533,7 +533,7 @@ def test_write_screenshots(server, browser, name, path):
     pg = ctx.new_page()
     pg.goto(server + path)
     if path:
-        wait_for_charts(pg, {"/Metric_DP": 8, "/ADePT_sensitivity": 7}.get(path, 6))
+        wait_for_charts(pg, {"/Metric_DP": 9, "/HoHo_attack": 7}.get(path, 6))
         pg.wait_for_selector("text=Notes.", timeout=120_000)  # the page's last line: the script ran to the end
     else:
         pg.wait_for_selector("text=dpviz: where published privacy guarantees break")

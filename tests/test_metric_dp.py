@@ -138,13 +138,22 @@ def test_rewrite_marks_unknown_words(glove):
 
 
 def test_try_it_box_equals_the_direct_computation_and_is_shared(glove):
+    from dpviz.figures import metric
     from dpviz.figures.metric import TRY_DRAWS, try_it
 
-    v = {"embedding": "glove-6b-50d", "sentence": "The hospital  qzxqzxqzx in boston", "try_epsilon": 8.0, "rewrites": 3, "seed": 4}
+    v = {"embedding": "glove-6b-50d", "sentence": "The hospital  qzxqzxqzx in boston", "epsilon": 8.0, "rewrites": 3, "seed": 4}
     tokens, rows, status, per_word = try_it(glove, v)
     assert tokens == ["the", "hospital", "qzxqzxqzx", "in", "boston"]
     assert (rows, status) == mdp.rewrite(glove, tokens, 8.0, 3, 4)
     known = sorted({glove.index[t] for t in tokens if t in glove.index})
     assert per_word.equals(mdp.mdp_stats(glove, known, [8.0], TRY_DRAWS, 0.05, 4))
-    assert try_it(glove, dict(v))[3] is per_word  # a second visitor with the same settings: no recomputation
-    assert try_it(glove, dict(v, seed=5))[3] is not per_word  # the seed is part of the key
+    keys = len(metric._TRY.keys())
+    # another ε, another visitor: evaluated from the same prepared draws, equal to a fresh computation
+    tokens2, rows2, _, per_word2 = try_it(glove, dict(v, epsilon=23.0))
+    assert len(metric._TRY.keys()) == keys
+    assert rows2 == mdp.rewrite(glove, tokens, 23.0, 3, 4)[0]
+    assert per_word2.equals(mdp.mdp_stats(glove, known, [23.0], TRY_DRAWS, 0.05, 4))
+    try_it(glove, dict(v, seed=5))
+    assert len(metric._TRY.keys()) == keys + 1  # the seed is part of the prepared state's key
+
+

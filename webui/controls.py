@@ -14,7 +14,7 @@ because that silently drops values it cannot read, while dpviz must say what was
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -273,11 +273,13 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
     return _VIEWS.get(key, compute)
 
 
-def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], intro: str = "") -> None:
+def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], intro: str = "",
+                 extra: Callable[[dict[str, Any]], None] | None = None) -> None:
     """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
     fragment: moving a slider reruns only the sliders and the figures from the first one that
     depends on a slider to the last (page order kept), not the whole page. ``values`` holds the
-    other parameters' validated values; the URL is kept in step from inside the fragment."""
+    other parameters' validated values; the URL is kept in step from inside the fragment.
+    ``extra(values)`` draws more live content (not a figure) at the end of the fragment."""
     live = [p for p in page_params if p.slider]
     uses = [i for i, spec in enumerate(specs) if {p.name for p in spec.params} & {p.name for p in live}]
     if not live or not uses:
@@ -304,6 +306,8 @@ def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_param
         for spec in specs[first : last + 1]:
             show_figure(spec, both, page_params)
             st.divider()
+        if extra is not None:
+            extra(both)
 
     section()
     for spec in specs[last + 1 :]:

@@ -42,6 +42,9 @@ TARGET_OP = Param("target_op", "choice", "at_most", "Target direction", "Whether
 TARGET = Param("target", "float", 100.0, "Target value", "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.", min=0.0, max=20_000.0)
 KNN_WORDS = Param("knn_words", "int", 200, "Words for Figure 2", "Words sampled from the top-vocab for the k-nearest-neighbour distances.", min=10, max=5000, hosted_max=500)
 
+EPSILON = Param("epsilon", "float", 10.0, "ε", "The privacy parameter of the live views: marked on every curve over ε, drawn in the histograms, "
+                "used by the per-word chart and the try-it box.", min=0.1, max=1000.0, log=True, slider=True)
+
 SWEEP_DIR = Param("sweep_dir", "text", "", "Sweep directory (optional)", "A directory written by `python -m dpviz sweep mdp`: its whole-vocabulary statistics are drawn next to the live sample in Figures 3-6.", max_items=500)
 
 WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
@@ -68,17 +71,30 @@ def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
     return mdp.sample_word_ids(emb, v["words"], v["vocab"], v["seed"])
 
 
-def word_table(v: Mapping[str, Any], which: str = "embedding", progress=None) -> pd.DataFrame:
-    """The per-word, per-epsilon statistics (mdp.STAT_COLUMNS) for one embedding, disk-cached."""
+STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
+"""What a word's draws depend on; ε (listed or on the slider) and η only evaluate them."""
+_STATES = cache.ProcessMemo(maxsize=16)
+
+
+def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
+    """The ε-free state of one embedding's sampled words: every draw's output at every ε
+    (metric_dp.Envelopes), computed once per (embedding, words, draws, seed) in this process."""
     name = v[which]
-    key = {"embedding": _embedding_key(name), **{p.name: format_value(p, v[p.name]) for p in WORD_PARAMS if p.name not in ("embedding", "compare")}}
+    key = (_embedding_key(name),) + tuple(format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS)
 
-    def compute() -> pd.DataFrame:
+    def compute() -> dict[int, mdp.Envelopes]:
         emb = resolve(name, progress)
-        return mdp.mdp_stats(emb, word_ids(emb, v), v["epsilons"], v["samples"], v["eta"], v["seed"], progress)
+        return mdp.word_envelopes(emb, word_ids(emb, v), v["samples"], v["seed"], progress)
 
-    df = cache.cached_table("mdp-word-table", key, compute)
-    return df.assign(embedding=name)
+    return _STATES.get(key, compute)
+
+
+def word_table(v: Mapping[str, Any], which: str = "embedding", progress=None, epsilons=None) -> pd.DataFrame:
+    """The per-word, per-epsilon statistics (mdp.STAT_COLUMNS) for one embedding, evaluated from
+    :func:`word_state` at ``epsilons`` (default: the listed ones) in milliseconds."""
+    state = word_state(v, which, progress)
+    df = mdp.stats_at(resolve(v[which]), state, v["epsilons"] if epsilons is None else epsilons, v["eta"])
+    return df.assign(embedding=v[which])
 
 
 def sweep_table(directory: str) -> pd.DataFrame:
@@ -122,6 +138,18 @@ def _band(fig, x, lo, hi, color, group, row=None, col=None):
                              line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
 
 
+def mark_epsilon(fig, v, top: float, cells=((None, None),)) -> None:
+    """The slider's ε as a dotted vertical line from 0 to ``top`` in each (row, col) panel."""
+    for k, (row, col) in enumerate(cells):
+        ref_line(fig, [v["epsilon"]] * 2, [0, top], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5,
+                 showlegend=k == 0, row=row, col=col)
+
+
+def _marked(state: pd.DataFrame, v) -> pd.DataFrame:
+    """Curves over the listed ε do not depend on the slider; it is marked on them when drawn."""
+    return state
+
+
 def _caption_n(v) -> str:
     return f"{v['samples']:,} draws per word, seed {v['seed']}"
 
@@ -141,18 +169,58 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
         mean = df.groupby("epsilon")[stat].mean()
         fig.add_trace(go.Scatter(x=mean.index, y=mean.values, mode="lines+markers", line=dict(color="#000", width=3), name="mean over words", showlegend=c == 1), row=1, col=c)
         fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
+    mark_epsilon(fig, v, v["samples"], ((1, 1), (1, 2)))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(x=0.01, y=-0.2, orientation="h"))
     return style(fig, two_line_title(f"Plausible deniability per word on {v['embedding']}", f"{df.word.nunique()} words (thin lines), {_caption_n(v)}"), height=460)
 
 
 register(FigureSpec(
-    id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS,
-    compute=_stats_compute, render=_stats_render,
+    id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    prepare=_stats_compute, evaluate=_marked, live=("epsilon",), render=_stats_render,
     caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
              "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
              "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."),
     columns=("word", "epsilon", "n_w", "s_w", "s_w_eta"), paper_figure=f"{PAPER}, Sec. 3", disk_cache=False,
+))
+
+
+# 1b. live: every sampled word at the slider's ε --------------------------------------------------
+
+def _live_prepare(v, progress=None) -> dict[int, mdp.Envelopes]:
+    return word_state(v, "embedding", progress)
+
+
+def _live_evaluate(state: dict[int, mdp.Envelopes], v) -> pd.DataFrame:
+    df = mdp.stats_at(resolve(v["embedding"]), state, [v["epsilon"]], v["eta"])
+    return df[["word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"]]
+
+
+def _live_render(df: pd.DataFrame, v) -> go.Figure:
+    df = df.sort_values("n_w")
+    n = v["samples"]
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=(f"N_w: releases that keep the word (of {n:,})", f"S_w: distinct outputs (of {n:,})"))
+    fig.add_trace(go.Bar(y=df.word, x=df.n_w, orientation="h", marker_color=OKABE_ITO[1], name="N_w", showlegend=False,
+                         hovertemplate="%{y}: N_w = %{x}<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Bar(y=df.word, x=df.s_w, orientation="h", marker_color=OKABE_ITO[0], name="S_w", showlegend=False,
+                         hovertemplate="%{y}: S_w = %{x}<extra></extra>"), row=1, col=2)
+    fig.update_xaxes(range=[0, n * 1.02])
+    fig.update_xaxes(title="count", row=1, col=1)
+    fig.update_xaxes(title="count", row=1, col=2)
+    title = two_line_title(f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():.0f} of {n:,} releases keep the word, "
+                           f"{df.s_w.mean():.0f} distinct outputs",
+                           f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε")
+    return style(fig, title, height=max(360, 140 + 26 * len(df)))
+
+
+register(FigureSpec(
+    id="mdp-live", title="Every sampled word at the slider's ε", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    prepare=_live_prepare, evaluate=_live_evaluate, live=("epsilon",), render=_live_render,
+    caption=("Drag ε. Each word's N releases were drawn once; each draw's output is known for every ε at once (a ray "
+             "φ(w) + t·u with t = G/ε changes its nearest word only at a few breakpoints), so any ε is answered exactly in "
+             "milliseconds. Words that keep their identity at small ε sit far from their neighbours."),
+    columns=("word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"), paper_figure=f"{PAPER}, Sec. 3",
 ))
 
 
@@ -171,14 +239,15 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
             fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=emb, legendgroup=emb, showlegend=c == 1, mode="lines+markers",
                                      line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)), row=1, col=c)
             fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
+    mark_epsilon(fig, v, v["samples"], ((1, 1), (1, 2)))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
     return style(fig, two_line_title("Average plausible deniability against ε (paper's Figure 3)", f"mean over words, band: interquartile range; {_caption_n(v)}"), height=460)
 
 
 register(FigureSpec(
-    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,),
-    compute=_fig3_compute, render=_fig3_render,
+    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
+    prepare=_fig3_compute, evaluate=_marked, live=("epsilon",), render=_fig3_render,
     caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
              "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
              "sidebar to overlay it; the band is the interquartile range across words."),
@@ -188,16 +257,27 @@ register(FigureSpec(
 
 # 3. Figures 4-6: histograms ----------------------------------------------------------------------------
 
-def _hist_compute(v, progress=None) -> pd.DataFrame:
-    vv = dict(v, epsilons=v["hist_epsilons"])
-    df = tables(vv, progress)
+def _hist_rows(df: pd.DataFrame, series: str) -> list[tuple]:
     rows = []
     for (emb, eps), part in df.groupby(["embedding", "epsilon"], sort=False):
         edges = np.linspace(0, int(part["samples"].iloc[0]), 21)  # a sweep may use another N
         for stat in ("s_w", "n_w"):
             counts, _ = np.histogram(part[stat], bins=edges)
-            rows += [(emb, eps, stat, edges[i], edges[i + 1], int(counts[i])) for i in range(len(counts))]
-    return pd.DataFrame(rows, columns=["embedding", "epsilon", "statistic", "bin_low", "bin_high", "count"])
+            rows += [(emb, eps, series, stat, edges[i], edges[i + 1], int(counts[i])) for i in range(len(counts))]
+    return rows
+
+
+HIST_COLUMNS = ("embedding", "epsilon", "series", "statistic", "bin_low", "bin_high", "count")
+
+
+def _hist_prepare(v, progress=None) -> pd.DataFrame:
+    return pd.DataFrame(_hist_rows(tables(dict(v, epsilons=v["hist_epsilons"]), progress), "listed"), columns=list(HIST_COLUMNS))
+
+
+def _hist_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
+    """The listed ε, plus the slider's ε evaluated from the same draws."""
+    live = tables(dict(v, epsilons=[v["epsilon"]]))
+    return pd.concat([state, pd.DataFrame(_hist_rows(live, "slider"), columns=list(HIST_COLUMNS))], ignore_index=True)
 
 
 def _hist_render(df: pd.DataFrame, v) -> go.Figure:
@@ -206,9 +286,12 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
-            for k, (eps, part) in enumerate(df[(df.embedding == emb) & (df.statistic == stat)].groupby("epsilon")):
+            here = df[(df.embedding == emb) & (df.statistic == stat)]
+            for k, ((series, eps), part) in enumerate(here.groupby(["series", "epsilon"])):
+                slider = series == "slider"
                 fig.add_trace(go.Scatter(x=(part.bin_low + part.bin_high) / 2, y=part["count"].replace(0, np.nan), mode="lines+markers",
-                                         line=dict(color=OKABE_ITO[k % 8], shape="hvh"), name=f"ε = {eps:g}", legendgroup=str(eps),
+                                         line=dict(color="#000" if slider else OKABE_ITO[k % 8], shape="hvh", width=4 if slider else 2),
+                                         name=f"ε = {eps:g}" + (" (slider)" if slider else ""), legendgroup=f"{series}{eps}",
                                          showlegend=(r == 1 and c == 1)), row=r, col=c)
             fig.update_xaxes(title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {v['samples']:,})", standoff=4), row=r, col=c)
     top = max(1, int(df["count"].max()))
@@ -219,11 +302,12 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR),
-    compute=_hist_compute, render=_hist_render,
+    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
+    prepare=_hist_prepare, evaluate=_hist_evaluate, live=("epsilon",), render=_hist_render,
     caption=("At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
-             "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12."),
-    columns=("embedding", "epsilon", "statistic", "bin_low", "bin_high", "count"), paper_figure=f"{PAPER}, Figures 4-6",
+             "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12. "
+             "The thick black line is the slider's ε, from the same draws."),
+    columns=HIST_COLUMNS, paper_figure=f"{PAPER}, Figures 4-6",
 ))
 
 
@@ -268,6 +352,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
     eps = s["epsilon"]
     ref_line(fig, [eps.min(), eps.max()], [v["target"]] * 2, f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
              color="#000", dash="dash")
+    mark_epsilon(fig, v, v["samples"])
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
@@ -276,8 +361,8 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET),
-    compute=_cal_compute, render=_cal_render,
+    id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
+    prepare=_cal_compute, evaluate=_marked, live=("epsilon",), render=_cal_render,
     caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
              "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
              "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe at ε = 29 "
@@ -307,6 +392,7 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
     for q, (label, c, dash) in ENTROPY_STYLE.items():
         p = df[df.quantity == q]
         fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=label, mode="lines", line=dict(color=OKABE_ITO[c], dash=dash, width=2.5 if dash == "solid" else 3)))
+    mark_epsilon(fig, v, float(np.log(v["samples"])))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="entropy (nats), mean over words")
     fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.99))
@@ -314,8 +400,8 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS,
-    compute=_entropy_compute, render=_entropy_render,
+    id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    prepare=_entropy_compute, evaluate=_marked, live=("epsilon",), render=_entropy_render,
     caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
              "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
              "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."),
@@ -337,6 +423,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_cosine, name=f"{emb}: mean cos(φ(w), φ(M(w)))", line=dict(color=OKABE_ITO[k], width=2.5), legendgroup=emb), secondary_y=False)
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.share_kept, name=f"{emb}: share of words kept", line=dict(color=OKABE_ITO[k], dash="dash", width=2.5), legendgroup=emb), secondary_y=False)
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_s_w, name=f"{emb}: average S_w (privacy)", line=dict(color=OKABE_ITO[k], dash="dot", width=2), legendgroup=emb), secondary_y=True)
+    mark_epsilon(fig, v, 1.0)
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="utility (cosine, share kept)", range=[-0.05, 1.05], secondary_y=False)
     n = v["samples"]
@@ -347,8 +434,8 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS,
-    compute=_utility_compute, render=_utility_render,
+    id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), render=_utility_render,
     caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
              "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
              "that gives useful rewrites is the ε where plausible deniability is gone."),
@@ -436,26 +523,29 @@ register(FigureSpec(
 
 # parameters of the page's "try it" box (no figure: shown as highlighted text)
 SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital in boston on monday", "Sentence", "Words to privatise (lower-cased; at most 40 words).", max_items=500)
-TRY_EPSILON = Param("try_epsilon", "float", 10.0, "ε for the rewrites", "The privacy parameter used to rewrite the sentence.", min=0.01, max=1000.0, log=True)
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
-TRY_PARAMS = (SENTENCE, TRY_EPSILON, REWRITES)
+TRY_PARAMS = (SENTENCE, REWRITES)
 
 _TRY = cache.ProcessMemo(maxsize=64)
 TRY_DRAWS = 300
 
 
 def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[str], pd.DataFrame | None]:
-    """The "try it" box: the sentence's tokens, ``rewrites`` privatised versions at ``try_epsilon``
-    (metric_dp.rewrite), each token's status, and each known word's N_w, S_w and mean cosine over
-    TRY_DRAWS releases (metric_dp.mdp_stats). Shared by the process's sessions, because the page
-    reruns on every control change and this costs seconds. Raises ValueError on a bad sentence."""
+    """The "try it" box at the slider's ε: the sentence's tokens, ``rewrites`` privatised
+    versions, each token's status, and each known word's N_w, S_w and mean cosine over
+    TRY_DRAWS releases. The draws (their outputs at every ε) are prepared once per sentence and
+    shared by the process's sessions; a new ε is evaluated from them. Raises ValueError on a
+    bad sentence."""
     tokens = tuple(mdp.tokenize(v["sentence"]))
-    eps, copies, seed = v["try_epsilon"], v["rewrites"], v["seed"]
+    copies, seed = v["rewrites"], v["seed"]
 
-    def compute():
-        rows, status = mdp.rewrite(emb, tokens, eps, copies, seed)
+    def prepare():
+        envs, status = mdp.rewrite_envelopes(emb, tokens, copies, seed)
         known = sorted({emb.index[t] for t in tokens if t in emb.index})
-        per_word = mdp.mdp_stats(emb, known, [eps], TRY_DRAWS, 0.05, seed) if known else None
-        return list(tokens), rows, status, per_word
+        words = mdp.word_envelopes(emb, known, TRY_DRAWS, seed) if known else None
+        return envs, status, words
 
-    return _TRY.get((_embedding_key(v["embedding"]), tokens, eps, copies, seed), compute)
+    envs, status, words = _TRY.get((_embedding_key(v["embedding"]), tokens, copies, seed), prepare)
+    rows = mdp.rewrite_at(emb, tokens, envs, v["epsilon"], copies)
+    per_word = mdp.stats_at(emb, words, [v["epsilon"]], 0.05) if words else None
+    return list(tokens), rows, status, per_word
