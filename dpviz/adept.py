@@ -14,7 +14,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats as sps
 
 from dpviz.stats import stream, wilson_interval
 
@@ -466,10 +465,12 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     Phi(Delta/(2 sigma) - epsilon sigma/Delta) - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta)
     (Balle & Wang 2018, "Improving the Gaussian mechanism", Thm 8; exact, any epsilon > 0).
     """
+    from scipy.special import log_ndtr, ndtr
+
     _check_positive("sigma", sigma)
     a, e = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
     # e^eps * Phi(.) in log space: e^eps alone overflows for eps > ~709.
-    return float(sps.norm.cdf(a - e) - np.exp(epsilon + sps.norm.logcdf(-a - e)))
+    return float(ndtr(a - e) - np.exp(epsilon + log_ndtr(-a - e)))
 
 
 def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
@@ -483,7 +484,9 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     lo, hi = sensitivity * 1e-6, sensitivity
     while f(hi) > 0:
         hi *= 2
-    return float(optimize.brentq(f, lo, hi, xtol=1e-14 * sensitivity, rtol=1e-12))
+    from scipy.optimize import brentq
+
+    return float(brentq(f, lo, hi, xtol=1e-14 * sensitivity, rtol=1e-12))
 
 
 FIXES = ("adept", "l1_clip", "laplace_corrected", "gaussian")

@@ -21,7 +21,6 @@ of even positions where s equals encode(t). The true privacy loss is at least r 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 M_BITS, N_BITS = 6, 5
 L_BITS = M_BITS + N_BITS
@@ -126,7 +125,9 @@ def hoho_score(encodings: np.ndarray, plaintext_bits: np.ndarray) -> np.ndarray:
 
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
     """ROC AUC = P(score_pos > score_neg) + P(tie)/2 (Mann-Whitney U / (n1 n2), ties averaged)."""
-    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.concatenate([pos, neg]))
     n1, n2 = len(pos), len(neg)
     return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n2))
 

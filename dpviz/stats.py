@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 
 def wilson_interval(successes, trials, confidence: float = 0.95):
@@ -19,7 +18,9 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
     n = np.asarray(trials, dtype=float)
     if np.any(n <= 0) or np.any(k < 0) or np.any(k > n):
         raise ValueError("need 0 <= successes <= trials and trials > 0")
-    z = stats.norm.ppf(1 - (1 - confidence) / 2)
+    from scipy.special import ndtri  # imported here: scipy.stats alone costs a page's first run 0.4 s
+
+    z = ndtri(1 - (1 - confidence) / 2)
     centre = (k + z * z / 2) / (n + z * z)
     half = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)

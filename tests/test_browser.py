@@ -454,14 +454,14 @@ def test_hoho_page_uses_uploaded_sentences_and_refuses_too_few(server, page, tmp
     before = chart_html(page, 0)
     page.get_by_role("button", name="Use these sentences").click()
     settled(page, r"corpus=upload%3A[0-9a-f]{16}\.csv", 0, before)
-    wait_chart_text(page, 0, "the film was wonderful")  # the example encodes sentence #0 of the upload
+    wait_chart_text(page, 1, "the film was wonderful")  # the example encodes sentence #0 of the upload
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=90_000)
 
 
 PAGES_FAST = {
     "ADePT_sensitivity": (FAST + "&audit_samples=2000", 6),
-    "Metric_DP": (MDP_FAST, 8),
-    "HoHo_attack": (HOHO_FAST, 6),
+    "Metric_DP": (MDP_FAST, 9),
+    "HoHo_attack": (HOHO_FAST, 7),
     "Partial_sensitivity": (PS_FAST, 6),
 }
 
@@ -552,8 +552,9 @@ def wait_chart_shows(page, figure_id: str, xs=(), text: str = "") -> None:
     its Plotly data and ``text`` in its legend (a rerun briefly shows old and new side by side)."""
     page.wait_for_function(
         """([id, xs, text]) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
-               const gd = all[all.length - 1]; if (!gd || !gd.data) return false;
-               const drawn = new Set(gd.data.flatMap(t => Array.from(t.x || []).filter(v => typeof v === 'number')));
+               const gd = all[all.length - 1]; if (!gd || !gd._fullData) return false;
+               // Plotly's decoded traces (numpy arrays arrive base64-encoded in gd.data)
+               const drawn = new Set(gd._fullData.flatMap(t => Array.from(t.x || []).filter(v => typeof v === 'number')));
                return xs.every(x => drawn.has(x)) && gd.innerText.includes(text); }""",
         arg=[figure_id, list(xs), text], timeout=180_000,
     )
@@ -608,3 +609,37 @@ def test_html_download_works_offline(server, page, tmp_path):
     offline.goto(saved.as_uri())
     offline.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
     ctx.close()
+
+
+# --- every live slider: a key press moves it, its chart and the link follow ------------------------
+
+CHART_DATA = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
+    const gd = all[all.length - 1]; return gd && gd.data ? JSON.stringify(gd.data) + gd.innerText : ''; }"""
+
+LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRight, figure that follows it
+    ("ADePT_sensitivity", FAST, "Privacy budget ε (claimed)", "epsilon", "1.2", "adept-epsilon"),
+    ("ADePT_sensitivity", FAST, "Dimension n", "dim", "65", "adept-sensitivity"),
+    ("Metric_DP", MDP_FAST, "ε", "epsilon", "12", "mdp-live"),
+    ("HoHo_attack", HOHO_FAST, "Claimed ε", "epsilon", "1.2", "hoho-live"),
+    ("HoHo_attack", HOHO_FAST, "λ", "lambda_", "12", "hoho-live"),
+    ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", "12", "ps-individuals"),
+    ("Partial_sensitivity", PS_FAST, "Rényi order α", "alpha", "2.5", "ps-individuals"),
+]
+
+
+@pytest.mark.parametrize("path, query, label, key, after, figure_id", LIVE_SLIDERS, ids=[f"{p}-{k}" for p, _, _, k, _, _ in LIVE_SLIDERS])
+def test_every_live_slider_moves_its_chart_and_the_link(server, page, path, query, label, key, after, figure_id):
+    charts = PAGES_FAST[path][1]
+    page.goto(f"{server}/{path}?{query}")
+    wait_for_charts(page, charts)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    slider = page.get_by_role("slider", name=label)  # a slider's accessible name repeats its label: no exact match
+    before = page.evaluate(CHART_DATA, figure_id)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(re.compile(rf"[?&]{key}={re.escape(after)}(&|$)"), timeout=60_000)
+    page.wait_for_function("([id, b]) => (" + CHART_DATA + ")(id) !== b", arg=[figure_id, before], timeout=60_000)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    assert slider.get_attribute("aria-valuetext").startswith(after)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator(".js-plotly-plot").count() >= charts  # the rest of the page is still there

@@ -249,3 +249,23 @@ def test_individual_rdp_slider_values_equal_the_direct_computation(sigma, alpha)
     direct = ps.individuals_table(a, ps.parse_people(values["people"], a), sigma, alpha)
     got = df.drop_duplicates("individual")["rdp_epsilon"].to_numpy()
     assert got == pytest.approx(direct["rdp_epsilon"].to_numpy(), rel=1e-12)
+
+
+MARKED = [s.id for s in figures.all_figures() if s.mark is not None]
+
+
+@pytest.mark.parametrize("fid", MARKED)
+def test_marked_figures_draw_their_fixed_part_without_the_live_parameters(fid):
+    """A figure with live marks caches its drawing without them: its render must not depend on
+    the live parameters (or the cache would show a stale picture), and the mark must follow them."""
+    spec = figures.get(fid)
+    values, df, fig = figures.run(fid, SMALL.get(fid, {}))
+    other = dict(values)
+    for name in spec.live:
+        p = spec.param(name)
+        other[name] = p.min if values[name] != p.min else p.max
+    assert spec.render(df, values).to_dict() == spec.render(df, other).to_dict()
+    moved = spec.draw(df, other)
+    assert moved.to_dict() != fig.to_dict()  # the mark moved
+    base_names = {t.name for t in spec.render(df, other).data}
+    assert {t.name for t in moved.data} - base_names  # drawn on top of the cached part

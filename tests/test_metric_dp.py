@@ -157,3 +157,46 @@ def test_try_it_box_equals_the_direct_computation_and_is_shared(glove):
     assert len(metric._TRY.keys()) == keys + 1  # the seed is part of the prepared state's key
 
 
+
+
+@pytest.fixture(scope="module")
+def glove50():
+    return get("glove-6b-50d")
+
+
+def test_envelopes_equal_the_direct_engine_at_any_epsilon_on_glove(glove50):
+    """The live route (one envelope per draw, any ε afterwards) against the engine it replaced
+    (float64 distances from the noisy point, per ε) on the same draws, at ε never listed before,
+    down to ε where the noise swamps everything and up to ε where every release is the word."""
+    rng = np.random.default_rng(12)
+    eps = np.r_[np.exp(rng.uniform(np.log(0.05), np.log(500), 30)), 0.01, 1e4]
+    for wid in (2, 777, 30_000, 399_999):
+        u, g = mdp.sample_directions_and_radii(glove50.dim, 200, mdp.word_stream(5, wid))
+        env = mdp.draw_envelopes(glove50, glove50.vectors64[wid], u, g, self_id=wid)
+        assert np.array_equal(env.outputs(eps), mdp.nearest_words_direct(glove50, wid, u, g, eps))
+        assert (env.outputs([1e6]) == wid).all()  # t -> 0: the word itself
+
+
+def test_envelope_structure(glove50):
+    u, g = mdp.sample_directions_and_radii(glove50.dim, 300, mdp.word_stream(0, 1234))
+    env = mdp.draw_envelopes(glove50, glove50.vectors64[1234], u, g, self_id=1234)
+    finite = np.isfinite(env.breaks)
+    assert (env.winners[:, 0] == 1234).all()                             # nearest at t = 0+
+    with np.errstate(invalid="ignore"):
+        step = np.diff(env.breaks, axis=1)
+    assert np.all(~finite[:, 1:] | (step >= 0))                           # breakpoints ascend
+    assert (finite.sum(1) >= 1).all()                                    # every draw leaves the word at some t
+    # consecutive winners differ, and every used winner is a real id
+    used = np.c_[np.ones(len(finite), bool), finite]
+    assert (env.winners[used] >= 0).all()
+    assert not np.any((env.winners[:, 1:] == env.winners[:, :-1]) & finite)
+
+
+def test_word_envelopes_do_not_depend_on_threads_or_word_order(glove50):
+    ids = [5, 77, 1000]
+    one = mdp.stats_at(glove50, mdp.word_envelopes(glove50, ids, 150, 3, workers=1), [2.0, 9.0], 0.05)
+    two = mdp.stats_at(glove50, mdp.word_envelopes(glove50, ids[::-1], 150, 3, workers=2), [2.0, 9.0], 0.05)
+    key = ["word", "epsilon"]
+    pd_one = one.sort_values(key).reset_index(drop=True)
+    pd_two = two.sort_values(key).reset_index(drop=True)
+    assert pd_one.equals(pd_two)

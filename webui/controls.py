@@ -223,7 +223,7 @@ def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[
     """Table, rendered figure and the seconds they took (no Streamlit calls: any thread)."""
     start = time.perf_counter()
     df = spec.table(own, progress)
-    return df, spec.render(df, own), time.perf_counter() - start
+    return df, spec.draw(df, own), time.perf_counter() - start
 
 
 def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
@@ -277,9 +277,10 @@ def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_param
                  extra: Callable[[dict[str, Any]], None] | None = None) -> None:
     """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
     fragment: moving a slider reruns only the sliders and the figures from the first one that
-    depends on a slider to the last (page order kept), not the whole page. ``values`` holds the
-    other parameters' validated values; the URL is kept in step from inside the fragment.
-    ``extra(values)`` draws more live content (not a figure) at the end of the fragment."""
+    depends on a slider onwards (page order kept; the later ones come from the shared view
+    cache), not the whole page. ``values`` holds the other parameters' validated values; the
+    URL is kept in step from inside the fragment. ``extra(values)`` draws more live content (not
+    a figure) at the end of the fragment, after every chart."""
     live = [p for p in page_params if p.slider]
     uses = [i for i, spec in enumerate(specs) if {p.name for p in spec.params} & {p.name for p in live}]
     if not live or not uses:
@@ -288,7 +289,7 @@ def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_param
             show_figure(spec, values, page_params)
             st.divider()
         return
-    first, last = uses[0], uses[-1]
+    first, last = uses[0], (len(specs) - 1 if extra is not None else uses[-1])
     for spec in specs[:first]:
         show_figure(spec, values, page_params)
         st.divider()

@@ -53,10 +53,25 @@ def _sensitivity_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     )
 
 
-def _marker_annotation(fig, x, y, text, row=None, col=None):
-    kw = dict(row=row, col=col) if row else {}
-    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", marker=dict(size=11, color="#000", symbol="circle-open", line=dict(width=2)), showlegend=False, hoverinfo="skip"), **kw)
-    fig.add_annotation(x=np.log10(x), y=np.log10(y), text=text, showarrow=True, arrowhead=2, ax=-60, ay=-40, bgcolor="rgba(255,255,255,0.9)", **kw)
+def _marker_annotation(fig, x, y, text, axes=("x", "y")):
+    """A ringed point with a label on log-log axes (named, so it also works on a figure rebuilt
+    from a dict); the annotation's coordinates are log10 values, as Plotly reads them there."""
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", marker=dict(size=11, color="#000", symbol="circle-open", line=dict(width=2)),
+                             showlegend=False, hoverinfo="skip", name=f"n = {x}", xaxis=axes[0], yaxis=axes[1]))
+    fig.add_annotation(x=np.log10(x), y=np.log10(y), text=text, showarrow=True, arrowhead=2, ax=-60, ay=-40, bgcolor="rgba(255,255,255,0.9)",
+                       xref=axes[0], yref=axes[1])
+
+
+def _sensitivity_mark(fig, v) -> None:
+    n = min(v["dim"], v["max_dim"])
+    s1 = float(adept.sensitivity_l1(n, v["clip"]))
+    _marker_annotation(fig, n, s1, f"n = {n}: 2C√n = {s1:,.4g}<br>= {np.sqrt(n):.3g}× the claim")
+
+
+def _epsilon_mark(fig, v) -> None:
+    n = min(v["dim"], v["max_dim"])
+    e = float(adept.epsilon_actual(v["epsilon"], n))
+    _marker_annotation(fig, n, e, f"n = {n}: ε = {e:.4g}")
 
 
 def _sensitivity_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
@@ -68,9 +83,6 @@ def _sensitivity_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     ]
     for col, name, c, d in lines:
         fig.add_trace(go.Scatter(x=df["dim"], y=df[col], name=name, mode="lines", line=dict(color=OKABE_ITO[c], dash=DASHES[d], width=3 - 0.5 * d)))
-    n = min(v["dim"], v["max_dim"])
-    s1 = float(adept.sensitivity_l1(n, v["clip"]))
-    _marker_annotation(fig, n, s1, f"n = {n}: 2C√n = {s1:,.4g}<br>= {np.sqrt(n):.3g}× the claim")
     log_axis(fig, "x", title="dimension n of the encoder output (log scale)")
     log_axis(fig, "y", title=f"sensitivity (units of z; C = {v['clip']:g}, log scale)")
     fig.update_layout(legend=dict(x=0.01, y=0.99))
@@ -83,6 +95,8 @@ register(FigureSpec(
     page=PAGE,
     params=(DIM, MAX_DIM, CLIP),
     compute=_sensitivity_compute,
+    live=("dim",),
+    mark=_sensitivity_mark,
     render=_sensitivity_render,
     caption=(
         "The Laplace mechanism must be calibrated to the **L1** sensitivity. After clipping to "
@@ -109,8 +123,6 @@ def _epsilon_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_claimed"], name="ε claimed", line=dict(color=OKABE_ITO[0], dash="dash", width=2.5)), row=1, col=1)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["ratio"], name="ratio = √n", line=dict(color=OKABE_ITO[2], width=3), showlegend=True), row=1, col=2)
     ref_line(fig, [1, v["max_dim"]], [6, 6], "6× the claim (reached at n = 36)", row=1, col=2)
-    n = min(v["dim"], v["max_dim"])
-    _marker_annotation(fig, n, float(adept.epsilon_actual(v["epsilon"], n)), f"n = {n}: ε = {float(adept.epsilon_actual(v['epsilon'], n)):.4g}", row=1, col=1)
     log_axis(fig, "x", title="dimension n (log scale)")
     log_axis(fig, "y", title="privacy budget ε (log scale)", row=1, col=1)
     log_axis(fig, "y", title="ε actual / ε claimed (log scale)", row=1, col=2)
@@ -124,6 +136,8 @@ register(FigureSpec(
     page=PAGE,
     params=(DIM, MAX_DIM, EPSILON),
     compute=_epsilon_compute,
+    live=("dim",),  # ε changes the curves; n only moves the marked point
+    mark=_epsilon_mark,
     render=_epsilon_render,
     caption=(
         "Calibrating Laplace noise to 2C instead of 2C√n divides the noise by √n, so the mechanism "
@@ -136,6 +150,13 @@ register(FigureSpec(
 
 
 # 3. violations (the paper's Figure 1) ------------------------------------------------------
+
+def _violations_mark(fig: go.Figure, v: Mapping[str, Any]) -> None:
+    """The slider's n, when the simulated dimensions reach it."""
+    if v["dims"][0] <= v["dim"] <= v["dims"][-1]:
+        ref_line(fig, [v["dim"], v["dim"]], [0, 100], f"n = {v['dim']} (the dimension chosen above)", color="#555", mode="lines+text",
+                 text=["", f"n = {v['dim']}"], textposition="top right")
+
 
 def _violations_prepare(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     df = adept.violation_rates(v["dims"], v["pairs"], v["clip"], v["distributions"], v["seed"], progress)
@@ -153,9 +174,6 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
         fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
         fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
                                  hovertemplate="n = %{x}<br>%{y:.2f}% of pairs break 2C<extra>" + label + "</extra>"))
-    if v["dims"][0] <= v.get("dim", 0) <= v["dims"][-1]:
-        ref_line(fig, [v["dim"], v["dim"]], [0, 100], f"n = {v['dim']} (the dimension chosen above)", color="#555", mode="lines+text",
-                 text=["", f"n = {v['dim']}"], textposition="top right")
     fig.update_xaxes(title="dimension n of the encoder output")
     fig.update_yaxes(title="pairs with ‖clip(x) − clip(x′)‖₁ > 2C (%)", range=[-2, 106])
     fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0))
@@ -170,6 +188,7 @@ register(FigureSpec(
     prepare=_violations_prepare,
     evaluate=lambda state, v: state,  # the rates do not depend on the marked n
     live=("dim",),
+    mark=_violations_mark,
     render=_violations_render,
     caption=(
         "Each point is the share of independent pairs of simulated encoder outputs whose clipped "

@@ -88,7 +88,7 @@ def _attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
             rows.append((m, lam, eps, r["auc"].mean(), r["auc"].std(), r["reconstruction"].mean(), r["reconstruction"].std()))
             done += 1
             if progress:
-                progress(done / total, f"{m.upper()} λ = {lam:g}, ε = {eps:g}")
+                progress(done / total, (f"OME λ = {lam:g}" if m == "ome" else m.upper()) + f", ε = {eps:g}")
     return pd.DataFrame(rows, columns=["mechanism", "lambda", "epsilon", "auc_mean", "auc_std", "accuracy_mean", "accuracy_std"])
 
 
@@ -107,8 +107,6 @@ def _line_render(df, v, col, std, ytitle, title, detail, chance=None, bars=""):
                                  mode="lines+markers", line=dict(color=OKABE_ITO[k % 8], dash=DASHES[k % 6], width=2.5)))
     if chance is not None:
         ref_line(fig, [df.epsilon.min(), df.epsilon.max()], [chance, chance], f"chance ({chance:g})")
-    if "epsilon" in v:
-        ref_line(fig, [v["epsilon"]] * 2, [0.4, 1.02], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title=ytitle, range=[0.4, 1.02])
     fig.update_layout(legend=dict(orientation="h", y=-0.22), margin=dict(l=80))
@@ -123,6 +121,11 @@ def _recon_prepare(v, progress=None):
     return attack_table(v, progress)[["mechanism", "lambda", "epsilon", "accuracy_mean", "accuracy_std"]]
 
 
+def _mark_epsilon(y0: float, y1: float):
+    """A mark of the slider's ε from y0 to y1 (figures over the listed ε)."""
+    return lambda fig, v: ref_line(fig, [v["epsilon"]] * 2, [y0, y1], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
+
+
 def _marked(state, v):
     """Curves over the listed ε do not depend on the slider, which only marks its ε on them."""
     return state
@@ -130,7 +133,7 @@ def _marked(state, v):
 
 register(FigureSpec(
     id="hoho-linking", title="Linking a sentence to its encodings (paper's Figure 1a)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_linking_prepare, evaluate=_marked, live=("epsilon",),
+    prepare=_linking_prepare, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
     render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC",
                                       "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, expected AUC (exact), targets drawn with seed {v['seed']}", 0.5,
                                       "mean over targets; bars: spread (std) across targets, not a standard error"),
@@ -147,7 +150,7 @@ register(FigureSpec(
 
 register(FigureSpec(
     id="hoho-reconstruction", title="Reconstructing the plaintext bits (paper's Figure 1b)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_recon_prepare, evaluate=_marked, live=("epsilon",),
+    prepare=_recon_prepare, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
     render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered",
                                       "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5,
                                       "mean over sentences; bars: spread (std) across sentences"),
@@ -420,7 +423,6 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     span = [df.epsilon.min(), df.epsilon.max()]
     ref_line(fig, span, [base.accuracy_mean] * 2, f"unperturbed bits: {base.accuracy_mean:.2f}", color="#000", dash="dash")
     ref_line(fig, span, [0.5, 0.5], "chance (0.5)")
-    ref_line(fig, [v["epsilon"]] * 2, [0.3, 1.0], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
     log_axis(fig, "x", title="claimed ε (log scale)")
     fig.update_yaxes(title="accuracy (5-fold CV)", range=[0.3, 1.0])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
@@ -429,7 +431,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="hoho-utility", title="Utility beside privacy", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), render=_utility_render, disk_cache=True,
+    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.3, 1.0), render=_utility_render, disk_cache=True,
     caption=("Why λ was attractive: with λ ≥ 10 the encodings keep the clean bits' accuracy at any ε, because the even "
              "bits survive; the same bits are what the attack reads. On gensim's 200 sentences even the clean bits give only "
              "about 60% (L2-regularised logistic regression, C = 0.05), so the differences here are within the error bars; "

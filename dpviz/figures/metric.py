@@ -138,11 +138,14 @@ def _band(fig, x, lo, hi, color, group, row=None, col=None):
                              line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
 
 
-def mark_epsilon(fig, v, top: float, cells=((None, None),)) -> None:
-    """The slider's ε as a dotted vertical line from 0 to ``top`` in each (row, col) panel."""
-    for k, (row, col) in enumerate(cells):
+def mark_epsilon(fig, v, top: float, axes=(("x", "y"),)) -> None:
+    """The slider's ε as a dotted vertical line from 0 to ``top`` in each panel (named by its axes)."""
+    for k, (xaxis, yaxis) in enumerate(axes):
         ref_line(fig, [v["epsilon"]] * 2, [0, top], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5,
-                 showlegend=k == 0, row=row, col=col)
+                 showlegend=k == 0, xaxis=xaxis, yaxis=yaxis)
+
+
+TWO_PANELS = (("x", "y"), ("x2", "y2"))
 
 
 def _marked(state: pd.DataFrame, v) -> pd.DataFrame:
@@ -169,7 +172,6 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
         mean = df.groupby("epsilon")[stat].mean()
         fig.add_trace(go.Scatter(x=mean.index, y=mean.values, mode="lines+markers", line=dict(color="#000", width=3), name="mean over words", showlegend=c == 1), row=1, col=c)
         fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
-    mark_epsilon(fig, v, v["samples"], ((1, 1), (1, 2)))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(x=0.01, y=-0.2, orientation="h"))
     return style(fig, two_line_title(f"Plausible deniability per word on {v['embedding']}", f"{df.word.nunique()} words (thin lines), {_caption_n(v)}"), height=460)
@@ -177,7 +179,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_stats_compute, evaluate=_marked, live=("epsilon",), render=_stats_render,
+    prepare=_stats_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_stats_render,
     caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
              "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
              "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."),
@@ -239,7 +241,6 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
             fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=emb, legendgroup=emb, showlegend=c == 1, mode="lines+markers",
                                      line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)), row=1, col=c)
             fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
-    mark_epsilon(fig, v, v["samples"], ((1, 1), (1, 2)))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
     return style(fig, two_line_title("Average plausible deniability against ε (paper's Figure 3)", f"mean over words, band: interquartile range; {_caption_n(v)}"), height=460)
@@ -247,7 +248,7 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
-    prepare=_fig3_compute, evaluate=_marked, live=("epsilon",), render=_fig3_render,
+    prepare=_fig3_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_fig3_render,
     caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
              "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
              "sidebar to overlay it; the band is the interquartile range across words."),
@@ -352,7 +353,6 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
     eps = s["epsilon"]
     ref_line(fig, [eps.min(), eps.max()], [v["target"]] * 2, f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
              color="#000", dash="dash")
-    mark_epsilon(fig, v, v["samples"])
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
@@ -362,7 +362,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
-    prepare=_cal_compute, evaluate=_marked, live=("epsilon",), render=_cal_render,
+    prepare=_cal_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]), render=_cal_render,
     caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
              "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
              "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe at ε = 29 "
@@ -392,7 +392,6 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
     for q, (label, c, dash) in ENTROPY_STYLE.items():
         p = df[df.quantity == q]
         fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=label, mode="lines", line=dict(color=OKABE_ITO[c], dash=dash, width=2.5 if dash == "solid" else 3)))
-    mark_epsilon(fig, v, float(np.log(v["samples"])))
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="entropy (nats), mean over words")
     fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.99))
@@ -401,7 +400,7 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_entropy_compute, evaluate=_marked, live=("epsilon",), render=_entropy_render,
+    prepare=_entropy_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))), render=_entropy_render,
     caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
              "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
              "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."),
@@ -423,7 +422,6 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_cosine, name=f"{emb}: mean cos(φ(w), φ(M(w)))", line=dict(color=OKABE_ITO[k], width=2.5), legendgroup=emb), secondary_y=False)
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.share_kept, name=f"{emb}: share of words kept", line=dict(color=OKABE_ITO[k], dash="dash", width=2.5), legendgroup=emb), secondary_y=False)
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_s_w, name=f"{emb}: average S_w (privacy)", line=dict(color=OKABE_ITO[k], dash="dot", width=2), legendgroup=emb), secondary_y=True)
-    mark_epsilon(fig, v, 1.0)
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="utility (cosine, share kept)", range=[-0.05, 1.05], secondary_y=False)
     n = v["samples"]
@@ -435,7 +433,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), render=_utility_render,
+    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, 1.0), render=_utility_render,
     caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
              "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
              "that gives useful rewrites is the ε where plausible deniability is gone."),

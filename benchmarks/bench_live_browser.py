@@ -1,0 +1,143 @@
+"""Benchmark: live sliders in the real browser, and every page's first view on a fresh server.
+
+1. One session in headless Chromium (one dpviz server, pages on their defaults): a key press
+   on a slider (ArrowRight: the next grid position, never computed before) until the chart
+   that follows it is redrawn (its Plotly data changed) and the run is over; median and 95th
+   percentile over ``--presses`` presses per slider. Baseline, same run: reloading the page at
+   the new slider value (what any change cost when every control change reran the whole
+   page, here with every other chart already cached).
+2. First view: a new server with an empty cache for each page, the page opened once: seconds
+   until every chart is drawn, and the progress texts seen meanwhile.
+
+    python benchmarks/bench_live_browser.py
+    python benchmarks/bench_live_browser.py --presses 10 --skip-first-view
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+# page path, charts on its defaults, [(slider label, figure that follows it)]
+PAGES = [
+    ("ADePT_sensitivity", 6, [("Privacy budget ε (claimed)", "adept-epsilon"), ("Dimension n", "adept-sensitivity")]),
+    ("Metric_DP", 9, [("ε", "mdp-live")]),
+    ("HoHo_attack", 7, [("Claimed ε", "hoho-live"), ("λ", "hoho-live")]),
+    ("Partial_sensitivity", 6, [("Gaussian noise σ", "ps-individuals"), ("Rényi order α", "ps-individuals")]),
+]
+FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
+    const gd = all[all.length - 1]; return gd && gd.data ? JSON.stringify(gd.data).length + '|' + gd.innerText.slice(0, 200) : ''; }"""
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def settle(page, charts: int) -> None:
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=300_000)
+    page.wait_for_function(IDLE, timeout=300_000)
+
+
+def live_presses(url: str, browser, presses: int) -> list[tuple[str, str, list[float], list[float]]]:
+    out = []
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page.set_default_timeout(120_000)
+    for path, charts, sliders in PAGES:
+        page.goto(f"{url}/{path}")
+        settle(page, charts)
+        for label, fid in sliders:
+            times, reloads = [], []
+            slider = page.get_by_role("slider", name=label)
+            for k in range(presses):
+                before = page.evaluate(FINGERPRINT, fid)
+                slider.focus()
+                t = time.perf_counter()
+                page.keyboard.press("ArrowRight")
+                page.wait_for_function("([id, b]) => (" + FINGERPRINT + ")(id) !== b", arg=[fid, before])
+                page.wait_for_function(IDLE)
+                times.append(time.perf_counter() - t)
+            for k in range(2):  # the baseline: the same kind of change as a whole-page rerun
+                slider.focus()
+                page.keyboard.press("ArrowRight")
+                page.wait_for_function(IDLE)
+                page.wait_for_timeout(300)
+                t = time.perf_counter()
+                page.reload()
+                settle(page, charts)
+                reloads.append(time.perf_counter() - t)
+                slider = page.get_by_role("slider", name=label)
+            out.append((path, label, times, reloads))
+    page.close()
+    return out
+
+
+def first_views(browser) -> list[tuple[str, float, list[str]]]:
+    from test_browser import start_server, stop_server
+
+    out = []
+    for path, charts, _ in PAGES:
+        tmp = Path(tempfile.mkdtemp())
+        proc, url, log = start_server(tmp)  # an empty cache under tmp
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            seen: list[str] = []
+            t = time.perf_counter()
+            page.goto(f"{url}/{path}")
+            deadline = t + 300
+            while time.perf_counter() < deadline:
+                texts = page.locator('[data-testid="stProgress"]').all_inner_texts()
+                seen += [x for x in texts if x and x not in seen]
+                if page.evaluate(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}"):
+                    break
+                page.wait_for_timeout(150)
+            page.wait_for_function(IDLE, timeout=300_000)
+            out.append((path, time.perf_counter() - t, seen))
+            page.close()
+        finally:
+            stop_server(proc, log)
+    return out
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--presses", type=int, default=8)
+    ap.add_argument("--skip-first-view", action="store_true")
+    ap.add_argument("--skip-presses", action="store_true")
+    ap.add_argument("--pages", default="", help="comma-separated page paths (default: all)")
+    args = ap.parse_args()
+    if args.pages:
+        PAGES[:] = [row for row in PAGES if row[0] in args.pages.split(",")]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        if not args.skip_presses:
+            tmp = Path(tempfile.mkdtemp())
+            proc, url, log = start_server(tmp)
+            try:
+                rows = live_presses(url, browser, args.presses)
+            finally:
+                stop_server(proc, log)
+            print(f"1. key press on a slider -> its chart redrawn (one session, {args.presses} presses per slider)")
+            print(f"{'page':20} {'slider':28} {'median s':>9} {'p95 s':>7} {'reload s':>9} {'ratio':>6}")
+            for path, label, times, reloads in rows:
+                med, p95, rel = statistics.median(times), float(np.percentile(times, 95)), statistics.median(reloads)
+                print(f"{path:20} {label:28} {med:9.2f} {p95:7.2f} {rel:9.2f} {rel / med:5.1f}x")
+        if not args.skip_first_view:
+            print("\n2. first view on a freshly started server with an empty cache")
+            for path, seconds, seen in first_views(browser):
+                shown = "; ".join(seen[:4]) + (" ..." if len(seen) > 4 else "")
+                print(f"{path:20} {seconds:6.1f} s  progress seen: {shown or 'none'}")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
