@@ -11,7 +11,6 @@ from plotly.subplots import make_subplots
 
 from dpviz import bars_network as bn
 from dpviz import cache
-from dpviz import partial_sensitivity as ps
 from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param
@@ -45,17 +44,25 @@ NET_PARAMS = (PER_CLASS, NOISE_SD, LR, SGD_STEPS, DP_STEPS, DP_CLIP, NOISE_MULT,
 _ANALYSES = cache.ProcessMemo(maxsize=32)
 
 
-def query_analysis(v: Mapping[str, Any]) -> ps.QueryAnalysis:
+def _ps():
+    """dpviz.partial_sensitivity, imported when a query figure is first computed: it brings in
+    sympy and scipy.optimize, which every other page would otherwise load on its first run."""
+    from dpviz import partial_sensitivity
+
+    return partial_sensitivity
+
+
+def query_analysis(v: Mapping[str, Any]) -> "QueryAnalysis":  # noqa: F821 (dpviz.partial_sensitivity.QueryAnalysis)
     """The symbolic analysis of a typed query, once per (formula, ranges, N) in this process."""
     key = (v["expr"], v["ranges"], int(v["individuals"]))
-    return _ANALYSES.get(key, lambda: ps.analyse(*key))
+    return _ANALYSES.get(key, lambda: _ps().analyse(*key))
 
 
 # 1. the query's global sensitivity ------------------------------------------------------------
 
 def _query_compute(v, progress=None) -> pd.DataFrame:
     a = query_analysis(v)
-    return ps.query_table(a, ps.global_sensitivity(a))
+    return _ps().query_table(a, _ps().global_sensitivity(a))
 
 
 def _query_render(df: pd.DataFrame, v) -> go.Figure:
@@ -93,9 +100,9 @@ register(FigureSpec(
 def _surface_compute(v, progress=None) -> pd.DataFrame:
     a = query_analysis(v)
     if len(a.attributes) < 2:
-        raise ps.FormulaError("Figure 1 needs at least two attributes.")
-    gs = ps.global_sensitivity(a)
-    return ps.surface_table(a, v["grid"], gs["argmax"])
+        raise _ps().FormulaError("Figure 1 needs at least two attributes.")
+    gs = _ps().global_sensitivity(a)
+    return _ps().surface_table(a, v["grid"], gs["argmax"])
 
 
 def _surface_render(df: pd.DataFrame, v) -> go.Figure:
@@ -159,7 +166,7 @@ register(FigureSpec(
 def _people_prepare(v, progress=None) -> pd.DataFrame:
     """Everything at σ = 1, α = 2; the sliders then scale ε_RDP = α g²/(2σ²) exactly."""
     a = query_analysis(v)
-    wide = ps.individuals_table(a, ps.parse_people(v["people"], a), 1.0, 2.0)
+    wide = _ps().individuals_table(a, _ps().parse_people(v["people"], a), 1.0, 2.0)
     rows = []
     for r in wide.to_dict("records"):
         for name in a.attributes:
