@@ -134,4 +134,5 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]                          # P[X >= θ], θ = 0..positions
     fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)       # mean_j P[Y_j >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions
-    return {"auc": auc, "reconstruction": recon, "tpr": tpr.mean(0), "fpr": fpr.mean(0), "p": p, "q": q}
+    return {"auc": np.clip(auc, 0.0, 1.0), "reconstruction": recon, "tpr": np.clip(tpr.mean(0), 0.0, 1.0),
+            "fpr": np.clip(fpr.mean(0), 0.0, 1.0), "p": p, "q": q}

@@ -96,7 +96,8 @@ class FigureSpec:
                 return cache.cached_table(f"{self.id}.prepared", canonical, lambda: self.prepare(fixed, progress))
             return self.prepare(fixed, progress)
 
-        return _STATES.get((self.id, tuple(sorted(canonical.items()))), prepare)
+        # what may be opened (paths, sweep directories) depends on the hosting mode: part of the key
+        return _STATES.get((self.id, hosted_mode(), tuple(sorted(canonical.items()))), prepare)
 
     def draw(self, df: pd.DataFrame, values: Mapping[str, Any]) -> go.Figure:
         """The Plotly figure of a table: ``render``, or for a figure with live marks the cached
@@ -117,7 +118,7 @@ class FigureSpec:
         if self.prepare is not None:
             fixed = self.fixed(values)
             canonical = {k: format_value(self.param(k), v) for k, v in fixed.items()}
-            return _STATES.contains((self.id, tuple(sorted(canonical.items())))) or (
+            return _STATES.contains((self.id, hosted_mode(), tuple(sorted(canonical.items())))) or (
                 self.disk_cache and cache.is_cached(f"{self.id}.prepared", canonical))
         return self.disk_cache and cache.is_cached(self.id, self.canonical(values))
 

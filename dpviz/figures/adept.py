@@ -171,7 +171,7 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
             continue
         color, label = OKABE_ITO[k], adept.DISTRIBUTION_LABELS[d]
         x = part["dim"].tolist()
-        fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=rgba(color, 0.2), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=(100 * part["ci_high"]).tolist() + (100 * part["ci_low"]).tolist()[::-1], fill="toself", fillcolor=rgba(color, 0.2), mode="lines", line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=d))
         fig.add_trace(go.Scatter(x=x, y=100 * part["violation_rate"], name=label, mode="lines+markers" if len(x) < 30 else "lines", line=dict(color=color, dash=DASHES[k], width=2.5), legendgroup=d,
                                  hovertemplate="n = %{x}<br>%{y:.2f}% of pairs break 2C<extra>" + label + "</extra>"))
     fig.update_xaxes(title="dimension n of the encoder output")
@@ -293,9 +293,9 @@ def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), bargap=0)
     fig.update_xaxes(title="privacy loss L(y) = ln p(y | x) / p(y | x′)  (nats)")
     log_axis(fig, "y", title="share of releases (log scale)")
-    title = two_line_title(f"One release exceeds the claimed ε with probability {50 * (low + high):.2f}%",
-                           f"exact: between {100 * low:.3f}% and {100 * high:.3f}%; the {v['samples']:,} simulated releases drawn (seed {v['seed']}): "
-                           f"{100 * p:.2f}% (95% CI {100 * lo:.2f}–{100 * hi:.2f}%); worst-case pair, n = {v['dim']}, ε = {eps:g}")
+    title = two_line_title(f"At n = {v['dim']}, ε = {eps:g}, one release exceeds the claim with probability {50 * (low + high):.2f}%",
+                           f"exact (bounds {100 * low:.3f}–{100 * high:.3f}%); {v['samples']:,} simulated releases, seed {v['seed']}: "
+                           f"{100 * p:.2f}% (95% CI {100 * lo:.2f}–{100 * hi:.2f}%)")
     return style(fig, title, height=580)
 
 

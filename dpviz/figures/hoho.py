@@ -299,7 +299,7 @@ def _live_evaluate(state: dict, v) -> pd.DataFrame:
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
     row = df.iloc[0]
     name = {"ome": f"OME, λ = {row['lambda']:g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.14,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.17,
                         subplot_titles=("ROC curve of the linking attack", f"privacy loss of one input (r = {v['r']})"))
     roc = df.sort_values("fpr")
     fig.add_trace(go.Scatter(x=roc.fpr, y=roc.tpr, mode="lines", name=f"{name}: AUC {row.auc_mean:.3f}", line=dict(color=OKABE_ITO[0], width=3),

@@ -135,7 +135,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 def _band(fig, x, lo, hi, color, group, row=None, col=None):
     kw = dict(row=row, col=col) if row else {}
     fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=rgba(color, 0.18),
-                             line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
+                             mode="lines", line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
 
 
 def mark_epsilon(fig, v, top: float, axes=(("x", "y"),)) -> None:
@@ -283,7 +283,8 @@ def _hist_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
 
 def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     embs = list(dict.fromkeys(df.embedding))
-    titles = [f"{STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
+    short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
+    titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
     fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
