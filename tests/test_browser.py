@@ -547,12 +547,15 @@ def test_write_screenshots(server, browser, name, path):
 
 # --- list boxes keep their whole value ------------------------------------------------------------
 
+NEWEST_CHART = "const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`); const gd = all[all.length - 1];"
+"""JS: ``gd``, the newest chart drawn under figure ``id``'s key (a rerun briefly shows old and new side by side)."""
+
+
 def wait_chart_shows(page, figure_id: str, xs=(), text: str = "") -> None:
     """Wait until the newest chart drawn under a figure's key has every x value in ``xs`` in
-    its Plotly data and ``text`` in its legend (a rerun briefly shows old and new side by side)."""
+    its Plotly data and ``text`` in its legend."""
     page.wait_for_function(
-        """([id, xs, text]) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
-               const gd = all[all.length - 1]; if (!gd || !gd._fullData) return false;
+        """([id, xs, text]) => { """ + NEWEST_CHART + """ if (!gd || !gd._fullData) return false;
                // Plotly's decoded traces (numpy arrays arrive base64-encoded in gd.data)
                const drawn = new Set(gd._fullData.flatMap(t => Array.from(t.x || []).filter(v => typeof v === 'number')));
                return xs.every(x => drawn.has(x)) && gd.innerText.includes(text); }""",
@@ -613,8 +616,7 @@ def test_html_download_works_offline(server, page, tmp_path):
 
 # --- every live slider: a key press moves it, its chart and the link follow ------------------------
 
-CHART_DATA = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
-    const gd = all[all.length - 1]; return gd && gd.data ? JSON.stringify(gd.data) + gd.innerText : ''; }"""
+CHART_DATA = "(id) => { " + NEWEST_CHART + " return gd && gd.data ? JSON.stringify(gd.data) + gd.innerText : ''; }"
 
 LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRight, figure that follows it
     ("ADePT_sensitivity", FAST, "Privacy budget ε (claimed)", "epsilon", "1.2", "adept-epsilon"),

@@ -300,7 +300,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     row = df.iloc[0]
     name = {"ome": f"OME, λ = {row['lambda']:g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
     fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.17,
-                        subplot_titles=("ROC curve of the linking attack", f"privacy loss of one input (r = {v['r']})"))
+                        subplot_titles=("ROC curve of the linking attack", f"privacy loss ε of one input (r = {v['r']}; log scale)"))
     roc = df.sort_values("fpr")
     fig.add_trace(go.Scatter(x=roc.fpr, y=roc.tpr, mode="lines", name=f"{name}: AUC {row.auc_mean:.3f}", line=dict(color=OKABE_ITO[0], width=3),
                              hovertemplate="score ≥ %{customdata}: TPR %{y:.3f}, FPR %{x:.3f}<extra></extra>", customdata=roc.threshold), row=1, col=1)
@@ -313,7 +313,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     fig.update_xaxes(title="FPR: other sentences above the threshold", range=[0, 1], row=1, col=1)
     fig.update_yaxes(title="TPR: the target's encodings", range=[0, 1.02], row=1, col=1)
     heights = [b[1] for b in bars]
-    log_axis(fig, "y", title="ε (log scale)", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
+    log_axis(fig, "y", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
     fig.update_layout(legend=dict(x=0.28, y=0.08, xanchor="left"), margin=dict(t=115))
     title = two_line_title(f"{name} at claimed ε = {row.epsilon:g}: linking AUC {row.auc_mean:.3f}, "
                            f"{100 * row.reconstruction_mean:.1f}% of bits read back",
