@@ -161,6 +161,8 @@ def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.nd
     columns mark bits where a has 1 and a' has 0, the last l where a has 0 and a' has 1, over
     all ordered pairs of encodings of the values in ``domain`` (the (ε, λ)-free part of
     :func:`exact_worst_case`; a few thousand rows for a range of hundreds of values)."""
+    if len(domain) == 0:
+        raise ValueError("the input domain is empty: give at least one value")
     enc = encode_values(np.asarray(domain, dtype=np.float64), m, n).reshape(len(domain), -1).astype(np.int64)
     l = enc.shape[1]
     code = enc @ (1 << np.arange(l - 1, -1, -1))                 # each encoding as an l-bit integer

@@ -91,6 +91,14 @@ def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
     return fig
 
 
+def relabel_log_x(fig: go.Figure) -> go.Figure:
+    """Label the log x axes again over everything drawn, e.g. after a mark outside the data."""
+    vals = _positive_values(fig, "x")
+    if len(vals):
+        fig.update_xaxes(**log_ticks(float(vals.min()), float(vals.max())))
+    return fig
+
+
 def ref_line(fig: go.Figure, x, y, name: str, color: str = "#777", dash: str = "dot", width: float = 2,
              showlegend: bool = True, row: int | None = None, col: int | None = None, **kw) -> go.Figure:
     """A reference line (a claim, a target, a marked value) drawn as a data trace from

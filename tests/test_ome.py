@@ -199,3 +199,16 @@ def test_an_upload_gone_from_the_server_says_so(tmp_path, monkeypatch):
     cache.upload_path(ref).unlink()  # what the uploads quota does to old files
     with pytest.raises(corpora.CorpusError, match="not on this server any more: upload it again"):
         hoho.corpus_vectors(ref)
+
+
+def test_a_single_value_domain_has_no_loss_and_an_empty_one_is_refused():
+    """Edge cases: one input value can differ from nothing (loss 0 for any r); an empty range is a
+    sentence, on the command line and the page alike."""
+    from dpviz import figures
+    from dpviz.params import ParamError
+
+    assert ome.exact_worst_case(10.0, 1.0, np.array([0.5]), r=3) == 0.0
+    with pytest.raises(ValueError, match="empty"):
+        ome.loss_patterns(np.array([]))
+    with pytest.raises((ValueError, ParamError), match="holds no value OME can encode"):
+        figures.run("ome-bounds", {"low": "0.01", "high": "0.02"})

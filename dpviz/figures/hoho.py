@@ -16,7 +16,7 @@ from dpviz.figures import FigureSpec, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, relabel_log_x, style, two_line_title
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
@@ -123,7 +123,8 @@ def _recon_prepare(v, progress=None):
 
 def _mark_epsilon(y0: float, y1: float):
     """A mark of the slider's ε from y0 to y1 (figures over the listed ε)."""
-    return lambda fig, v: ref_line(fig, [v["epsilon"]] * 2, [y0, y1], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5)
+    return lambda fig, v: relabel_log_x(ref_line(fig, [v["epsilon"]] * 2, [y0, y1], f"the slider's ε = {v['epsilon']:g}",
+                                                 color="#000", dash="dot", width=1.5))
 
 
 def _marked(state, v):
@@ -172,7 +173,11 @@ LAMBDA_GRID = np.geomspace(1, 1000, 31)
 def _domain(v) -> np.ndarray:
     if not v["low"] < v["high"]:
         raise ValueError(f"The input range is empty: low ({v['low']:g}) must be below high ({v['high']:g}).")
-    return np.arange(np.ceil(v["low"] * 32), np.floor(v["high"] * 32) + 1) / 32
+    domain = np.arange(np.ceil(v["low"] * 32), np.floor(v["high"] * 32) + 1) / 32
+    if len(domain) == 0:
+        raise ValueError(f"The input range [{v['low']:g}, {v['high']:g}] holds no value OME can encode (its values are the "
+                         "multiples of 1/32): widen it to include one.")
+    return domain
 
 
 def _bounds_prepare(v, progress=None) -> np.ndarray:

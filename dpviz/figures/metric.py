@@ -16,7 +16,7 @@ from dpviz.data.embeddings import resolve
 from dpviz.figures import FigureSpec, hosted_mode, register
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, relabel_log_x, rgba, style, two_line_title
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -143,6 +143,7 @@ def mark_epsilon(fig, v, top: float, axes=(("x", "y"),)) -> None:
     for k, (xaxis, yaxis) in enumerate(axes):
         ref_line(fig, [v["epsilon"]] * 2, [0, top], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5,
                  showlegend=k == 0, xaxis=xaxis, yaxis=yaxis)
+    relabel_log_x(fig)  # the slider may lie outside the listed ε
 
 
 TWO_PANELS = (("x", "y"), ("x2", "y2"))
