@@ -152,3 +152,13 @@ def test_hosted_mode_caps_parameters_and_says_so(monkeypatch):
     assert any("hosted demo's cap" in w.value and "10000" in w.value for w in at.warning)
     assert any("Hosted demo" in i.value for i in at.sidebar.info)
     assert at.number_input(key="pairs").proto.max == 10_000  # the widget cannot go past the cap
+
+
+def test_a_link_value_off_the_slider_grid_is_shown_as_typed_and_kept():
+    """The log slider's grid has 2 and 2.5; a link with ε = 2.37 shows 2.37 and keeps it in the URL."""
+    at = _run(ADEPT, dict(FAST, epsilon="2.37"))
+    assert not at.exception
+    slider = at.select_slider(key="epsilon")
+    assert slider.value == 2.37
+    assert "2.37" in [str(o) for o in slider.options]  # added to the grid, between 2 and 2.5
+    assert at.query_params["epsilon"] in ("2.37", ["2.37"])
