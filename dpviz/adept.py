@@ -446,14 +446,13 @@ def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18)
         pmf[-1] += 0.5                 # +a
         pmf[0] += 0.5 * np.exp(-a)     # -a
     size = 1 << int(np.ceil(np.log2(n * 2 * m + 1)))
-    threshold = np.sqrt(n) * m  # epsilon on the summed lattice (offset -n m removed below)
+    threshold = np.sqrt(n) * m  # epsilon on the summed lattice
+    # the sum sits on whole lattice points (index - n m): above epsilon means index > sqrt(n) m,
+    # and for square n the point sqrt(n) m itself (L = epsilon) does not count
+    above = np.arange(n * 2 * m + 1) - n * m > threshold + 1e-9 * max(1.0, threshold)
     out = []
     for pmf in (down, up):
         total = np.fft.irfft(np.fft.rfft(pmf, size) ** n, size)[: n * 2 * m + 1]
-        index = np.arange(n * 2 * m + 1) - n * m
-        # the sum sits on whole lattice points: above epsilon means index > sqrt(n) m, and for
-        # square n the point sqrt(n) m itself (L = epsilon) does not count
-        above = index > threshold + 1e-9 * max(1.0, threshold)
         out.append(float(np.clip(total[above].sum(), 0.0, 1.0)))
     return out[0], out[1]
 

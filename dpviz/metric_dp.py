@@ -87,10 +87,6 @@ class Envelopes:
         idx = (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
         return np.take_along_axis(self.winners, idx, axis=1)
 
-    @property
-    def nbytes(self) -> int:
-        return self.g.nbytes + self.breaks.nbytes + self.winners.nbytes
-
 
 def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, self_id: int | None = None) -> Envelopes:
     """The exact output of every draw at every epsilon, as :class:`Envelopes` (the epsilon-free
@@ -100,13 +96,7 @@ def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarr
     computed in float64 from a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point)."""
     x64 = emb.vectors64
     w = np.asarray(point, dtype=np.float64)
-    a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
-    if self_id is not None:
-        a[self_id] = 0.0
-    order = np.argsort(a)
-    sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
-    # float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|: keep near-records too
-    tol = 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
+    order, sorted32, tol = _sorted_vocabulary(emb, w, self_id)
     parts = []
     for s in range(0, len(u), DRAW_BLOCK):
         ub = u[s : s + DRAW_BLOCK]
@@ -116,6 +106,18 @@ def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarr
     breaks = np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=np.inf) for b, _ in parts])
     winners = np.concatenate([np.pad(c, ((0, 0), (0, width - c.shape[1] + 1)), constant_values=-1) for _, c in parts])
     return Envelopes(np.asarray(g, dtype=np.float64), breaks, winners)
+
+
+def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The vocabulary ordered by a_v = ||phi(v) - w||^2 (w itself first when it is a word), as
+    float32 rows for the candidate search, and the tolerance that search keeps near-records by:
+    float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|."""
+    a = np.maximum(emb.sq_norms - 2 * (emb.vectors64 @ w) + w @ w, 0.0)
+    if self_id is not None:
+        a[self_id] = 0.0
+    order = np.argsort(a)
+    sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
+    return order, sorted32, 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
 
 
 def _envelope_block(x64, w, order, cand, ub) -> tuple[np.ndarray, np.ndarray]:
@@ -169,11 +171,7 @@ def nearest_words_direct(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndar
     eps = _check_epsilons(epsilons)
     x64 = emb.vectors64
     w = x64[word_id]
-    a = np.maximum(emb.sq_norms - 2 * (x64 @ w) + w @ w, 0.0)
-    a[word_id] = 0.0
-    order = np.argsort(a)
-    sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
-    tol = 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
+    order, sorted32, tol = _sorted_vocabulary(emb, w, word_id)
     out = np.empty((len(u), len(eps)), dtype=np.int64)
     for s in range(0, len(u), DRAW_BLOCK):
         ub = u[s : s + DRAW_BLOCK]

@@ -99,6 +99,15 @@ def relabel_log_x(fig: go.Figure) -> go.Figure:
     return fig
 
 
+def mark_x(fig: go.Figure, x: float, y0: float, y1: float, name: str, axes=(("x", "y"),)) -> go.Figure:
+    """A slider's value as a dotted vertical line from y0 to y1 in each panel (named by its
+    axes, so it also works on a figure rebuilt from a dict), then the log x axes re-labelled,
+    as the value may lie outside the data."""
+    for k, (xaxis, yaxis) in enumerate(axes):
+        ref_line(fig, [x, x], [y0, y1], name, color="#000", dash="dot", width=1.5, showlegend=k == 0, xaxis=xaxis, yaxis=yaxis)
+    return relabel_log_x(fig)
+
+
 def ref_line(fig: go.Figure, x, y, name: str, color: str = "#777", dash: str = "dot", width: float = 2,
              showlegend: bool = True, row: int | None = None, col: int | None = None, **kw) -> go.Figure:
     """A reference line (a claim, a target, a marked value) drawn as a data trace from

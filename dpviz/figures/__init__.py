@@ -85,19 +85,25 @@ class FigureSpec:
             return self.compute(values, progress)
         return cache.cached_table(self.id, self.canonical(values), lambda: self.compute(values, progress))
 
+    def _fixed_canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
+        return {k: format_value(self.param(k), v) for k, v in self.fixed(values).items()}
+
+    def _state_key(self, canonical: Mapping[str, str]) -> tuple:
+        # what may be opened (paths, sweep directories) depends on the hosting mode: part of the key
+        return (self.id, hosted_mode(), tuple(sorted(canonical.items())))
+
     def state(self, values: Mapping[str, Any], progress: Progress | None = None) -> Any:
         """The prepared state for these values (only the non-live ones matter), shared by every
         caller in this process; a table state is also kept on disk when ``disk_cache`` is set."""
         fixed = self.fixed(values)
-        canonical = {k: format_value(self.param(k), v) for k, v in fixed.items()}
+        canonical = self._fixed_canonical(values)
 
         def prepare() -> Any:
             if self.disk_cache:
                 return cache.cached_table(f"{self.id}.prepared", canonical, lambda: self.prepare(fixed, progress))
             return self.prepare(fixed, progress)
 
-        # what may be opened (paths, sweep directories) depends on the hosting mode: part of the key
-        return _STATES.get((self.id, hosted_mode(), tuple(sorted(canonical.items()))), prepare)
+        return _STATES.get(self._state_key(canonical), prepare)
 
     def draw(self, df: pd.DataFrame, values: Mapping[str, Any]) -> go.Figure:
         """The Plotly figure of a table: ``render``, or for a figure with live marks the cached
@@ -105,8 +111,7 @@ class FigureSpec:
         values = {p.name: values[p.name] for p in self.params}
         if self.mark is None:
             return self.render(df, values)
-        fixed = self.fixed(values)
-        key = (self.id, tuple(sorted((k, format_value(self.param(k), v)) for k, v in fixed.items())))
+        key = (self.id, tuple(sorted(self._fixed_canonical(values).items())))
         base = _BASES.get(key, lambda: self.render(df, values).to_dict())
         fig = go.Figure(base, _validate=False)
         self.mark(fig, values)
@@ -116,11 +121,16 @@ class FigureSpec:
         """True when the table comes from a cache without heavy work (no progress bar needed)."""
         values = {p.name: values[p.name] for p in self.params}
         if self.prepare is not None:
-            fixed = self.fixed(values)
-            canonical = {k: format_value(self.param(k), v) for k, v in fixed.items()}
-            return _STATES.contains((self.id, hosted_mode(), tuple(sorted(canonical.items())))) or (
+            canonical = self._fixed_canonical(values)
+            return _STATES.contains(self._state_key(canonical)) or (
                 self.disk_cache and cache.is_cached(f"{self.id}.prepared", canonical))
         return self.disk_cache and cache.is_cached(self.id, self.canonical(values))
+
+
+def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
+    """``evaluate`` of a figure whose table does not depend on its live parameters (they are
+    only marked on it): the prepared table as it is."""
+    return state
 
 
 _STATES = cache.ProcessMemo(maxsize=64)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpviz import adept
-from dpviz.figures import FigureSpec, register
+from dpviz.figures import FigureSpec, register, unchanged
 from dpviz.figures.common import SEED
 from dpviz.params import Param
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
@@ -186,7 +186,7 @@ register(FigureSpec(
     page=PAGE,
     params=(DIMS, PAIRS, CLIP, DISTS, SEED, DIM),
     prepare=_violations_prepare,
-    evaluate=lambda state, v: state,  # the rates do not depend on the marked n
+    evaluate=unchanged,  # the rates do not depend on the marked n
     live=("dim",),
     mark=_violations_mark,
     render=_violations_render,

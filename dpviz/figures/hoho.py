@@ -12,11 +12,11 @@ from plotly.subplots import make_subplots
 from dpviz import cache, hoho_exact, ome
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
-from dpviz.figures import FigureSpec, register
+from dpviz.figures import FigureSpec, register, unchanged
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, relabel_log_x, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, style, two_line_title
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
@@ -123,18 +123,12 @@ def _recon_prepare(v, progress=None):
 
 def _mark_epsilon(y0: float, y1: float):
     """A mark of the slider's ε from y0 to y1 (figures over the listed ε)."""
-    return lambda fig, v: relabel_log_x(ref_line(fig, [v["epsilon"]] * 2, [y0, y1], f"the slider's ε = {v['epsilon']:g}",
-                                                 color="#000", dash="dot", width=1.5))
-
-
-def _marked(state, v):
-    """Curves over the listed ε do not depend on the slider, which only marks its ε on them."""
-    return state
+    return lambda fig, v: mark_x(fig, v["epsilon"], y0, y1, f"the slider's ε = {v['epsilon']:g}")
 
 
 register(FigureSpec(
     id="hoho-linking", title="Linking a sentence to its encodings (paper's Figure 1a)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_linking_prepare, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
+    prepare=_linking_prepare, evaluate=unchanged, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
     render=lambda df, v: _line_render(df, v, "auc_mean", "auc_std", "linking ROC AUC",
                                       "HoHo links OME encodings to their sentence", f"corpus {v['corpus']}, expected AUC (exact), targets drawn with seed {v['seed']}", 0.5,
                                       "mean over targets; bars: spread (std) across targets, not a standard error"),
@@ -151,7 +145,7 @@ register(FigureSpec(
 
 register(FigureSpec(
     id="hoho-reconstruction", title="Reconstructing the plaintext bits (paper's Figure 1b)", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_recon_prepare, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
+    prepare=_recon_prepare, evaluate=unchanged, live=("epsilon",), mark=_mark_epsilon(0.4, 1.02),
     render=lambda df, v: _line_render(df, v, "accuracy_mean", "accuracy_std", "share of bits recovered",
                                       "The even bits of an OME encoding are the plaintext's", f"even bits for OME, all bits for SUE/OUE; seed {v['seed']}", 0.5,
                                       "mean over sentences; bars: spread (std) across sentences"),
@@ -436,7 +430,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="hoho-utility", title="Utility beside privacy", page=PAGE, params=LINK_PARAMS + (EPSILON,),
-    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), mark=_mark_epsilon(0.3, 1.0), render=_utility_render, disk_cache=True,
+    prepare=_utility_compute, evaluate=unchanged, live=("epsilon",), mark=_mark_epsilon(0.3, 1.0), render=_utility_render, disk_cache=True,
     caption=("Why λ was attractive: with λ ≥ 10 the encodings keep the clean bits' accuracy at any ε, because the even "
              "bits survive; the same bits are what the attack reads. On gensim's 200 sentences even the clean bits give only "
              "about 60% (L2-regularised logistic regression, C = 0.05), so the differences here are within the error bars; "

@@ -13,10 +13,10 @@ from dpviz import cache
 from dpviz import metric_dp as mdp
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
-from dpviz.figures import FigureSpec, hosted_mode, register
+from dpviz.figures import FigureSpec, hosted_mode, register, unchanged
 from dpviz.figures.common import SEED
 from dpviz.params import Param, format_value
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, relabel_log_x, rgba, style, two_line_title
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -139,19 +139,11 @@ def _band(fig, x, lo, hi, color, group, row=None, col=None):
 
 
 def mark_epsilon(fig, v, top: float, axes=(("x", "y"),)) -> None:
-    """The slider's ε as a dotted vertical line from 0 to ``top`` in each panel (named by its axes)."""
-    for k, (xaxis, yaxis) in enumerate(axes):
-        ref_line(fig, [v["epsilon"]] * 2, [0, top], f"the slider's ε = {v['epsilon']:g}", color="#000", dash="dot", width=1.5,
-                 showlegend=k == 0, xaxis=xaxis, yaxis=yaxis)
-    relabel_log_x(fig)  # the slider may lie outside the listed ε
+    """The slider's ε from 0 to ``top`` in each panel."""
+    mark_x(fig, v["epsilon"], 0, top, f"the slider's ε = {v['epsilon']:g}", axes)
 
 
 TWO_PANELS = (("x", "y"), ("x2", "y2"))
-
-
-def _marked(state: pd.DataFrame, v) -> pd.DataFrame:
-    """Curves over the listed ε do not depend on the slider; it is marked on them when drawn."""
-    return state
 
 
 def _caption_n(v) -> str:
@@ -180,7 +172,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_stats_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_stats_render,
+    prepare=_stats_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_stats_render,
     caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
              "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
              "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."),
@@ -208,9 +200,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
                          hovertemplate="%{y}: N_w = %{x}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(y=df.word, x=df.s_w, orientation="h", marker_color=OKABE_ITO[0], name="S_w", showlegend=False,
                          hovertemplate="%{y}: S_w = %{x}<extra></extra>"), row=1, col=2)
-    fig.update_xaxes(range=[0, n * 1.02])
-    fig.update_xaxes(title="count", row=1, col=1)
-    fig.update_xaxes(title="count", row=1, col=2)
+    fig.update_xaxes(range=[0, n * 1.02], title="count")
     title = two_line_title(f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():.0f} of {n:,} releases keep the word, "
                            f"{df.s_w.mean():.0f} distinct outputs",
                            f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε")
@@ -249,7 +239,7 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
-    prepare=_fig3_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_fig3_render,
+    prepare=_fig3_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_fig3_render,
     caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
              "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
              "sidebar to overlay it; the band is the interquartile range across words."),
@@ -364,7 +354,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
-    prepare=_cal_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]), render=_cal_render,
+    prepare=_cal_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]), render=_cal_render,
     caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
              "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
              "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe at ε = 29 "
@@ -402,7 +392,7 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_entropy_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))), render=_entropy_render,
+    prepare=_entropy_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))), render=_entropy_render,
     caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
              "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
              "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."),
@@ -435,7 +425,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 register(FigureSpec(
     id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_utility_compute, evaluate=_marked, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, 1.0), render=_utility_render,
+    prepare=_utility_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, 1.0), render=_utility_render,
     caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
              "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
              "that gives useful rewrites is the ε where plausible deniability is gone."),
