@@ -12,41 +12,55 @@ order alpha is alpha * g(x_i)^2 / (2 sigma^2) (Feldman & Zrnic 2021; paper Sec. 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
+from threading import Lock
 from typing import Callable
 
 import numpy as np
 import pandas as pd
-import sympy as sp
-from scipy import optimize
 
-from dpviz.safe_expr import FormulaError, parse_formula, parse_ranges
+from dpviz.expr_program import Program, ProgramError
+from dpviz.safe_expr import FormulaError, parse_ranges
+
+MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not typeset
 
 
 @dataclass(frozen=True)
 class QueryAnalysis:
-    """Symbolic pieces of a query and their compiled numpy versions."""
+    """A query, its gradient, gradient norm g and partial sensitivities as one numpy
+    :class:`~dpviz.expr_program.Program` (outputs: f, g, df/dx_j..., dg/dx_j...), their LaTeX,
+    and the global sensitivity (or the sentence saying why it could not be found)."""
 
     attributes: tuple[str, ...]
     ranges: tuple[tuple[float, float], ...]
     individuals: int
-    f: sp.Expr
-    gradient: tuple[sp.Expr, ...]
-    norm: sp.Expr
-    partials: tuple[sp.Expr, ...]
-    f_fn: Callable
-    norm_fn: Callable
-    partial_fns: tuple[Callable, ...]
-    gradient_fns: tuple[Callable, ...]
+    program: Program
+    tex: tuple[tuple[str, str | None], ...]
+    sensitivity: dict | None = None
+    sensitivity_error: str | None = None
 
-    def latex(self) -> dict[str, str]:
-        """LaTeX of f, the gradient, the gradient norm g and each partial sensitivity."""
-        out = {"f": sp.latex(self.f), "g": sp.latex(self.norm)}
-        for a, d, p in zip(self.attributes, self.gradient, self.partials):
-            out[f"df/d{a}"] = sp.latex(d)
-            out[f"dg/d{a}"] = sp.latex(p)
-        return out
+    @property
+    def f_fn(self) -> Callable:
+        return self.program.function(0)
+
+    @property
+    def norm_fn(self) -> Callable:
+        return self.program.function(1)
+
+    @property
+    def gradient_fns(self) -> tuple[Callable, ...]:
+        return tuple(self.program.function(2 + j) for j in range(len(self.attributes)))
+
+    @property
+    def partial_fns(self) -> tuple[Callable, ...]:
+        d = len(self.attributes)
+        return tuple(self.program.function(2 + d + j) for j in range(d))
+
+    def latex(self) -> dict[str, str | None]:
+        """LaTeX of f, the gradient norm g, each df/dx_j and dg/dx_j; None where the printed
+        expression would have more than MAX_LATEX_TERMS parts."""
+        return dict(self.tex)
 
     def evaluate(self, fn: Callable, points: np.ndarray) -> np.ndarray:
         """Evaluate a compiled function on points of shape (m, d); constants broadcast."""
@@ -56,35 +70,82 @@ class QueryAnalysis:
         return np.broadcast_to(np.asarray(out, dtype=float), (points.shape[0],)).copy()
 
 
-def _compile(symbols, expr) -> Callable:
-    # lambdify prints sympy's tree (built from a checked AST, never from user text) to numpy code
-    return sp.lambdify(symbols, expr, modules="numpy")
+def _latex(expr) -> str | None:
+    """sympy's LaTeX, or None for an expression too large to typeset. sympy orders a sum's terms by
+    evaluating them numerically, which never ends for a constant like exp(exp(exp(20))): an
+    expression holding a composite constant is printed with its terms in their stored order."""
+    import sympy as sp
+
+    from dpviz.expr_program import tree_size
+
+    if tree_size(expr, MAX_LATEX_TERMS + 1) > MAX_LATEX_TERMS:
+        return None
+    constant_part = any(e.is_number and not e.is_Atom for e in sp.preorder_traversal(expr))
+    return sp.latex(expr, order="none" if constant_part else None)
 
 
-@lru_cache(maxsize=64)
-def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
-    """Parse and differentiate; raises FormulaError with a user-facing sentence."""
-    if int(individuals) != individuals or individuals < 1:
-        raise FormulaError(f"individuals must be a whole number >= 1, got {individuals}")
+def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
+    """Parse, differentiate, compile, typeset and find the global sensitivity, in this process.
+    Unbounded work for a hostile formula: the server calls it through :func:`analyse`."""
+    import sympy as sp
+
+    from dpviz.expr_program import compile_expressions
+    from dpviz.safe_expr import parse_formula
+
     box = parse_ranges(ranges)
     f, symbols = parse_formula(expr, tuple(box))
     xs = [symbols[a] for a in box]
-    gradient = tuple(sp.diff(f, x) for x in xs)
+    gradient = [sp.diff(f, x) for x in xs]
     norm = sp.sqrt(sum(d**2 for d in gradient)) / individuals
-    partials = tuple(sp.diff(norm, x) for x in xs)
-    return QueryAnalysis(
-        attributes=tuple(box),
-        ranges=tuple(box.values()),
-        individuals=int(individuals),
-        f=f,
-        gradient=gradient,
-        norm=norm,
-        partials=partials,
-        f_fn=_compile(xs, f),
-        norm_fn=_compile(xs, norm),
-        partial_fns=tuple(_compile(xs, p) for p in partials),
-        gradient_fns=tuple(_compile(xs, d) for d in gradient),
-    )
+    partials = [sp.diff(norm, x) for x in xs]
+    try:
+        program = compile_expressions([f, norm, *gradient, *partials], xs)
+    except ProgramError as err:
+        raise FormulaError(str(err)) from None
+    tex = [("f", _latex(f)), ("g", _latex(norm))]
+    tex += [(f"df/d{a}", _latex(d)) for a, d in zip(box, gradient)]
+    tex += [(f"dg/d{a}", _latex(p)) for a, p in zip(box, partials)]
+    analysis = QueryAnalysis(tuple(box), tuple(box.values()), int(individuals), program, tuple(tex))
+    try:
+        found, error = find_global_sensitivity(analysis), None
+    except FormulaError as err:
+        found, error = None, str(err)
+    return QueryAnalysis(analysis.attributes, analysis.ranges, analysis.individuals, program, analysis.tex, found, error)
+
+
+_ANALYSES: "OrderedDict[tuple, QueryAnalysis | FormulaError]" = OrderedDict()
+_ANALYSES_LOCK = Lock()
+MAX_ANALYSES = 64
+
+
+def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
+    """The analysis of a typed query, made in a limited worker process (:mod:`dpviz.sandbox`) and
+    remembered per (formula, ranges, N), refusals included, so a formula that exhausted its limits
+    is not tried again on every rerun. Raises FormulaError with a user-facing sentence."""
+    if int(individuals) != individuals or individuals < 1:
+        raise FormulaError(f"individuals must be a whole number >= 1, got {individuals}")
+    key = (expr, ranges, int(individuals))
+    with _ANALYSES_LOCK:
+        known = _ANALYSES.get(key)
+        if known is not None:
+            _ANALYSES.move_to_end(key)
+    if known is None:
+        parse_ranges(ranges)  # a bad range is said at once, without a worker
+        from dpviz import sandbox
+
+        try:
+            known = sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
+        except sandbox.WorkerError as err:
+            known = FormulaError(str(err))
+        except sandbox.LimitExceeded as err:
+            known = FormulaError(f"{err} Write a simpler formula (fewer nested functions, no huge constants).")
+        with _ANALYSES_LOCK:
+            _ANALYSES[key] = known
+            while len(_ANALYSES) > MAX_ANALYSES:
+                _ANALYSES.popitem(last=False)
+    if isinstance(known, FormulaError):
+        raise FormulaError(str(known))
+    return known
 
 
 def grid(analysis: QueryAnalysis, points_per_axis: int) -> np.ndarray:
@@ -93,13 +154,22 @@ def grid(analysis: QueryAnalysis, points_per_axis: int) -> np.ndarray:
     return np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
 
 
-def global_sensitivity(analysis: QueryAnalysis, grid_budget: int = 40_000) -> dict:
+def global_sensitivity(analysis: QueryAnalysis) -> dict:
+    """The global sensitivity found when the query was analysed; FormulaError if there is none."""
+    if analysis.sensitivity is None:
+        raise FormulaError(analysis.sensitivity_error or "The global sensitivity was not computed.")
+    return analysis.sensitivity
+
+
+def find_global_sensitivity(analysis: QueryAnalysis, grid_budget: int = 40_000) -> dict:
     """max g over the box: scipy.optimize.shgo, checked against a dense grid.
 
     The grid has about ``grid_budget`` points. If the grid finds a larger value than shgo
     (a missed basin), the grid's best point is polished with L-BFGS-B and the larger of
     the two results is reported. Returns value, argmax, shgo_value, grid_value, grid_argmax.
     """
+    from scipy import optimize
+
     d = len(analysis.attributes)
     bounds = list(analysis.ranges)
 

@@ -16,30 +16,38 @@ import math
 import re
 from typing import Callable, Mapping
 
-import sympy as sp
-
 MAX_LENGTH = 300
 MAX_NODES = 200
 MAX_DEPTH = 30
 MAX_LITERAL = 1e9
 MAX_EXPONENT = 64
 MAX_ATTRIBUTES = 6
+MIN_RELATIVE_WIDTH = 1e-9
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,11}$")
 
 
-def _sigmoid(x):
-    return 1 / (1 + sp.exp(-x))
-
-
-FUNCTIONS: Mapping[str, tuple[int, Callable]] = {
-    # name: (number of arguments, sympy builder); min/max take two or more
-    "exp": (1, sp.exp), "log": (1, sp.log), "sqrt": (1, sp.sqrt),
-    "sin": (1, sp.sin), "cos": (1, sp.cos), "tan": (1, sp.tan),
-    "sinh": (1, sp.sinh), "cosh": (1, sp.cosh), "tanh": (1, sp.tanh),
-    "abs": (1, sp.Abs), "sigmoid": (1, _sigmoid),
-    "min": (-2, sp.Min), "max": (-2, sp.Max),
+FUNCTIONS: Mapping[str, tuple[int, str]] = {
+    # name: (number of arguments, sympy builder's name); min/max take two to six
+    "exp": (1, "exp"), "log": (1, "log"), "sqrt": (1, "sqrt"),
+    "sin": (1, "sin"), "cos": (1, "cos"), "tan": (1, "tan"),
+    "sinh": (1, "sinh"), "cosh": (1, "cosh"), "tanh": (1, "tanh"),
+    "abs": (1, "Abs"), "sigmoid": (1, "sigmoid"),
+    "min": (-2, "Min"), "max": (-2, "Max"),
 }
-CONSTANTS = {"pi": sp.pi, "e": sp.E}
+CONSTANTS = {"pi": "pi", "e": "E"}
+
+
+def _builder(name: str) -> Callable:
+    """The sympy constructor behind a function name (sympy is imported only here, in the worker).
+    Min and Max are built unevaluated: evaluating them compares their arguments numerically, which
+    never ends for constants like exp(exp(exp(20)))."""
+    import sympy as sp
+
+    if name == "sigmoid":
+        return lambda x: 1 / (1 + sp.exp(-x))
+    if name in ("Min", "Max"):
+        return lambda *xs: getattr(sp, name)(*xs, evaluate=False)
+    return getattr(sp, name)
 ALLOWED = (
     "numbers, the attributes ({attrs}), + - * / ** (or ^), parentheses and the functions "
     + ", ".join(FUNCTIONS) + " (constants pi and e)"
@@ -64,8 +72,10 @@ def check_attribute_names(names) -> None:
             raise FormulaError(f"Attribute name {n!r} is taken by a function or constant; choose another.")
 
 
-def parse_formula(text: str, attributes) -> tuple[sp.Expr, dict[str, sp.Symbol]]:
+def parse_formula(text: str, attributes) -> tuple["sp.Expr", dict[str, "sp.Symbol"]]:  # noqa: F821
     """Translate ``text`` into a sympy expression over real symbols named ``attributes``."""
+    import sympy as sp
+
     attributes = tuple(attributes)
     check_attribute_names(attributes)
     allowed = ALLOWED.format(attrs=", ".join(attributes))
@@ -94,10 +104,10 @@ def _refuse(what: str, allowed: str) -> FormulaError:
 
 def _check_numeric_power(base, exponent) -> None:
     """A constant power must stay within float range (no 10**(10**10) integers)."""
-    if not (base.is_number and exponent.is_number):
+    if not (base.is_Number and exponent.is_Number):  # atoms only: converting exp(exp(exp(20))) never ends
         return
     try:
-        mag = abs(complex(base))
+        mag = abs(float(base))
     except (OverflowError, TypeError):
         mag = float("inf")
     if mag > 1 and abs(float(exponent)) * math.log10(mag) > 300:
@@ -114,6 +124,8 @@ def _build(node: ast.AST, symbols, allowed: str, depth: int):
             raise _refuse("Text, booleans and other non-number constants", allowed)
         if abs(v) > MAX_LITERAL:
             raise FormulaError(f"The number {str(v)[:20]} is too large (at most {MAX_LITERAL:g} in a formula).")
+        import sympy as sp
+
         return sp.Integer(v) if isinstance(v, int) else sp.Float(v)
     if isinstance(node, ast.Name):
         name = node.id
@@ -122,7 +134,9 @@ def _build(node: ast.AST, symbols, allowed: str, depth: int):
         if name in symbols:
             return symbols[name]
         if name in CONSTANTS:
-            return CONSTANTS[name]
+            import sympy as sp
+
+            return getattr(sp, CONSTANTS[name])
         if name in FUNCTIONS:
             raise FormulaError(f"{name} is a function: call it with brackets, e.g. {name}(a).")
         raise FormulaError(f"Unknown name {name[:20]!r}: declare it as an attribute or use {allowed}.")
@@ -143,8 +157,8 @@ def _build(node: ast.AST, symbols, allowed: str, depth: int):
                 raise FormulaError("The formula divides by zero.")
             return left / right
         if isinstance(node.op, ast.Pow):
-            if right.is_number and (not right.is_real or abs(float(right)) > MAX_EXPONENT):
-                raise FormulaError(f"The exponent {sp.sstr(right)[:20]} is too large: constant exponents must be between -{MAX_EXPONENT} and {MAX_EXPONENT}.")
+            if right.is_Number and abs(float(right)) > MAX_EXPONENT:
+                raise FormulaError(f"The exponent {str(right)[:20]} is too large: constant exponents must be between -{MAX_EXPONENT} and {MAX_EXPONENT}.")
             _check_numeric_power(left, right)
             return left**right
         raise _refuse(f"The operator {type(node.op).__name__}", allowed)
@@ -158,7 +172,8 @@ def _build(node: ast.AST, symbols, allowed: str, depth: int):
             raise _refuse("Keyword arguments", allowed)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise _refuse("Unpacking (*)", allowed)
-        arity, build = FUNCTIONS[name]
+        arity, builder = FUNCTIONS[name]
+        build = _builder(builder)
         if (arity > 0 and len(node.args) != arity) or (arity < 0 and not -arity <= len(node.args) <= 6):
             want = f"{arity} argument" + ("s" if arity != 1 else "") if arity > 0 else f"{-arity} to 6 arguments"
             raise FormulaError(f"{name} takes {want}, got {len(node.args)}.")
@@ -193,6 +208,11 @@ def parse_ranges(text: str) -> dict[str, tuple[float, float]]:
             raise FormulaError(f"The range of {name!r} must lie within [-1e6, 1e6].")
         if not lo < hi:
             raise FormulaError(f"The range of {name!r} is empty: low ({lo:g}) must be below high ({hi:g}).")
+        if hi - lo < MIN_RELATIVE_WIDTH * max(1.0, abs(lo), abs(hi)):
+            raise FormulaError(
+                f"The range of {name!r} is too narrow ({hi - lo:.3g} wide): make it at least "
+                f"{MIN_RELATIVE_WIDTH:g} × max(1, |low|, |high|) wide."
+            )
         if name in out:
             raise FormulaError(f"Attribute {name!r} has two ranges.")
         out[name] = (lo, hi)

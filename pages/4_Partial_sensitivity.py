@@ -38,16 +38,22 @@ try:
 except FormulaError as err:
     st.error(f"{err} The network section below still works.")
 else:
+    def show(lhs: str, tex: str | None, plain: str) -> None:
+        if tex is None:
+            st.caption(f"{plain}: too long to typeset (more than a few hundred terms); the charts below still use it.")
+        else:
+            st.latex(lhs + " = " + tex)
+
     cols = st.columns(2)
     with cols[0]:
         st.markdown("Query per individual and one individual's sensitivity g = ‖∇f‖ / N:")
-        st.latex(r"f = " + latex["f"])
-        st.latex(r"g = " + latex["g"])
+        show("f", latex["f"], "f")
+        show("g", latex["g"], "g")
     with cols[1]:
         st.markdown("Partial sensitivities (the gradient of g):")
         for key, tex in latex.items():
             if key.startswith("dg/d"):
-                st.latex(r"\frac{\partial g}{\partial " + key[4:] + "} = " + tex)
+                show(r"\frac{\partial g}{\partial " + key[4:] + "}", tex, f"∂g/∂{key[4:]}")
     live_figures([figures.get(fid) for fid in ("ps-query", "ps-query-surface", "ps-individuals")], values, all_params,
                  intro="**Live:** the Gaussian mechanism's σ and the Rényi order α act in closed form on the sensitivities above: drag them.")
 
@@ -56,7 +62,9 @@ live_figures([figures.get(fid) for fid in ("ps-training", "ps-dpsgd", "ps-histog
 
 st.markdown(
     "**Notes.** The formula box is parsed, never executed: only numbers, the declared attributes, "
-    "arithmetic and an allow-list of functions are accepted (see `dpviz/safe_expr.py`). Global "
+    "arithmetic and an allow-list of functions are accepted (see `dpviz/safe_expr.py`). The symbolic "
+    "work runs in a separate process with CPU-time and memory limits (`dpviz/sandbox.py`); abs, min and "
+    "max are differentiated where they are smooth (everywhere but their kinks). Global "
     "sensitivity: scipy's shgo, checked against a grid of 40,000 points. The network follows the paper "
     "(25-8-1, sigmoid after every layer, binary cross-entropy, full batch); the reference notebook "
     "adds the hidden bias after the sigmoid, has no output bias and includes input gradients in the "

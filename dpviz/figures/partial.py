@@ -41,21 +41,17 @@ EVAL = Param("eval_per_class", "int", 500, "Evaluation images per class", "Fresh
 NET_PARAMS = (PER_CLASS, NOISE_SD, LR, SGD_STEPS, DP_STEPS, DP_CLIP, NOISE_MULT, DP_LR, EVAL, SEED)
 
 
-_ANALYSES = cache.ProcessMemo(maxsize=32)
-
-
 def _ps():
-    """dpviz.partial_sensitivity, imported when a query figure is first computed: it brings in
-    sympy and scipy.optimize, which every other page would otherwise load on its first run."""
+    """dpviz.partial_sensitivity, imported when a query figure is first computed (its symbolic work
+    runs in a worker process; this process only evaluates the compiled result with numpy)."""
     from dpviz import partial_sensitivity
 
     return partial_sensitivity
 
 
 def query_analysis(v: Mapping[str, Any]) -> "QueryAnalysis":  # noqa: F821 (dpviz.partial_sensitivity.QueryAnalysis)
-    """The symbolic analysis of a typed query, once per (formula, ranges, N) in this process."""
-    key = (v["expr"], v["ranges"], int(v["individuals"]))
-    return _ANALYSES.get(key, lambda: _ps().analyse(*key))
+    """The analysis of a typed query, made once per (formula, ranges, N) in a limited worker process."""
+    return _ps().analyse(v["expr"], v["ranges"], int(v["individuals"]))
 
 
 # 1. the query's global sensitivity ------------------------------------------------------------
