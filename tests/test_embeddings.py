@@ -40,8 +40,8 @@ def test_real_gensim_files_load(name, subwords):
     assert (emb.oov is not None) == subwords
 
 
-@pytest.mark.parametrize("content, fragment", [(b"", "empty"), (b"this is not\nan embedding file\n", "Could not read"),
-                                               (os.urandom(4096), "Could not read")])
+@pytest.mark.parametrize("content, fragment", [(b"", "empty"), (b"this is not\nan embedding file\n", "Could not read|neither"),
+                                               (os.urandom(4096), "Could not read|neither")])
 def test_bad_files_give_a_sentence(tmp_path, content, fragment):
     for suffix in (".vec", ".bin"):
         p = tmp_path / f"bad{suffix}"
@@ -101,3 +101,89 @@ def test_an_upload_is_saved_by_content_and_resolves(tmp_path, monkeypatch):
     for bad in ("upload:../x.vec", "upload:.hidden", "upload:a/b.vec", "upload:"):
         with pytest.raises((ValueError, E.EmbeddingError), match="plain file name"):
             E.resolve(bad)
+
+
+def _fasttext_with(good: bytes, **changes) -> bytes:
+    """lee_fasttext.bin (old layout: the arguments from byte 0) with declared sizes changed."""
+    import struct
+
+    data = bytearray(good)
+    layout = E.fasttext_bin_layout(good)
+    matrix_at = layout["matrix_at"]
+    for name, value in changes.items():
+        if name == "dim":
+            struct.pack_into("<i", data, 0, value)
+        elif name == "bucket":
+            struct.pack_into("<i", data, 32, value)
+        elif name == "rows":
+            struct.pack_into("<q", data, matrix_at, value)
+        elif name == "cols":
+            struct.pack_into("<q", data, matrix_at + 8, value)
+    return bytes(data)
+
+
+def _header_bombs() -> dict[str, bytes]:
+    good = (DATA / "lee_fasttext.bin").read_bytes()
+    vec = (DATA / "lee_fasttext.vec").read_bytes()
+    body = vec.split(b"\n", 1)[1]
+    return {
+        "billion.vec": b"1000000000 300\nthe 0.1\n",                  # the issue's 21-byte kind
+        "wide.vec": b"3 100000000\n" + body[:2000],                    # absurd dimension
+        "long.vec": b"99999 10\n" + body,                             # more words than the bytes can hold
+        "billion.bin": b"1000000000 300\n" + bytes(400),             # word2vec binary
+        "wide.bin": b"2 2000000\n" + bytes(400),
+        "bucket.bin": _fasttext_with(good, bucket=2_000_000_000),
+        "rows.bin": _fasttext_with(good, rows=10**9),
+        "cols.bin": _fasttext_with(good, cols=10**6),
+        "dim.bin": _fasttext_with(good, dim=10**6, cols=10**6),
+        "wideline.txt": b"word " + b"0.5 " * 20_000 + b"\n",         # GloVe text, 20,000 "dimensions"
+        "noline.txt": b"w" + b"1" * (1 << 17),                        # one endless first line
+    }
+
+
+def test_headers_that_claim_more_than_the_file_holds_are_refused_before_allocating(tmp_path):
+    """Each hostile file is refused with a sentence; all of them together, loaded in a fresh process,
+    leave its peak memory near that of importing gensim (gensim itself would allocate gigabytes)."""
+    import json
+    import subprocess
+    import sys
+
+    paths = []
+    for name, data in _header_bombs().items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        paths.append(str(p))
+        with pytest.raises(E.EmbeddingError) as err:
+            E.load_file(p)
+        assert "Traceback" not in str(err.value) and len(str(err.value)) < 300
+    script = (
+        "import json, resource, sys\n"
+        "from dpviz.data import embeddings as E\n"
+        "import gensim.models, gensim.models.fasttext\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "refused = 0\n"
+        "for p in sys.argv[1:]:\n"
+        "    try:\n"
+        "        E.load_file(p)\n"
+        "    except E.EmbeddingError:\n"
+        "        refused += 1\n"
+        "print(json.dumps([base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, refused]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True, check=True)
+    base_kib, peak_kib, refused = json.loads(out.stdout.strip().splitlines()[-1])
+    assert refused == len(paths)
+    assert peak_kib - base_kib < 64 * 1024  # KiB: under 64 MiB above the baseline
+
+
+def test_the_size_check_accepts_every_real_file_and_reports_its_format():
+    expected = {"lee_fasttext.bin": "fasttext-bin", "crime-and-punishment.bin": "fasttext-bin", "lee_fasttext.vec": "word2vec-text",
+                "test_glove.txt": "glove-text"}
+    for name, layout in expected.items():
+        assert E.check_declared_size(DATA / name) == layout
+    layout = E.fasttext_bin_layout((DATA / "crime-and-punishment.bin").read_bytes())
+    # the new layout; gensim reads the same sizes its own way
+    assert {k: layout[k] for k in ("dim", "nwords", "bucket", "rows")} == {"dim": 5, "nwords": 291, "bucket": 100, "rows": 391}
+    from gensim.models.fasttext import load_facebook_vectors
+
+    kv = load_facebook_vectors(str(DATA / "crime-and-punishment.bin"))
+    assert (kv.vector_size, len(kv.index_to_key), kv.bucket) == (5, 291, 100)

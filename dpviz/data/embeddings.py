@@ -132,42 +132,111 @@ def get(name: str, progress=None) -> Embedding:
 
 
 FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12
+MAX_DIM = 10_000
 
 
-def looks_like_fasttext_bin(data: bytes) -> bool:
-    """True if ``data`` is a well-formed fastText .bin up to the end of its vocabulary.
+def fasttext_bin_layout(data) -> dict | None:
+    """The sizes a fastText .bin declares, checked against the bytes that follow, or None.
 
-    gensim's reader loops forever at end of file on a truncated or garbage vocabulary, so a
-    hostile upload could hang the server: the header and every vocabulary entry (word bytes up
-    to a NUL, int64 count, int8 type) are walked here with bounds checks first. Layout
-    (fastText's FastText::saveModel): magic, version (int32 each), 12 int32 arguments and a
-    float64, then the dictionary: size, nwords, nlabels (int32), ntokens, pruneidx_size
-    (int64), then the entries; files from before the magic number start with the arguments
-    and have no pruneidx_size.
+    gensim's reader loops forever at end of file on a truncated or garbage vocabulary, and
+    allocates the input matrix from its declared shape before reading it (a 419-byte file can
+    claim billions of floats), so everything is walked here with bounds checks first. Layout
+    (fastText's FastText::saveModel): magic, version (int32 each), 12 int32 arguments (dim first,
+    bucket ninth, at byte 32 of them) and a float64, then the dictionary: size, nwords, nlabels (int32), ntokens,
+    pruneidx_size (int64), the entries (word bytes up to a NUL, int64 count, int8 type) and
+    pruneidx_size pairs of int32 (-1: none); then quant_input (one byte) and the input matrix: rows, cols
+    (int64) and rows × cols float32, rows = nwords + bucket. Files from before the magic number
+    start with the arguments (dim, ws at bytes 0-7), have no pruneidx_size and no quant byte.
+    ``data``: bytes or a read-only mmap of the file. Returns dim, nwords, bucket, rows and
+    matrix_at, the offset of the input matrix's shape.
     """
     import struct
 
     if len(data) < 92:
-        return False
+        return None
     magic, version = struct.unpack_from("<ii", data, 0)
     if magic == FASTTEXT_MAGIC:
         if version not in (11, FASTTEXT_VERSION):
-            return False
-        dict_at, entries_at = 64, 64 + 12 + 16  # size, nwords, nlabels; ntokens, pruneidx_size
+            return None
+        args_at, dict_at, entries_at, new = 8, 64, 64 + 12 + 16, True
     else:  # the old layout: no magic, the arguments start at byte 0
-        if not 0 < magic <= 10_000:  # the first argument is the dimension
-            return False
-        dict_at, entries_at = 56, 56 + 12 + 8  # size, nwords, nlabels; ntokens
+        args_at, dict_at, entries_at, new = 0, 56, 56 + 12 + 8, False
+    dim = struct.unpack_from("<i", data, args_at)[0]
+    bucket = struct.unpack_from("<i", data, args_at + 32)[0]
     size, nwords, nlabels = struct.unpack_from("<iii", data, dict_at)
-    if not (0 < nwords <= size and nlabels >= 0 and size * 11 <= len(data)):
-        return False
+    if not (0 < dim <= MAX_DIM and 0 <= bucket and 0 < nwords <= size and nlabels >= 0 and size * 11 <= len(data)):
+        return None
+    pruned = struct.unpack_from("<q", data, dict_at + 20)[0] if new else 0
     pos = entries_at
     for _ in range(size):
         end = data.find(b"\x00", pos, pos + 10_000)
         if end < 0 or end + 10 > len(data):
-            return False
+            return None
         pos = end + 10
-    return True
+    if not -1 <= pruned <= (len(data) - pos) // 8:  # -1: not pruned
+        return None
+    pos += 8 * max(pruned, 0) + (1 if new else 0)
+    if pos + 16 > len(data):
+        return None
+    rows, cols = struct.unpack_from("<qq", data, pos)
+    if cols != dim or rows != nwords + bucket or rows * cols * 4 > len(data) - pos - 16:
+        return None
+    return {"dim": dim, "nwords": nwords, "bucket": bucket, "rows": rows, "matrix_at": pos}
+
+
+def looks_like_fasttext_bin(data) -> bool:
+    """True if ``data`` is a well-formed fastText .bin up to the end of its input matrix."""
+    return fasttext_bin_layout(data) is not None
+
+
+def _refuse_claim(count: int, dim: int, holds: int, size: int) -> None:
+    if not 0 < dim <= MAX_DIM:
+        raise EmbeddingError(f"The file's header claims {dim:,} dimensions; at most {MAX_DIM:,} are allowed.")
+    if not 0 < count <= holds:
+        raise EmbeddingError(
+            f"The file's header claims {count:,} words of {dim:,} dimensions, but a file of {size:,} bytes holds "
+            f"at most {holds:,}: the file is cut short or its header is wrong."
+        )
+
+
+def check_declared_size(p: Path) -> str:
+    """Check what a file's header declares against the file's size, before anything is allocated
+    (gensim allocates count × dim floats from the header alone: a 21-byte .vec can claim a
+    billion words). Returns the format: "fasttext-bin", "word2vec-bin", "word2vec-text" or
+    "glove-text"; raises EmbeddingError with a sentence for an impossible claim.
+
+    word2vec binary: a "count dim" line, then per word its bytes, a space and dim float32, so
+    count ≤ (size − header) / (4·dim + 2). word2vec text: per word at least a one-character word
+    and dim numbers of one character after a space, count ≤ size / (2·dim + 2). GloVe text (no
+    header): gensim counts the lines, so only the dimension (numbers on the first line) is checked.
+    """
+    import mmap
+
+    size = p.stat().st_size
+    with open(p, "rb") as fh:
+        first = fh.readline(1 << 16)
+        if p.suffix.lower() == ".bin":
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                if looks_like_fasttext_bin(data):
+                    return "fasttext-bin"
+    tokens = first.split()
+    header = len(tokens) == 2 and all(t.isdigit() for t in tokens)
+    if p.suffix.lower() == ".bin":
+        if not header:
+            raise EmbeddingError(
+                "The .bin file is neither a complete fastText model nor a word2vec binary (which starts with a "
+                "'count dim' line): it may be cut short."
+            )
+        count, dim = int(tokens[0]), int(tokens[1])
+        _refuse_claim(count, dim, (size - len(first)) // (4 * max(dim, 1) + 2), size)
+        return "word2vec-bin"
+    if header:
+        count, dim = int(tokens[0]), int(tokens[1])
+        _refuse_claim(count, dim, size // (2 * max(dim, 1) + 2), size)
+        return "word2vec-text"
+    if not first.endswith(b"\n") and len(first) >= 1 << 16 or len(tokens) - 1 > MAX_DIM:
+        raise EmbeddingError(f"The file's first line is longer than a word and {MAX_DIM:,} numbers: it is not an embedding file.")
+    return "glove-text"
 
 
 def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
@@ -189,19 +258,17 @@ def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
     if size == 0:
         raise EmbeddingError("The embedding file is empty.")
     oov = None
+    layout = check_declared_size(p)
     try:
-        if p.suffix.lower() == ".bin":
-            if looks_like_fasttext_bin(p.read_bytes()):
-                kv = load_facebook_vectors(str(p))
-                oov = kv.get_vector
-                kind = "fastText binary (subwords for unknown words)"
-            else:
-                kv = KeyedVectors.load_word2vec_format(str(p), binary=True)
-                kind = "word2vec binary"
+        if layout == "fasttext-bin":
+            kv = load_facebook_vectors(str(p))
+            oov = kv.get_vector
+            kind = "fastText binary (subwords for unknown words)"
+        elif layout == "word2vec-bin":
+            kv = KeyedVectors.load_word2vec_format(str(p), binary=True)
+            kind = "word2vec binary"
         else:
-            with open(p, "rb") as fh:
-                first = fh.readline().split()
-            header = len(first) == 2 and all(t.isdigit() for t in first)
+            header = layout == "word2vec-text"
             kv = KeyedVectors.load_word2vec_format(str(p), binary=False, no_header=not header)
             kind = "word2vec/fastText text" if header else "GloVe text (no header)"
     except EmbeddingError:
