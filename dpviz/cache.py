@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from dpviz import __version__
+from dpviz import __version__, integrity
 
 
 def cache_dir() -> Path:
@@ -32,11 +33,22 @@ def cache_dir() -> Path:
 
 
 def quota_bytes(name: str, default_mb: int) -> int:
-    """A size limit in bytes from ``$name`` (in MB), else the default."""
-    try:
-        return int(float(os.environ.get(name, default_mb)) * 2**20)
-    except ValueError:
+    """A size limit in bytes from ``$name`` (in MB; "inf" for none), else the default. A value
+    that is not a non-negative number is ignored with one line on stderr (an operator's typo must
+    not become a traceback on every visitor's page)."""
+    raw = os.environ.get(name)
+    if raw is None:
         return default_mb * 2**20
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = float("nan")
+    if mb == float("inf"):
+        return sys.maxsize
+    if not mb >= 0:
+        print(f"dpviz: ${name}={raw[:40]!r} is not a size in MB (a number >= 0 or inf); using {default_mb} MB.", file=sys.stderr)
+        return default_mb * 2**20
+    return int(mb * 2**20)
 
 
 TABLES_QUOTA_MB = 2000   # $DPVIZ_CACHE_QUOTA_MB: computed tables, all figures together
@@ -89,24 +101,20 @@ def cached_table(
 ) -> pd.DataFrame:
     """Return the cached table for this key, computing and storing it on a miss.
 
-    A corrupt or unreadable cache file is recomputed; a cache that cannot be written
-    (read-only disk) still returns the result.
+    A cached file is believed only if it verifies (:mod:`dpviz.integrity`: its SHA-256, row count
+    and the figure and parameters it was computed for); anything else (flipped bytes, truncation,
+    a file swapped in from another key, a missing check) is recomputed and rewritten. A cache that
+    cannot be written (read-only disk) still returns the result.
     """
     path = table_path(figure_id, canonical)
-    if path.exists():
-        try:
-            df = pd.read_parquet(path)
-        except Exception:  # a half-written or corrupt file: recompute
-            pass
-        else:
-            _touch(path)
-            return df
+    meta = {"figure": figure_id, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    df = integrity.read_table(path, meta)
+    if df is not None:
+        _touch(path)
+        return df
     df = compute()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
+        integrity.write_table(df, path, meta)
         enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
     except OSError:
         pass
@@ -118,20 +126,63 @@ def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:
 
 
 def is_cached(figure_id: str, canonical: Mapping[str, Any]) -> bool:
-    return table_path(figure_id, canonical).exists()
+    """Whether a table (and its check) is on disk; whether it verifies is decided on reading."""
+    path = table_path(figure_id, canonical)
+    return path.exists() and integrity.sidecar(path).exists()
+
+
+def nbytes_of(value: Any, _depth: int = 0) -> int:
+    """The bytes held by numpy arrays and pandas tables inside ``value`` (through dicts, lists,
+    tuples and object attributes, four levels deep), plus a small constant per object: the
+    size a memory bound counts. Memory-mapped arrays count nothing (the page cache holds them)."""
+    import numpy as np
+
+    if isinstance(value, np.memmap):
+        return 0
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return int(value.memory_usage(index=True, deep=False).sum()) if isinstance(value, pd.DataFrame) else int(value.memory_usage())
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if _depth >= 4:
+        return 64
+    if isinstance(value, dict):
+        return 64 + sum(nbytes_of(k, _depth + 1) + nbytes_of(v, _depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if len(value) > 1000 and all(isinstance(x, str) for x in list(value)[:100]):
+            return 64 + 60 * len(value)  # a vocabulary: about 60 bytes per short word
+        return 64 + sum(nbytes_of(x, _depth + 1) for x in value)
+    attributes = getattr(value, "__dict__", None)
+    if attributes:
+        return 64 + sum(nbytes_of(v, _depth + 1) for v in attributes.values())
+    return 64
 
 
 class ProcessMemo:
     """Heavy objects shared by every session of a process (trained models, search results):
-    at most ``maxsize`` entries, least recently used dropped first. Concurrent requests for the
-    same missing key compute it once (the others wait for it); requests for other keys, and
-    hits, never wait for someone else's computation (one lock per key being computed)."""
+    at most ``maxsize`` entries and, if ``max_bytes`` is given, at most that many bytes by
+    :func:`nbytes_of` (the newest entry is always kept), least recently used dropped first.
+    Concurrent requests for the same missing key compute it once (the others wait for it);
+    requests for other keys, and hits, never wait for someone else's computation (one lock per
+    key being computed)."""
 
-    def __init__(self, maxsize: int = 8):
+    def __init__(self, maxsize: int = 8, max_bytes: int | None = None):
         self.maxsize = maxsize
+        self.max_bytes = max_bytes
         self._items: "OrderedDict[Any, Any]" = OrderedDict()
+        self._sizes: dict[Any, int] = {}
         self._lock = threading.Lock()
         self._computing: dict[Any, threading.Lock] = {}
+
+    def nbytes(self) -> int:
+        with self._lock:
+            return sum(self._sizes.values())
+
+    def discard(self, key) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+            self._sizes.pop(key, None)
 
     def keys(self) -> list:
         """The cached keys, least recently used first."""
@@ -163,8 +214,13 @@ class ProcessMemo:
                 value = compute()
                 with self._lock:
                     self._items[key] = value
-                    while len(self._items) > self.maxsize:
-                        self._items.popitem(last=False)
+                    if self.max_bytes is not None:  # entries grow (cached properties): measure again
+                        self._sizes = {k: nbytes_of(v) for k, v in self._items.items()}
+                    while len(self._items) > self.maxsize or (
+                        len(self._items) > 1 and self.max_bytes is not None and sum(self._sizes.values()) > self.max_bytes
+                    ):
+                        old, _ = self._items.popitem(last=False)
+                        self._sizes.pop(old, None)
             finally:
                 with self._lock:
                     self._computing.pop(key, None)

@@ -5,14 +5,16 @@ each partition is one task that loads the embedding once per worker process (mem
 cached by :func:`dpviz.data.embeddings.get`) and runs the exact engine of
 :mod:`dpviz.metric_dp`. Each word's draws come from a seed derived from (seed, word id), so
 the result does not depend on the partitioning or on the number of workers. Results go to
-``DIR/part-NNNNN.parquet`` (written to a temporary name and renamed, so a killed task leaves
-no half file) with ``DIR/manifest.json`` holding the parameters, seed, code version and
-timings. Rerunning with the same parameters skips finished partitions (resume); a directory
+``DIR/part-NNNNN.parquet``, each with a check beside it (:mod:`dpviz.integrity`: hash, rows,
+file name and a hash of its word ids), with ``DIR/manifest.json`` holding the parameters, seed,
+code version and timings. Rerunning with the same parameters skips the partitions that verify
+(resume) and recomputes any other (killed, truncated, emptied, swapped, edited); a directory
 holding a sweep with other parameters is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -23,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from dpviz import __version__
+from dpviz import __version__, integrity
 from dpviz import metric_dp as mdp
 
 MANIFEST = "manifest.json"
@@ -47,6 +49,24 @@ def part_path(out: Path, k: int) -> Path:
     return out / f"part-{k:05d}.parquet"
 
 
+def partition_meta(path, ids) -> dict:
+    """What a partition file must hold: its file name (so a swapped file does not verify), how
+    many words and a hash of exactly which."""
+    ids = np.unique(np.asarray(ids, dtype=np.int64))
+    return {"partition": Path(path).name, "words": int(len(ids)), "word_ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest()}
+
+
+def finished(out: Path, k: int, ids) -> bool:
+    """Partition k is done only if its file verifies against the words it must hold (hash, row
+    count, file name, words); anything else is removed and recomputed."""
+    path = part_path(out, k)
+    if integrity.read_table(path, partition_meta(path, ids)) is not None:
+        return True
+    if path.exists() or integrity.sidecar(path).exists():
+        integrity.remove(path)
+    return False
+
+
 def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, eta: float, seed: int, path: str) -> dict:
     """One task: statistics of ``ids`` written to ``path``. Runs on a worker (or in-process)."""
     from threadpoolctl import threadpool_limits
@@ -58,9 +78,7 @@ def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, et
     with threadpool_limits(1):  # one core per task: workers, not BLAS threads, share the machine
         df = mdp.mdp_stats(emb, ids, epsilons, samples, eta, seed, workers=1)
     df.insert(0, "word_id", np.repeat(np.asarray(ids, dtype=np.int64), len(epsilons)))
-    tmp = f"{path}.{os.getpid()}.tmp"
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    integrity.write_table(df, Path(path), partition_meta(path, ids))
     worker = "local"
     try:
         from distributed import get_worker
@@ -118,7 +136,7 @@ def sweep(
     emb = resolve(embedding)  # train or load once here, before any worker starts
     ids = word_list(emb, words, vocab, seed)
     parts = [ids[i : i + partition_size] for i in range(0, len(ids), partition_size)]
-    todo = [k for k in range(len(parts)) if not part_path(out, k).exists()]
+    todo = [k for k in range(len(parts)) if not finished(out, k, parts[k])]
     manifest = {
         "parameters": params, "dpviz_version": __version__, "embedding_size": emb.size, "embedding_dim": emb.dim,
         "partitions": len(parts), "words_total": int(len(ids)), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -175,4 +193,12 @@ def load(out: str | Path) -> pd.DataFrame:
     files = sorted(out.glob("part-*.parquet"))
     if not files:
         raise ValueError(f"The sweep in {str(out)[:200]!r} has no finished partitions yet.")
-    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True).sort_values(["word_id", "epsilon"], ignore_index=True)
+    tables = []
+    for f in files:
+        meta = integrity.read_meta(f)
+        df = integrity.read_table(f, meta) if meta and meta.get("partition") == f.name else None
+        if df is None or len(df) == 0 or meta != partition_meta(f, df["word_id"].to_numpy()):
+            raise ValueError(f"The sweep partition {f.name} in {str(out)[:200]!r} is damaged (its check does not match): "
+                             "run the same sweep command again to recompute it.")
+        tables.append(df)
+    return pd.concat(tables, ignore_index=True).sort_values(["word_id", "epsilon"], ignore_index=True)

@@ -8,7 +8,7 @@ import streamlit as st
 from webui.nav import page_setup
 
 from dpviz import cache, figures
-from dpviz.data.embeddings import EmbeddingError, load_file, resolve
+from dpviz.data.embeddings import EmbeddingError, get, resolve
 from dpviz.figures.metric import TRY_DRAWS, TRY_PARAMS, try_it
 from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
 
@@ -37,7 +37,7 @@ with st.sidebar.expander("Use your own embedding file", expanded=False):
         ref = cache.save_upload(up.getvalue(), up.name)
         path = cache.upload_path(ref)
         try:
-            emb = load_file(path)
+            emb = get(str(path))  # loaded once, kept within the memory budget
         except EmbeddingError as err:
             st.error(f"{err}")
             path.unlink(missing_ok=True)

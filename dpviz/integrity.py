@@ -1,0 +1,79 @@
+"""Tables on disk that are verified before they are believed.
+
+A parquet file that parses is not necessarily the file that was written: one flipped byte in a
+compressed page can change numbers without any parse error, and a resumed sweep must not count
+a truncated or swapped partition as done. Every table is written with a sidecar
+``NAME.check.json`` holding the SHA-256 of the file's bytes, its row count and what it is for
+(``meta``: the figure and parameters, or a sweep partition's index and words). Reading returns
+the table only if the bytes hash to the recorded value, the meta is the expected one and the row
+count matches; otherwise None, and the caller recomputes. Both files are written to temporary
+names and renamed, data first, so a killed writer leaves a table without a valid sidecar, which
+does not verify.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+
+def sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".check.json")
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def write_table(df: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
+    """Write ``df`` as parquet to ``path`` and its check (hash, rows, ``meta``) beside it."""
+    buffer = io.BytesIO()
+    df.to_parquet(buffer, index=False)
+    data = buffer.getvalue()
+    check = {"sha256": hashlib.sha256(data).hexdigest(), "rows": int(len(df)), "meta": dict(meta)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, data)
+    _atomic_write(sidecar(path), json.dumps(check, sort_keys=True).encode())
+
+
+def read_table(path: Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
+    """The table at ``path`` if it verifies (hash, row count and, when given, ``meta``), else None."""
+    try:
+        check = json.loads(sidecar(path).read_text())
+        data = path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(check, dict) or hashlib.sha256(data).hexdigest() != check.get("sha256"):
+        return None
+    if meta is not None and check.get("meta") != json.loads(json.dumps(dict(meta))):
+        return None
+    try:
+        df = pd.read_parquet(io.BytesIO(data))
+    except Exception:  # noqa: BLE001 - a file with the right hash that does not parse: not ours
+        return None
+    return df if len(df) == check.get("rows") else None
+
+
+def read_meta(path: Path) -> dict | None:
+    """The meta recorded beside ``path`` (None if there is no readable check)."""
+    try:
+        check = json.loads(sidecar(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return check.get("meta") if isinstance(check, dict) else None
+
+
+def remove(path: Path) -> None:
+    for p in (path, sidecar(path)):
+        try:
+            p.unlink()
+        except OSError:
+            pass
