@@ -103,9 +103,12 @@ def _sweep(args) -> int:
     words = args.words.strip().lower()
     if words != "all":
         words = parse_value(Param("words", "int", 1, "", "", min=1, max=10_000_000), words)
-    for name, value, low in (("samples", args.samples, 1), ("partition-size", args.partition_size, 1), ("vocab", args.vocab, 2)):
+    for name, value, low in (("samples", args.samples, 1), ("partition-size", args.partition_size, 1), ("vocab", args.vocab, 2),
+                             ("seed", args.seed, 0), ("workers", args.workers if args.workers is not None else 1, 1)):
         if value < low:
             raise ParamError(f"--{name} must be at least {low}, got {value}.")
+    if args.seed >= 2**63:
+        raise ParamError(f"--seed must be below 2**63, got {args.seed}.")
     if not 0 <= args.eta < 1:
         raise ParamError(f"--eta must be in [0, 1), got {args.eta}.")
     m = sweep(args.embedding, words, eps, args.samples, args.out, eta=args.eta, seed=args.seed, vocab=args.vocab,

@@ -29,7 +29,9 @@ class Param:
     ``min``/``max`` bound numbers and the items of number lists; ``choices`` lists the
     allowed strings of ``choice``/``choices``; ``max_items`` caps list lengths (and the
     length of ``text``, whose content the figure that uses it checks further).
-    ``hosted_max`` is the lower cap applied in hosted-demo mode (compute-heavy knobs).
+    ``hosted_max`` is the lower cap applied in hosted-demo mode (compute-heavy knobs): on a
+    number its value, on a list its length, on ``text`` its number of items (words separated by
+    commas or spaces), so that a cap bounds the work whichever parameter carries it.
     ``options`` lists suggested values of a ``text`` parameter (named by ``choice_labels``):
     the page offers them in a select box, while the URL and the command line still take any
     text the figure accepts (an uploaded file's reference, a local path).
@@ -293,6 +295,14 @@ def check_hosted_cap(p: Param, value: Any, hosted: bool) -> None:
     """In hosted mode, refuse values of compute-heavy parameters above ``hosted_max``."""
     if not hosted or p.hosted_max is None:
         return
+    if p.kind == "text":
+        items = len(text_items(value))
+        if items > p.hosted_max:
+            raise ParamError(
+                f"{p.name} holds {items} items, above the hosted demo's cap: {p.name} may list at most "
+                f"{_num(p.hosted_max)} here (run dpviz locally for more)."
+            )
+        return
     top = max(value) if isinstance(value, tuple) else value
     if p.kind == "int_list":
         top = len(value)
@@ -302,3 +312,8 @@ def check_hosted_cap(p: Param, value: Any, hosted: bool) -> None:
             f"{p.name} = {format_value(p, value)} is above the hosted demo's cap: "
             f"{p.name} must be {what} {_num(p.hosted_max)} here (run dpviz locally for more)."
         )
+
+
+def text_items(text: str) -> list[str]:
+    """The items of a list typed as text: separated by commas and/or white space."""
+    return [t for t in text.replace(",", " ").split() if t]

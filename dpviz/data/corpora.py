@@ -19,6 +19,7 @@ from dpviz.data.embeddings import Embedding
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_SENTENCES = 20_000
+HOSTED_MAX_SENTENCES = 2_000  # the attack's work grows with targets x sentences; see figures.hoho
 TOKEN_RE = re.compile(r"[a-z0-9']+")
 
 
@@ -43,26 +44,34 @@ def parse_upload(data: bytes, name: str) -> tuple[list[str], np.ndarray | None]:
     if len(data) > MAX_BYTES:
         raise CorpusError(f"The file is {len(data) / 2**20:.1f} MiB; at most {MAX_BYTES // 2**20} MiB of sentences are accepted.")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark (Excel's "CSV UTF-8") is dropped
     except UnicodeDecodeError:
         raise CorpusError("The file is not UTF-8 text: upload a .txt (one sentence per line) or a .csv with a 'sentence' column.") from None
     if name.lower().endswith(".csv"):
-        rows = list(csv.DictReader(io.StringIO(text)))
+        try:
+            rows = list(csv.DictReader(io.StringIO(text)))
+        except csv.Error as err:  # e.g. a field longer than the csv module's limit (131,072 characters)
+            raise CorpusError(f"The CSV could not be read ({str(err)[:80]}): write one sentence per row, each under 100,000 characters.") from None
         if not rows or "sentence" not in rows[0]:
             raise CorpusError("The CSV needs a header with a 'sentence' column (and optionally 'label' with 0/1).")
         sents = [r["sentence"].strip() for r in rows if (r.get("sentence") or "").strip()]
         labels = None
         if "label" in rows[0]:
-            try:
-                labels = np.array([int(r["label"]) for r in rows if (r.get("sentence") or "").strip()])
-            except (TypeError, ValueError):
-                raise CorpusError("The 'label' column must hold 0 or 1 in every row.") from None
+            raw = [(r.get("label") or "").strip() for r in rows if (r.get("sentence") or "").strip()]
+            bad = next((x for x in raw if x not in ("0", "1")), None)
+            if bad is not None:
+                raise CorpusError(f"The 'label' column must hold 0 or 1 in every row; found {bad[:20]!r}.")
+            labels = np.array([int(x) for x in raw])
     else:
         sents, labels = [s.strip() for s in text.splitlines() if s.strip()], None
     if len(sents) < 10:
         raise CorpusError(f"At least 10 sentences are needed, got {len(sents)}.")
-    if len(sents) > MAX_SENTENCES:
-        raise CorpusError(f"At most {MAX_SENTENCES:,} sentences, got {len(sents):,}.")
+    from dpviz import hosted_mode
+
+    most = HOSTED_MAX_SENTENCES if hosted_mode() else MAX_SENTENCES
+    if len(sents) > most:
+        where = " on the hosted demo (run dpviz locally for more)" if hosted_mode() else ""
+        raise CorpusError(f"At most {most:,} sentences are accepted{where}, got {len(sents):,}.")
     return sents, labels
 
 

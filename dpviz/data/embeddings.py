@@ -105,22 +105,52 @@ _CACHE = None
 _CACHE_LOCK = threading.Lock()
 
 
-def resolve(name: str, progress=None) -> Embedding:
-    """A built-in embedding, an uploaded file (upload:NAME) or, outside hosted mode, a path."""
+def _source_path(name: str) -> Path | None:
+    """The file behind an embedding choice (None for a built-in one): an uploaded file
+    (upload:NAME) or, outside hosted mode, a path; EmbeddingError for any other choice."""
     from dpviz import cache, hosted_mode
 
-    name = name.strip()
     if name in BUILTIN:
-        return get(name, progress)
+        return None
     if name.startswith(cache.UPLOAD_PREFIX):
         try:
-            path = cache.existing_upload(name)
+            return cache.existing_upload(name)
         except ValueError as err:
             raise EmbeddingError(str(err)) from None
-        return get(str(path))
     if hosted_mode():
         raise EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")
-    return get(name)
+    return Path(name)
+
+
+def resolve(name: str, progress=None) -> Embedding:
+    """A built-in embedding, an uploaded file (upload:NAME) or, outside hosted mode, a path."""
+    name = name.strip()
+    path = _source_path(name)
+    return get(name, progress) if path is None else get(str(path))
+
+
+def check_source(name: str) -> None:
+    """Refuse an embedding choice that cannot load, without loading it: an unknown upload, a path
+    on a hosted demo, a missing or special file (``/dev/zero``), an oversized file or a header
+    that claims more than the file holds. A page checks every embedding it will use with this
+    before computing with any of them."""
+    path = _source_path(name.strip())
+    if path is None or str(path) in _loaded().keys():
+        return
+    _check_file(path, MAX_UPLOAD_BYTES)
+    check_declared_size(path)
+
+
+def _check_file(p: Path, max_bytes: int) -> int:
+    """The size of a regular, non-empty file of at most ``max_bytes``; EmbeddingError otherwise."""
+    if not p.is_file():
+        raise EmbeddingError(f"No embedding file at {str(p)[:200]!r}: give the path of a .vec, .txt or .bin file.")
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise EmbeddingError(f"The file is {size / 2**20:,.0f} MiB; at most {max_bytes / 2**20:,.0f} MiB can be loaded here.")
+    if size == 0:
+        raise EmbeddingError("The embedding file is empty.")
+    return size
 
 
 def load_glove_6b_50d() -> Embedding:
@@ -276,13 +306,7 @@ def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
     from gensim.models.fasttext import load_facebook_vectors
 
     p = Path(path)
-    if not p.is_file():
-        raise EmbeddingError(f"No embedding file at {str(path)[:200]!r}: give the path of a .vec, .txt or .bin file.")
-    size = p.stat().st_size
-    if size > max_bytes:
-        raise EmbeddingError(f"The file is {size / 2**20:,.0f} MiB; at most {max_bytes / 2**20:,.0f} MiB can be loaded here.")
-    if size == 0:
-        raise EmbeddingError("The embedding file is empty.")
+    _check_file(p, max_bytes)
     oov = None
     layout = check_declared_size(p)
     try:

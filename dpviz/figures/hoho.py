@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import cache, hoho_exact, ome
+from dpviz import cache, hoho_exact, hosted_mode, ome
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.figures import FigureSpec, register, unchanged
@@ -59,12 +59,39 @@ def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray 
     return _VECTORS.get(name, load)
 
 
+HOSTED_MAX_PAIRS = 20_000
+"""Hosted cap on (target, sentence) pairs, the unit of the attack's work (default: 20 x 199)."""
+HOSTED_MAX_WORK = 200_000
+"""Hosted cap on pairs x evaluated (mechanism, λ, ε) settings (default: 3,980 x 25, about 2 s)."""
+
+
+def check_attack_size(targets: int, sentences: int, settings: int = 1) -> None:
+    """On a hosted demo, refuse an attack with more than HOSTED_MAX_PAIRS (target, sentence) pairs
+    or more than HOSTED_MAX_WORK pairs x settings, whichever of the corpus size, the targets'
+    share and the lists of ε, λ and mechanisms makes it large."""
+    if not hosted_mode():
+        return
+    pairs = targets * (sentences - 1)
+    if pairs > HOSTED_MAX_PAIRS:
+        raise ValueError(
+            f"{targets} targets against {sentences:,} sentences is {pairs:,} pairs; the hosted demo "
+            f"attacks at most {HOSTED_MAX_PAIRS:,}: lower 'Share of sentences as targets' or use a smaller corpus."
+        )
+    if pairs * settings > HOSTED_MAX_WORK:
+        raise ValueError(
+            f"{pairs:,} pairs at {settings} (mechanism, λ, ε) settings is {pairs * settings:,} pair evaluations; the hosted "
+            f"demo runs at most {HOSTED_MAX_WORK:,}: list fewer ε or λ values, or lower the share of targets."
+        )
+
+
 def attack_counts(corpus: str, mechanism: str, share: float, seed: int) -> hoho_exact.AttackCounts:
     """The (ε, λ)-free state of the exact attack: class counts of every target against every
     sentence (cached per process)."""
     def compute():
         X, _, _ = corpus_vectors(corpus)
-        return hoho_exact.attack_counts(X, mechanism, hoho_exact.choose_targets(len(X), share, seed))
+        targets = hoho_exact.choose_targets(len(X), share, seed)
+        check_attack_size(len(targets), len(X))
+        return hoho_exact.attack_counts(X, mechanism, targets)
 
     return _ATTACKS.get(("counts", corpus, mechanism, float(share), int(seed)), compute)
 
@@ -81,6 +108,8 @@ def _attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     rows = []
     combos = [(m, lam) for m in v["mechanisms"] for lam in (v["lambdas"] if m == "ome" else [np.nan])]
     total, done = len(combos) * len(v["epsilons"]), 0
+    n = len(corpus_vectors(v["corpus"])[0])
+    check_attack_size(len(hoho_exact.choose_targets(n, v["targets"], v["seed"])), n, total)  # before any work
     for m, lam in combos:
         counts = attack_counts(v["corpus"], m, v["targets"], v["seed"])
         for eps in v["epsilons"]:

@@ -15,7 +15,7 @@ from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
 from dpviz.figures import FigureSpec, hosted_mode, register, unchanged
 from dpviz.figures.common import SEED
-from dpviz.params import Param, format_value
+from dpviz.params import Param, format_value, text_items
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 
 PAGE = "metric"
@@ -32,7 +32,8 @@ COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding t
                 max_items=300, options=("none", "glove-6b-50d", "fasttext-local"), choice_labels=EMBEDDING_LABELS)
 EPSILONS = Param("epsilons", "float_list", (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40), "Values of ε", "The privacy parameters to compute, comma-separated.", min=0.01, max=1000.0, max_items=40)
 WORDS = Param("words", "int", 10, "Words sampled", "How many words to draw (uniformly, seeded) from the most frequent ones.", min=1, max=2000, hosted_max=50)
-WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500)
+WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500,
+                  hosted_max=WORDS.hosted_max)
 VOCAB = Param("vocab", "int", 10_000, "…from the top", "Sampled words come from this many most frequent words.", min=10, max=400_000)
 SAMPLES = Param("samples", "int", 1000, "Draws per word (N)", "Releases of each word (paper: 1,000); nearest-word search is always over the whole vocabulary.", min=10, max=20_000, hosted_max=1000)
 ETA = Param("eta", "float", 0.05, "η for S_w^η", "S_w^η is the size of the smallest set of outputs holding at least 1 − η of the draws.", min=0.0, max=0.5)
@@ -61,7 +62,7 @@ def _embedding_key(name: str) -> str:
 
 def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
     if v["word_list"].strip():
-        words = [w for w in (t.strip() for t in v["word_list"].replace(",", " ").split()) if w]
+        words = text_items(v["word_list"])
         if len(words) > 200:
             raise ValueError(f"At most 200 explicit words, got {len(words)}.")
         unknown = [w for w in words if w not in emb.index]
@@ -76,9 +77,22 @@ STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
 _STATES = cache.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
 
 
+def check_embeddings(v: Mapping[str, Any]) -> bool:
+    """Check the embedding and the comparison (if any) without loading either, so that a bad
+    choice is said before minutes are spent on the other; returns whether a comparison is drawn."""
+    compare = v.get("compare", "none").strip()
+    E.check_source(v["embedding"])
+    if compare not in ("", "none") and compare != v["embedding"].strip():
+        E.check_source(compare)
+        return True
+    return False
+
+
 def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
     """The ε-free state of one embedding's sampled words: every draw's output at every ε
-    (metric_dp.Envelopes), computed once per (embedding, words, draws, seed) in this process."""
+    (metric_dp.Envelopes), computed once per (embedding, words, draws, seed) in this process.
+    Every embedding the figure uses is checked first."""
+    check_embeddings(v)
     name = v[which]
     key = (_embedding_key(name),) + tuple(format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS)
 
@@ -114,13 +128,18 @@ def sweep_table(directory: str) -> pd.DataFrame:
 
 def tables(v, progress=None) -> pd.DataFrame:
     """The main embedding's table, the comparison's when one is chosen, and a sweep's when the
-    figure takes a sweep directory and one is given."""
-    parts = [word_table(v, "embedding", progress)]
-    if v["compare"].strip() not in ("", "none") and v["compare"].strip() != v["embedding"].strip():
-        parts.append(word_table(v, "compare", progress))
+    figure takes a sweep directory and one is given. Every input is checked before any is computed
+    (a bad comparison file is said at once, not after the main embedding's minutes)."""
+    compare = check_embeddings(v)
+    sweep = None
     if v.get("sweep_dir", "").strip():
         sw = sweep_table(v["sweep_dir"].strip())
-        parts.append(sw[sw.epsilon.isin(v["epsilons"])] if "hist_epsilons" in v else sw)
+        sweep = sw[sw.epsilon.isin(v["epsilons"])] if "hist_epsilons" in v else sw
+    parts = [word_table(v, "embedding", progress)]
+    if compare:
+        parts.append(word_table(v, "compare", progress))
+    if sweep is not None:
+        parts.append(sweep)
     return pd.concat(parts, ignore_index=True)
 
 
