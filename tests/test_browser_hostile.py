@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.test_browser import (CHROMIUM_ARGS, PS_FAST, chart_html, pytestmark, start_server, stop_server, submit,  # noqa: F401
+from tests.test_browser import (PS_FAST, browser, chart_html, pytestmark, start_server, stop_server, submit,  # noqa: F401
                                 wait_for_charts)
 
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000"
@@ -78,18 +78,6 @@ def hosted(tmp_path_factory):
     proc, url, log = start_server(tmp, {"DPVIZ_HOSTED": "1"})
     yield proc, url
     stop_server(proc, log)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from tests.test_browser import CHROMIUM
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _page(browser):
