@@ -10,5 +10,8 @@ cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS="${DPVIZ_THREADS:-1}" OPENBLAS_NUM_THREADS="${DPVIZ_THREADS:-1}" MKL_NUM_THREADS="${DPVIZ_THREADS:-1}"
 PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ] && PY=.venv/bin/python
-exec "$PY" -m streamlit run app.py --server.port "${PORT:-8501}" --server.address "${DPVIZ_ADDRESS:-0.0.0.0}" \
+# A public demo shows visitors no traceback or server path, whatever fails (the log keeps it).
+DETAILS=full
+[ -n "${DPVIZ_HOSTED:-}" ] && [ "${DPVIZ_HOSTED}" != "0" ] && DETAILS=none
+exec "$PY" -m streamlit run app.py --client.showErrorDetails "$DETAILS" --server.port "${PORT:-8501}" --server.address "${DPVIZ_ADDRESS:-0.0.0.0}" \
   --server.headless true --browser.gatherUsageStats false "$@"

@@ -162,3 +162,35 @@ def test_a_link_value_off_the_slider_grid_is_shown_as_typed_and_kept():
     assert slider.value == 2.37
     assert "2.37" in [str(o) for o in slider.options]  # added to the grid, between 2 and 2.5
     assert at.query_params["epsilon"] in ("2.37", ["2.37"])
+
+
+def _page_with_a_failing_chart():
+    """A chart whose computation hits a bug (not a refused input), beside one that works."""
+    from dpviz import figures
+    from dpviz.figures import FigureSpec
+    from webui.controls import show_figure
+
+    def broken(v, progress=None):
+        raise RuntimeError("/srv/secret/path internal detail")
+
+    spec = FigureSpec(id="test-broken", title="Broken", page="test", params=(), compute=broken, render=None, caption="", columns=())
+    show_figure(spec, {}, [])
+    from dpviz.params import validate
+
+    ok = figures.get("adept-sensitivity")
+    show_figure(ok, validate(ok.params, {"max_dim": "16"})[0], list(ok.params))
+
+
+def test_a_bug_in_a_chart_shows_no_traceback_on_a_hosted_demo(monkeypatch):
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    at = AppTest.from_function(_page_with_a_failing_chart, default_timeout=120).run()
+    assert not at.exception
+    text = " ".join(e.value for e in at.error)
+    assert "internal error (RuntimeError)" in text and "/srv/secret" not in text
+    assert len(at.get("plotly_chart")) == 1  # the other chart is drawn
+
+
+def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):
+    monkeypatch.delenv("DPVIZ_HOSTED", raising=False)
+    at = AppTest.from_function(_page_with_a_failing_chart, default_timeout=120).run()
+    assert at.exception and "internal detail" in at.exception[0].message

@@ -14,6 +14,7 @@ because that silently drops values it cannot read, while dpviz must say what was
 from __future__ import annotations
 
 import time
+import traceback
 from typing import Any, Callable, Sequence
 from urllib.parse import urlencode
 
@@ -341,6 +342,13 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         df, fig, elapsed = _view(spec, values)
     except (ValueError, ParamError) as err:
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
+        return None
+    except Exception as err:  # noqa: BLE001 - a bug: logged whole, shown whole only off a hosted demo
+        traceback.print_exc()
+        if not figures.hosted_mode():
+            raise
+        chart_col.error(f"This chart failed with an internal error ({type(err).__name__}); it is logged on the server. "
+                        "The rest of the page works.")
         return None
     chart_col.plotly_chart(fig, theme=None, key=f"chart-{spec.id}", config={"displaylogo": False})
     with text_col:
