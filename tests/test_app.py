@@ -1,5 +1,6 @@
 """Streamlit AppTest smoke tests of each page (the real browser is in test_browser.py)."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,15 @@ def test_a_link_value_off_the_slider_grid_is_shown_as_typed_and_kept():
     assert slider.value == 2.37
     assert "2.37" in [str(o) for o in slider.options]  # added to the grid, between 2 and 2.5
     assert at.query_params["epsilon"] in ("2.37", ["2.37"])
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """AppTest installs the script it runs as ``__main__``; multiprocessing's spawn (Dask's local
+    cluster in later tests) would re-run that script in every worker. Put the real one back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 def _page_with_a_failing_chart():

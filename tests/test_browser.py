@@ -136,7 +136,8 @@ def has_3d_scene(page, index: int) -> bool:
 
 def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
     page.wait_for_function(
-        "([i, t, present]) => document.querySelectorAll('.js-plotly-plot')[i].innerText.includes(t) === present",
+        "([i, t, present]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; "
+        "return !!c && c.innerText.includes(t) === present; }",  # a chart being redrawn is briefly absent
         arg=[index, text, present], timeout=60_000,
     )
 
