@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     fs.add_argument("--quick", action="store_true", help="reduced sample sizes (about a minute)")
     sw = sub.add_parser("sweep", help="whole-vocabulary sweeps on Dask (metric DP)")
     sw.add_argument("analysis", choices=["mdp"], help="what to sweep (mdp: N_w, S_w per word)")
-    sw.add_argument("--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local or a file path")
+    sw.add_argument("--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local, a gensim model name or a file path")
     sw.add_argument("--words", default="all", help="'all' (the whole vocabulary) or how many words to sample")
     sw.add_argument("--vocab", type=int, default=10_000, help="sample words from this many most frequent (with --words N)")
     sw.add_argument("--epsilons", default="1,2,3,4,5,6,8,10,12,15,20,25,30,40", help="comma-separated epsilons")
@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
+    dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
+    dl.add_argument("model", help="glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300 or word2vec-google-news-300")
     return p
 
 
@@ -124,6 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "download":
+            from dpviz.data import gensim_models
+
+            path = gensim_models.download(args.model, _progress_printer(False))
+            sys.stderr.write(f"\nwrote {path}\n")
+            return 0
         if args.command == "figures":
             from dpviz.report import generate
 

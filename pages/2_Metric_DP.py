@@ -7,8 +7,8 @@ import streamlit as st
 
 from webui.nav import page_setup
 
-from dpviz import cache, figures
-from dpviz.data.embeddings import EmbeddingError, get, resolve
+from dpviz import cache, figures, hosted_mode
+from dpviz.data.embeddings import GENSIM, EmbeddingError, get, resolve
 from dpviz.figures.metric import TRY_DRAWS, TRY_PARAMS, try_it
 from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
 
@@ -53,6 +53,26 @@ st.sidebar.header("Try it")
 values.update(widgets(list(TRY_PARAMS), st.sidebar))
 st.sidebar.caption(f"Seed {values['seed']}: each word's draws follow from (seed, word), so results do not depend on which other words run.")
 
+def offer_download(name: str) -> None:
+    """A gensim-downloader model that is not on this machine: download it here, with progress;
+    clicking Cancel (any click) stops the run, and the partial file is removed."""
+    from dpviz.data import gensim_models
+
+    if name not in GENSIM or gensim_models.is_present(name) or hosted_mode():
+        return
+    size = gensim_models.MODELS[name].size_mb
+    cols = st.columns([1, 1, 4])
+    if cols[0].button(f"⬇ Download {name} ({size:,} MB)", key=f"_download_{name}", type="primary"):
+        cols[1].button("Cancel", key="_cancel_download")
+        bar = st.progress(0.0, text=f"Downloading {name}…")
+        try:
+            gensim_models.download(name, lambda f, m: bar.progress(min(f, 1.0), text=m))
+        except EmbeddingError as err:
+            st.error(str(err))
+        else:
+            st.rerun()
+
+
 try:
     bar = st.progress(0.0, text="Loading the embedding…")
     emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
@@ -60,7 +80,8 @@ try:
     st.info(f"**{emb.name}**: {emb.source}. {emb.note}")
 except (EmbeddingError, ValueError) as err:
     bar.empty()
-    st.error(f"{err} Allowed: glove-6b-50d, fasttext-local, an uploaded file, or (running locally) a file path.")
+    st.error(f"{err} Allowed: glove-6b-50d, fasttext-local, a gensim model name, an uploaded file, or (running locally) a file path.")
+    offer_download(values["embedding"].strip())
     emb = None
 
 if values["compare"].strip() == "fasttext-local" or values["embedding"].strip() == "fasttext-local":

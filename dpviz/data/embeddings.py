@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +19,11 @@ from typing import Any
 import numpy as np
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+"""Largest embedding file a hosted demo loads (uploads); locally the machine's memory decides."""
 BUILTIN = ("glove-6b-50d", "fasttext-local")
+GENSIM = ("glove-wiki-gigaword-300", "fasttext-wiki-news-subwords-300", "word2vec-google-news-300")
+"""gensim-downloader models by name (:mod:`dpviz.data.gensim_models`)."""
+NAMED = BUILTIN + GENSIM
 
 
 class EmbeddingError(ValueError):
@@ -110,7 +115,7 @@ def _source_path(name: str) -> Path | None:
     (upload:NAME) or, outside hosted mode, a path; EmbeddingError for any other choice."""
     from dpviz import cache, hosted_mode
 
-    if name in BUILTIN:
+    if name in NAMED:
         return None
     if name.startswith(cache.UPLOAD_PREFIX):
         try:
@@ -134,14 +139,20 @@ def check_source(name: str) -> None:
     on a hosted demo, a missing or special file (``/dev/zero``), an oversized file or a header
     that claims more than the file holds. A page checks every embedding it will use with this
     before computing with any of them."""
-    path = _source_path(name.strip())
+    name = name.strip()
+    path = _source_path(name)
+    if name in GENSIM:
+        from dpviz.data import gensim_models
+
+        if not gensim_models.is_present(name):
+            raise EmbeddingError(gensim_models.absent_sentence(name))
     if path is None or str(path) in _loaded().keys():
         return
-    _check_file(path, MAX_UPLOAD_BYTES)
-    check_declared_size(path)
+    declared = check_declared_size(path, _check_file(path, file_limit()))
+    check_memory(declared.count, declared.dim, what=path.name)
 
 
-def _check_file(p: Path, max_bytes: int) -> int:
+def _check_file(p: Path, max_bytes: float) -> int:
     """The size of a regular, non-empty file of at most ``max_bytes``; EmbeddingError otherwise."""
     if not p.is_file():
         raise EmbeddingError(f"No embedding file at {str(p)[:200]!r}: give the path of a .vec, .txt or .bin file.")
@@ -172,7 +183,7 @@ def get(name: str, progress=None) -> Embedding:
     dropped from memory as well."""
     memo = _loaded()
     for key in memo.keys():
-        if key not in BUILTIN and not Path(key).is_file():
+        if key not in NAMED and not Path(key).is_file():
             memo.discard(key)
 
     def load() -> Embedding:
@@ -182,6 +193,10 @@ def get(name: str, progress=None) -> Embedding:
             from dpviz.data.fasttext_local import load_fasttext_local
 
             return load_fasttext_local(progress)
+        if name in GENSIM:
+            from dpviz.data import gensim_models
+
+            return gensim_models.load(name, progress)
         return load_file(name)
 
     return memo.get(name, load)
@@ -255,11 +270,21 @@ def _refuse_claim(count: int, dim: int, holds: int, size: int) -> None:
         )
 
 
-def check_declared_size(p: Path) -> str:
+@dataclass(frozen=True)
+class Declared:
+    """What a file's header declares: its format, word count and dimension (for GloVe text, which
+    has no header, the count is estimated from the length of its first line)."""
+
+    format: str
+    count: int
+    dim: int
+
+
+def check_declared_size(p: Path, size: int | None = None) -> Declared:
     """Check what a file's header declares against the file's size, before anything is allocated
     (gensim allocates count × dim floats from the header alone: a 21-byte .vec can claim a
-    billion words). Returns the format: "fasttext-bin", "word2vec-bin", "word2vec-text" or
-    "glove-text"; raises EmbeddingError with a sentence for an impossible claim.
+    billion words). Returns the format ("fasttext-bin", "word2vec-bin", "word2vec-text" or
+    "glove-text"), count and dimension; raises EmbeddingError with a sentence for an impossible claim.
 
     word2vec binary: a "count dim" line, then per word its bytes, a space and dim float32, so
     count ≤ (size − header) / (4·dim + 2). word2vec text: per word at least a one-character word
@@ -268,13 +293,14 @@ def check_declared_size(p: Path) -> str:
     """
     import mmap
 
-    size = p.stat().st_size
+    size = p.stat().st_size if size is None else size
     with open(p, "rb") as fh:
         first = fh.readline(1 << 16)
         if p.suffix.lower() == ".bin":
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                if looks_like_fasttext_bin(data):
-                    return "fasttext-bin"
+                layout = fasttext_bin_layout(data)
+                if layout is not None:
+                    return Declared("fasttext-bin", layout["rows"], layout["dim"])
     tokens = first.split()
     header = len(tokens) == 2 and all(t.isdigit() for t in tokens)
     if p.suffix.lower() == ".bin":
@@ -285,17 +311,53 @@ def check_declared_size(p: Path) -> str:
             )
         count, dim = int(tokens[0]), int(tokens[1])
         _refuse_claim(count, dim, (size - len(first)) // (4 * max(dim, 1) + 2), size)
-        return "word2vec-bin"
+        return Declared("word2vec-bin", count, dim)
     if header:
         count, dim = int(tokens[0]), int(tokens[1])
         _refuse_claim(count, dim, size // (2 * max(dim, 1) + 2), size)
-        return "word2vec-text"
+        return Declared("word2vec-text", count, dim)
     if not first.endswith(b"\n") and len(first) >= 1 << 16 or len(tokens) - 1 > MAX_DIM:
         raise EmbeddingError(f"The file's first line is longer than a word and {MAX_DIM:,} numbers: it is not an embedding file.")
-    return "glove-text"
+    return Declared("glove-text", size // max(len(first), 1), max(len(tokens) - 1, 1))
 
 
-def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
+def available_memory() -> int:
+    """Bytes this machine can still give (MemAvailable; the physical memory where it is unknown)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+LOAD_OVERHEAD = 2.5
+"""Peak memory of loading through gensim, in units of the float32 matrix (its own arrays while
+parsing, then the matrix dpviz keeps), measured on word2vec text and binary files."""
+
+
+def check_memory(count: int, dim: int, what: str) -> None:
+    """Refuse, before loading, a file whose matrix would not fit in the memory available now."""
+    need = int(count * dim * 4 * LOAD_OVERHEAD)
+    have = available_memory()
+    if need > have:
+        raise EmbeddingError(
+            f"{what[:80]} holds {count:,} words × {dim} dimensions: loading it needs about {need / 2**30:,.1f} GiB, "
+            f"and this machine has {have / 2**30:,.1f} GiB available. Free memory or use a machine with more."
+        )
+
+
+def file_limit() -> float:
+    """The largest embedding file loaded: MAX_UPLOAD_BYTES on a hosted demo; locally none (the
+    memory check decides)."""
+    from dpviz import hosted_mode
+
+    return MAX_UPLOAD_BYTES if hosted_mode() else float("inf")
+
+
+def load_file(path: str | Path, max_bytes: float | None = None) -> Embedding:
     """Load a word2vec/GloVe/fastText file through gensim.
 
     ``.bin``: Facebook fastText binary (subword vectors for unknown words), else word2vec
@@ -306,9 +368,11 @@ def load_file(path: str | Path, max_bytes: int = MAX_UPLOAD_BYTES) -> Embedding:
     from gensim.models.fasttext import load_facebook_vectors
 
     p = Path(path)
-    _check_file(p, max_bytes)
+    size = _check_file(p, file_limit() if max_bytes is None else max_bytes)
+    declared = check_declared_size(p, size)
+    check_memory(declared.count, declared.dim, what=p.name)
+    layout = declared.format
     oov = None
-    layout = check_declared_size(p)
     try:
         if layout == "fasttext-bin":
             kv = load_facebook_vectors(str(p))

@@ -21,15 +21,36 @@ from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, sty
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
 
-EMBEDDING_LABELS = {
+class _EmbeddingLabels(dict):
+    """Labels of the embedding choices; a gensim-downloader model's label says whether it is on
+    this machine or a download of how many MB (looked up each time: a download changes it)."""
+
+    def get(self, key, default=None):
+        if key in E.GENSIM:
+            from dpviz.data import gensim_models
+
+            return gensim_models.label(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key):
+        return key in E.GENSIM or super().__contains__(key)
+
+
+EMBEDDING_LABELS = _EmbeddingLabels({
     "glove-6b-50d": "GloVe 6B 50d (built in, 400,000 words)",
     "fasttext-local": "fastText 100d trained here (stand-in, ~15 s once)",
     "none": "none",
-}
-EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
-                  max_items=300, options=("glove-6b-50d", "fasttext-local"), choice_labels=EMBEDDING_LABELS)
+})
+EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), the papers' 300-d vectors by their gensim-downloader names (glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300, word2vec-google-news-300), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
+                  max_items=300, options=("glove-6b-50d", "fasttext-local", *E.GENSIM), choice_labels=EMBEDDING_LABELS)
 COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding to overlay (same choices as Embedding), or none.",
-                max_items=300, options=("none", "glove-6b-50d", "fasttext-local"), choice_labels=EMBEDDING_LABELS)
+                max_items=300, options=("none", "glove-6b-50d", "fasttext-local", *E.GENSIM), choice_labels=EMBEDDING_LABELS)
 EPSILONS = Param("epsilons", "float_list", (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40), "Values of ε", "The privacy parameters to compute, comma-separated.", min=0.01, max=1000.0, max_items=40)
 WORDS = Param("words", "int", 10, "Words sampled", "How many words to draw (uniformly, seeded) from the most frequent ones.", min=1, max=2000, hosted_max=50)
 WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500,
@@ -54,7 +75,7 @@ STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs",
 
 def _embedding_key(name: str) -> str:
     """Cache key part for an embedding: its name, plus size and mtime for files."""
-    if name in E.BUILTIN:
+    if name in E.NAMED:
         return name
     emb = resolve(name)
     return f"{emb.name}:{emb.size}:{emb.dim}:{float(np.asarray(emb.vectors[:50]).sum()):.6g}"
