@@ -60,7 +60,7 @@ def _check_epsilons(epsilons) -> np.ndarray:
 
 def nearest_words(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons) -> np.ndarray:
     """Exact M(w) for every draw (rows) and epsilon (columns), as vocabulary ids."""
-    return draw_envelopes(emb, emb.vectors64[word_id], u, g, self_id=word_id).outputs(epsilons)
+    return draw_envelopes(emb, emb.row64(word_id), u, g, self_id=word_id).outputs(epsilons)
 
 
 def nearest_words_from_point(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, epsilons, self_id: int | None = None) -> np.ndarray:
@@ -90,22 +90,131 @@ class Envelopes:
 
 def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, self_id: int | None = None) -> Envelopes:
     """The exact output of every draw at every epsilon, as :class:`Envelopes` (the epsilon-free
-    state of a word's draws). The candidates are the records of the running maximum of
-    u . phi(v) over the vocabulary sorted by distance from the point (one blocked float32 matrix
-    multiply, kept within a tolerance), and their upper envelope of lines 2 t b_v - a_v is
-    computed in float64 from a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point)."""
-    x64 = emb.vectors64
+    state of a word's draws). The candidates are each draw's Pareto-optimal words in (small a,
+    large b): for a small matrix the running-maximum records along the vocabulary sorted by a
+    (:func:`_record_candidates`), for a large one :func:`_front_candidates`, one pass of blocked
+    float32 matrix multiplies over the matrix as stored (memory-mapped, never copied or
+    reordered); both keep near-ties within float32 tolerances. Their upper envelope of lines 2 t b_v - a_v is computed in float64 from a_v = ||phi(v) - point||^2
+    and b_v = u . (phi(v) - point)."""
     w = np.asarray(point, dtype=np.float64)
-    order, sorted32, tol = _sorted_vocabulary(emb, w, self_id)
+    sorted_route = emb.size * emb.dim * 4 <= SORTED_ROUTE_BYTES
+    if sorted_route:
+        order, sorted32, tol = _sorted_vocabulary(emb, w, self_id)
     parts = []
     for s in range(0, len(u), DRAW_BLOCK):
         ub = u[s : s + DRAW_BLOCK]
-        cand = _record_candidates(ub.astype(np.float32), sorted32, tol)
-        parts.append(_envelope_block(x64, w, order, cand, ub))
+        if sorted_route:
+            cand = [order[c] for c in _record_candidates(ub.astype(np.float32), sorted32, tol)]
+        else:
+            cand = _front_candidates(emb, w, ub, self_id)
+        parts.append(_envelope_block(emb.vectors, w, cand, ub))
     width = max(p[0].shape[1] for p in parts)
     breaks = np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=np.inf) for b, _ in parts])
     winners = np.concatenate([np.pad(c, ((0, 0), (0, width - c.shape[1] + 1)), constant_values=-1) for _, c in parts])
     return Envelopes(np.asarray(g, dtype=np.float64), breaks, winners)
+
+
+SORTED_ROUTE_BYTES = 128 * 2**20
+"""Matrices up to this size (float32) take the sorted route: a float64 copy of the matrix and, per
+word, a copy sorted by distance, whose running-maximum records are cheaper to find (GloVe 6B 50d:
+80 MB). Larger ones (the papers' 300-d vocabularies of 1-3 million words) stream the matrix as
+stored, with no copy (:func:`_front_candidates`)."""
+PILOT = 4096
+"""Words (evenly spaced ids) whose front seeds the thresholds before the pass over the matrix."""
+BANDS = 40
+"""Distance bands: a word is tested against the best b of the words surely closer than its band."""
+
+
+def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: int | None) -> list[np.ndarray]:
+    """Per draw, word ids containing every Pareto-optimal word: no other word has both a smaller
+    a = ||phi(v) - w||^2 and a larger b' = u . phi(v) (b' = b + u . w, the same order as b).
+
+    One pass over the vocabulary in stored order, in blocks of CHUNK rows: [U; w] times the block
+    (float32; the extra row gives phi(v) . w, hence a) -- the product any exact method needs. A word
+    is kept if its b' beats (within tolerances) T[draw, band], the best b' among words known to be
+    closer than every word of its distance band; T starts from a pilot sample of PILOT words and
+    rises as the pass finds words. Kept words are a small superset of the front (float32 errors are
+    bounded by tol_a and tol_b: about 8 d 2^-24 times the norms involved), which the float64
+    envelope then decides exactly."""
+    x = emb.vectors
+    size, d = x.shape
+    m = len(ub)
+    sq = emb.sq_norms
+    ww = float(w @ w)
+    scale = float(np.sqrt(sq.max()))
+    eps32 = 8 * d * 2.0**-24
+    tol_b = eps32 * scale                                       # |u| = 1
+    tol_a = eps32 * 2 * scale * float(np.sqrt(ww)) + 1e-12 * (scale + np.sqrt(ww)) ** 2
+    lhs = np.vstack([ub, w[None, :]]).astype(np.float32)        # (m + 1, d)
+
+    def a_b(ids_or_slice):
+        rows = x[ids_or_slice]
+        prod = lhs @ np.asarray(rows, dtype=np.float32).T
+        a = sq[ids_or_slice] - 2 * prod[m].astype(np.float64) + ww
+        return a, prod[:m]
+
+    pilot = np.unique(np.linspace(0, size - 1, min(PILOT, size)).astype(np.int64))
+    if self_id is not None:
+        pilot = np.union1d(pilot, [self_id])
+    a_p, b_p = a_b(pilot)
+    levels = np.unique(np.concatenate([[0.0], np.geomspace(1.0 / len(pilot), 1.0, BANDS - 1)]))
+    edges = np.concatenate([[-np.inf], np.quantile(a_p, levels)[1:-1], [np.inf]])  # band j: edges[j] <= a < edges[j + 1]
+    best = np.full((m, len(edges)), -np.inf)                   # best[r, j]: max b' of known words with a + tol_a < edges[j]
+
+    def learn(r, a, b):
+        j = np.searchsorted(edges, a + tol_a, side="right")    # first edge above a + tol_a
+        np.maximum.at(best, (r, np.minimum(j, len(edges) - 1)), b)
+        np.maximum.accumulate(best, axis=1, out=best)
+
+    learn(np.repeat(np.arange(m), len(pilot)), np.tile(a_p, m), b_p.ravel().astype(np.float64))
+    floor = (best - 2 * tol_b).astype(np.float32)               # the thresholds as the test reads them
+    hit_r, hit_i, hit_a, hit_b = [], [], [], []
+    buf = np.empty((m + 1, CHUNK), dtype=np.float32)
+    thr = np.empty((m, CHUNK), dtype=np.float32)
+    mask = np.empty((m, CHUNK), dtype=bool)
+    for start in range(0, size, CHUNK):
+        stop = min(start + CHUNK, size)
+        n = stop - start
+        block = np.asarray(x[start:stop], dtype=np.float32)
+        prod = np.matmul(lhs, block.T, out=buf[:, :n])          # the matrix multiply
+        a = sq[start:stop] - 2 * prod[m].astype(np.float64) + ww
+        band = np.searchsorted(edges, a - tol_a, side="right") - 1  # a word surely at least edges[band] away
+        np.take(floor, band, axis=1, out=thr[:, :n])
+        np.greater(prod[:m], thr[:, :n], out=mask[:, :n])
+        rows = np.flatnonzero(mask[:, :n].any(axis=1))
+        if rows.size:
+            r, c = np.nonzero(mask[rows, :n])
+            r = rows[r]
+            b = prod[r, c].astype(np.float64)
+            hit_r.append(r), hit_i.append(c + start), hit_a.append(a[c]), hit_b.append(b)
+            learn(r, a[c], b)
+            floor = (best - 2 * tol_b).astype(np.float32)
+    r = np.concatenate(hit_r + [np.arange(m)] * (self_id is not None))
+    ids = np.concatenate(hit_i + [np.full(m, self_id)] * (self_id is not None))
+    a = np.concatenate(hit_a + [np.zeros(m)] * (self_id is not None))
+    b = np.concatenate(hit_b + [ub @ w.astype(np.float32)] * (self_id is not None)).astype(np.float64)
+    return _pareto_per_draw(m, r, ids, a, b, tol_a, tol_b)
+
+
+def _pareto_per_draw(m, r, ids, a, b, tol_a, tol_b) -> list[np.ndarray]:
+    """Per draw, the words not surely dominated: no other word is surely closer (a + tol_a smaller
+    than this word's a - tol_a) with a surely larger b' (by more than 2 tol_b)."""
+    order = np.lexsort((ids, a, r))
+    r, ids, a, b = r[order], ids[order], a[order], b[order]
+    bounds = np.searchsorted(r, np.arange(m + 1))
+    out = []
+    for k in range(m):
+        ik, ak, bk = ids[bounds[k] : bounds[k + 1]], a[bounds[k] : bounds[k + 1]], b[bounds[k] : bounds[k + 1]]
+        ik, first = np.unique(ik, return_index=True)
+        ak, bk = ak[first], bk[first]
+        srt = np.argsort(ak, kind="stable")
+        ik, ak, bk = ik[srt], ak[srt], bk[srt]
+        run = np.maximum.accumulate(bk)
+        # best b' among words whose a + tol_a is below this word's a - tol_a
+        j = np.searchsorted(ak + tol_a, ak - tol_a, side="left") - 1
+        beaten = np.where(j >= 0, run[np.maximum(j, 0)], -np.inf)
+        out.append(ik[bk > beaten - 2 * tol_b])
+    return out
 
 
 def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -120,7 +229,7 @@ def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tu
     return order, sorted32, 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
 
 
-def _envelope_block(x64, w, order, cand, ub) -> tuple[np.ndarray, np.ndarray]:
+def _envelope_block(x, w, cand, ub) -> tuple[np.ndarray, np.ndarray]:
     """Upper envelope over t > 0 of the lines 2 t b_v - a_v of each draw's candidates.
 
     At t -> 0 the winner has the smallest a (then the largest b, then the smallest id: exact
@@ -130,9 +239,12 @@ def _envelope_block(x64, w, order, cand, ub) -> tuple[np.ndarray, np.ndarray]:
     m, k = len(cand), max(len(c) for c in cand)
     ids = np.full((m, k), -1, dtype=np.int64)
     for i, c in enumerate(cand):
-        ids[i, : len(c)] = order[c]
+        ids[i, : len(c)] = c
     valid = ids >= 0
-    diff = x64[np.where(valid, ids, 0)] - w[None, None, :]               # (m, k, d)
+    flat = np.where(valid, ids, 0).ravel()
+    rows = np.asarray(x[np.sort(np.unique(flat))], dtype=np.float64)     # only the candidates in float64
+    pos = np.searchsorted(np.sort(np.unique(flat)), flat)
+    diff = rows[pos].reshape(m, k, -1) - w[None, None, :]               # (m, k, d)
     a = np.where(valid, np.einsum("mkd,mkd->mk", diff, diff), np.inf)
     b = np.where(valid, np.einsum("mkd,md->mk", diff, ub), -np.inf)
     ids = np.where(valid, ids, np.iinfo(np.int64).max)
@@ -322,11 +434,11 @@ def word_envelopes(
     ids = [int(w) for w in word_ids]
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
-    emb.vectors64  # noqa: B018 (built once, before the threads share it)
+    emb.sq_norms  # noqa: B018 (computed once, before the threads share it)
 
     def one(wid: int) -> Envelopes:
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
-        return draw_envelopes(emb, emb.vectors64[wid], u, g, self_id=wid)
+        return draw_envelopes(emb, emb.row64(wid), u, g, self_id=wid)
 
     out: dict[int, Envelopes] = {}
     workers = min(workers or engine_workers(), max(1, len(ids)))
@@ -346,12 +458,11 @@ def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: flo
     eps = _check_epsilons(epsilons)
     if not 0 <= eta < 1:
         raise ValueError(f"eta must be in [0, 1), got {eta}")
-    x64 = emb.vectors64
     norms = np.sqrt(emb.sq_norms)
     rows = []
     for wid, env in envelopes.items():
         out = env.outputs(eps)
-        cos = (x64[out] @ x64[wid]) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
+        cos = (emb.row64(out) @ emb.row64(wid)) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
         for j, e in enumerate(eps):
             n_w, s_w, s_eta = output_stats(out[:, j], wid, eta)
             rows.append({"word": emb.vocab[wid], "epsilon": float(e), "n_w": n_w, "s_w": s_w, "s_w_eta": s_eta,
@@ -414,7 +525,7 @@ def rewrite_envelopes(emb: Embedding, tokens: Sequence[str], copies: int, seed: 
         u, g = sample_directions_and_radii(emb.dim, copies, rng)
         if tok in emb.index:
             status.append("in vocabulary")
-            envs.append(draw_envelopes(emb, emb.vectors64[emb.index[tok]], u, g, self_id=emb.index[tok]))
+            envs.append(draw_envelopes(emb, emb.row64(emb.index[tok]), u, g, self_id=emb.index[tok]))
         elif emb.oov is not None:
             status.append("subword vector")
             envs.append(draw_envelopes(emb, np.asarray(emb.oov(tok), dtype=np.float64), u, g))

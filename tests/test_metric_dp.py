@@ -43,6 +43,18 @@ def test_noise_density_is_the_multivariate_laplace():
     assert r.var() == pytest.approx(d / eps**2, rel=0.03)
 
 
+@pytest.fixture(autouse=True, params=["sorted", "streamed", "streamed, tiny pilot"])
+def route(request, monkeypatch):
+    """Every engine test runs on both candidate routes: the distance-sorted copy (small matrices)
+    and the stream over the matrix as stored (large ones), the latter also with a pilot sample so
+    small that the thresholds are learnt during the pass."""
+    monkeypatch.setattr(mdp, "SORTED_ROUTE_BYTES", 2**62 if request.param == "sorted" else 0)
+    if request.param == "streamed, tiny pilot":
+        monkeypatch.setattr(mdp, "PILOT", 16)
+        monkeypatch.setattr(mdp, "BANDS", 6)
+    return request.param
+
+
 @pytest.mark.parametrize("v, d, seed", [(400, 6, 0), (1500, 20, 1), (300, 2, 2)])
 def test_engine_equals_float64_brute_force(v, d, seed, monkeypatch):
     monkeypatch.setattr(mdp, "CHUNK", 128)  # many chunks: exercises the carry between chunks
@@ -137,9 +149,11 @@ def test_rewrite_marks_unknown_words(glove):
         mdp.tokenize("!!!")
 
 
-def test_try_it_box_equals_the_direct_computation_and_is_shared(glove):
+def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypatch):
     from dpviz.figures import metric
     from dpviz.figures.metric import TRY_DRAWS, try_it
+
+    monkeypatch.setattr(metric, "_TRY", type(metric._TRY)(maxsize=64))  # this route's own prepared draws
 
     v = {"embedding": "glove-6b-50d", "sentence": "The hospital  qzxqzxqzx in boston", "epsilon": 8.0, "rewrites": 3, "seed": 4}
     tokens, rows, status, per_word = try_it(glove, v)

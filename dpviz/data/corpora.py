@@ -93,7 +93,7 @@ def sentence_vectors(sentences: list[str], emb: Embedding, vocab_size: int = 500
     keep = {w for w, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:vocab_size]}
     out = np.zeros((len(sentences), emb.dim))
     for i, t in enumerate(toks):
-        vecs = [emb.vectors64[emb.index[w]] for w in t if w in keep and w in emb.index]
+        vecs = [emb.row64(emb.index[w]) for w in t if w in keep and w in emb.index]
         pad = maxlen - len(vecs)
         if vecs:
             m = np.max(np.stack(vecs), axis=0)

@@ -52,9 +52,13 @@ class Embedding:
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.vocab)}
 
+    def row64(self, ids) -> np.ndarray:
+        """Rows of the matrix in float64 (an id or an array of ids), without a float64 copy of the rest."""
+        return np.asarray(self.vectors[ids], dtype=np.float64)
+
     @cached_property
     def vectors64(self) -> np.ndarray:
-        """A float64 copy, for exact final distance comparisons (built once, on first use)."""
+        """A float64 copy of the whole matrix: only the reference routes use it (small vocabularies)."""
         return np.asarray(self.vectors, dtype=np.float64)
 
     @cached_property
@@ -66,7 +70,12 @@ class Embedding:
 
     @cached_property
     def sq_norms(self) -> np.ndarray:
-        return np.einsum("ij,ij->i", self.vectors64, self.vectors64)
+        """||phi(v)||^2 in float64, computed in blocks (no float64 copy of the matrix)."""
+        out = np.empty(self.size)
+        for s in range(0, self.size, 65536):
+            block = np.asarray(self.vectors[s : s + 65536], dtype=np.float64)
+            out[s : s + len(block)] = np.einsum("ij,ij->i", block, block)
+        return out
 
     def word_id(self, word: str) -> int:
         try:
