@@ -123,6 +123,8 @@ PILOT = 4096
 """Words (evenly spaced ids) whose front seeds the thresholds before the pass over the matrix."""
 BANDS = 40
 """Distance bands: a word is tested against the best b of the words surely closer than its band."""
+NEAR_SHARE = 0.05
+"""Words beyond this share of the nearest are first tested against one threshold per draw."""
 
 
 def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: int | None) -> list[np.ndarray]:
@@ -168,10 +170,9 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
 
     learn(np.repeat(np.arange(m), len(pilot)), np.tile(a_p, m), b_p.ravel().astype(np.float64))
     floor = (best - 2 * tol_b).astype(np.float32)               # the thresholds as the test reads them
+    near_band = int(np.searchsorted(levels, NEAR_SHARE))       # bands below: the nearest ~NEAR_SHARE of words
     hit_r, hit_i, hit_a, hit_b = [], [], [], []
     buf = np.empty((m + 1, CHUNK), dtype=np.float32)
-    thr = np.empty((m, CHUNK), dtype=np.float32)
-    mask = np.empty((m, CHUNK), dtype=bool)
     for start in range(0, size, CHUNK):
         stop = min(start + CHUNK, size)
         n = stop - start
@@ -179,12 +180,18 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         prod = np.matmul(lhs, block.T, out=buf[:, :n])          # the matrix multiply
         a = sq[start:stop] - 2 * prod[m].astype(np.float64) + ww
         band = np.searchsorted(edges, a - tol_a, side="right") - 1  # a word surely at least edges[band] away
-        np.take(floor, band, axis=1, out=thr[:, :n])
-        np.greater(prod[:m], thr[:, :n], out=mask[:, :n])
-        rows = np.flatnonzero(mask[:, :n].any(axis=1))
-        if rows.size:
-            r, c = np.nonzero(mask[rows, :n])
-            r = rows[r]
+        # most words are far: one threshold per draw (the lowest of the far bands) finds a superset of
+        # their hits without a per-word lookup; the few near words are tested against their own band
+        rows = np.flatnonzero(prod[:m].max(axis=1) > floor[:, near_band])
+        r, c = np.nonzero(prod[rows] > floor[rows, near_band, None])
+        r = rows[r]
+        near = np.flatnonzero(band < near_band)
+        if near.size:
+            rn, cn = np.nonzero(prod[:m, near] > floor[:, band[near]])
+            r, c = np.concatenate([r, rn]), np.concatenate([c, near[cn]])
+        keep = prod[r, c] > floor[r, band[c]]
+        r, c = r[keep], c[keep]
+        if r.size:
             b = prod[r, c].astype(np.float64)
             hit_r.append(r), hit_i.append(c + start), hit_a.append(a[c]), hit_b.append(b)
             learn(r, a[c], b)
