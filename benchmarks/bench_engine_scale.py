@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SYNTH_ROWS, SYNTH_DIM = 2_000_000, 300
+SWEEP_EPSILONS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40)  # the sweep's default list
 
 
 def synthetic_path(rows: int, dim: int) -> Path:
@@ -132,14 +133,18 @@ def run_one(which: str, engine: str, words: int, draws: int, prepare_words: int)
             u, g = mdp.sample_directions_and_radii(emb.dim, draws, mdp.word_stream(0, int(wid)))
             a, t = brute_force_check(emb, int(wid), u, g, [0.5, 5.0, 50.0], 8)
             agree, total = agree + a, total + t
-    prep = None
+    prep = stats = None
     if engine == "new" and prepare_words:
         start = time.perf_counter()
-        mdp.word_envelopes(emb, ids[:prepare_words], 1000, 0, workers=1)
+        envs = mdp.word_envelopes(emb, ids[:prepare_words], 1000, 0, workers=1)
         prep = time.perf_counter() - start
+        start = time.perf_counter()
+        mdp.stats_at(emb, envs, SWEEP_EPSILONS, 0.05)  # what a sweep adds per word: its statistics at 14 ε
+        stats = time.perf_counter() - start
     return {"which": which, "engine": engine, "matrix_bytes": int(emb.size * emb.dim * 4), "norms_s": norms_s,
             "rows": rows, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "rss_after_load": base_rss,
-            "brute_force": [agree, total], "prepare_s": prep, "prepare_words": prepare_words}
+            "brute_force": [agree, total], "prepare_s": prep, "stats_s": stats, "prepare_words": prepare_words,
+            "words": emb.size}
 
 
 def main() -> None:
@@ -171,6 +176,10 @@ def main() -> None:
             agree, total = r["brute_force"]
             print(f"{which:<28} {engine:<6} {eng:8.3f} {bare:8.3f} {eng / bare:6.2f} {r['peak_rss'] / 1e9:8.2f} "
                   f"{r['peak_rss'] / r['matrix_bytes']:9.2f} {f'{agree}/{total}' if total else '-':>12} {prep:>18}")
+            if r["prepare_s"] is not None:
+                per_word = (r["prepare_s"] + r["stats_s"]) / r["prepare_words"]
+                print(f"    sweep at 1000 draws, 14 ε: {per_word:.1f} core-seconds per word ({3600 / per_word:,.0f} words per "
+                      f"core-hour); all {r['words']:,} words: {r['words'] * per_word / 3600:,.0f} core-hours")
 
 
 if __name__ == "__main__":

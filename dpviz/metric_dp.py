@@ -179,17 +179,16 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         block = np.asarray(x[start:stop], dtype=np.float32)
         prod = np.matmul(lhs, block.T, out=buf[:, :n])          # the matrix multiply
         a = sq[start:stop] - 2 * prod[m].astype(np.float64) + ww
-        band = np.searchsorted(edges, a - tol_a, side="right") - 1  # a word surely at least edges[band] away
         # most words are far: one threshold per draw (the lowest of the far bands) finds a superset of
         # their hits without a per-word lookup; the few near words are tested against their own band
         rows = np.flatnonzero(prod[:m].max(axis=1) > floor[:, near_band])
         r, c = np.nonzero(prod[rows] > floor[rows, near_band, None])
         r = rows[r]
-        near = np.flatnonzero(band < near_band)
+        near = np.flatnonzero(a - tol_a < edges[near_band])
         if near.size:
-            rn, cn = np.nonzero(prod[:m, near] > floor[:, band[near]])
+            rn, cn = np.nonzero(prod[:m, near] > floor[:, _band(edges, a[near], tol_a)])
             r, c = np.concatenate([r, rn]), np.concatenate([c, near[cn]])
-        keep = prod[r, c] > floor[r, band[c]]
+        keep = prod[r, c] > floor[r, _band(edges, a[c], tol_a)]
         r, c = r[keep], c[keep]
         if r.size:
             b = prod[r, c].astype(np.float64)
@@ -201,6 +200,11 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     a = np.concatenate(hit_a + [np.zeros(m)] * (self_id is not None))
     b = np.concatenate(hit_b + [ub @ w.astype(np.float32)] * (self_id is not None)).astype(np.float64)
     return _pareto_per_draw(m, r, ids, a, b, tol_a, tol_b)
+
+
+def _band(edges: np.ndarray, a: np.ndarray, tol_a: float) -> np.ndarray:
+    """The band each word surely lies in or beyond: the last edge at most a - tol_a."""
+    return np.searchsorted(edges, a - tol_a, side="right") - 1
 
 
 def _pareto_per_draw(m, r, ids, a, b, tol_a, tol_b) -> list[np.ndarray]:
