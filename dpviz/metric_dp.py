@@ -446,6 +446,8 @@ def word_envelopes(
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
     emb.sq_norms  # noqa: B018 (computed once, before the threads share it)
+    if emb.size * emb.dim * 4 <= SORTED_ROUTE_BYTES:  # the sorted route's copies, likewise
+        emb.vectors64, emb.rows32  # noqa: B018
 
     def one(wid: int) -> Envelopes:
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
