@@ -204,3 +204,23 @@ def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):
     monkeypatch.delenv("DPVIZ_HOSTED", raising=False)
     at = AppTest.from_function(_page_with_a_failing_chart, default_timeout=120).run()
     assert at.exception and "internal detail" in at.exception[0].message
+
+
+def test_an_absent_gensim_model_offers_its_download_and_the_page_keeps_working(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
+    at = _run("pages/2_Metric_DP.py", {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"})
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "python -m dpviz download glove-wiki-gigaword-300" in errors
+    assert any("Download glove-wiki-gigaword-300 (376 MB)" in b.label for b in at.button)
+    labels = at.selectbox(key="embedding").options
+    assert any("download, 376 MB" in o for o in labels) and any("GloVe 6B 50d" in o for o in labels)
+
+
+def test_a_hosted_demo_offers_no_download(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
+    monkeypatch.setenv("DPVIZ_HOSTED", "1")
+    at = _run("pages/2_Metric_DP.py", {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"})
+    assert not at.exception
+    assert "does not download" in " ".join(e.value for e in at.error)
+    assert not any("Download" in b.label for b in at.button)
