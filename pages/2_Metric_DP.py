@@ -61,9 +61,8 @@ def offer_download(name: str) -> None:
     if name not in GENSIM or gensim_models.is_present(name) or hosted_mode():
         return
     size = gensim_models.MODELS[name].size_mb
-    cols = st.columns([1, 1, 4])
-    if cols[0].button(f"⬇ Download {name} ({size:,} MB)", key=f"_download_{name}", type="primary"):
-        cols[1].button("Cancel", key="_cancel_download")
+    if st.button(f"⬇ Download {name} ({size:,} MB)", key=f"_download_{name}", type="primary"):
+        st.button("Cancel the download", key="_cancel_download")
         bar = st.progress(0.0, text=f"Downloading {name}…")
         try:
             gensim_models.download(name, lambda f, m: bar.progress(min(f, 1.0), text=m))
