@@ -94,10 +94,10 @@ def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarr
     large b): for a small matrix the running-maximum records along the vocabulary sorted by a
     (:func:`_record_candidates`), for a large one :func:`_front_candidates`, one pass of blocked
     float32 matrix multiplies over the matrix as stored (memory-mapped, never copied or
-    reordered); both keep near-ties within float32 tolerances. Their upper envelope of lines 2 t b_v - a_v is computed in float64 from a_v = ||phi(v) - point||^2
-    and b_v = u . (phi(v) - point)."""
+    reordered); both keep near-ties within float32 tolerances. Their upper envelope of lines
+    2 t b_v - a_v is computed in float64 from a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point)."""
     w = np.asarray(point, dtype=np.float64)
-    sorted_route = emb.size * emb.dim * 4 <= SORTED_ROUTE_BYTES
+    sorted_route = _takes_sorted_route(emb)
     if sorted_route:
         order, sorted32, tol = _sorted_vocabulary(emb, w, self_id)
     parts = []
@@ -119,6 +119,12 @@ SORTED_ROUTE_BYTES = 128 * 2**20
 word, a copy sorted by distance, whose running-maximum records are cheaper to find (GloVe 6B 50d:
 80 MB). Larger ones (the papers' 300-d vocabularies of 1-3 million words) stream the matrix as
 stored, with no copy (:func:`_front_candidates`)."""
+
+
+def _takes_sorted_route(emb: Embedding) -> bool:
+    return emb.size * emb.dim * 4 <= SORTED_ROUTE_BYTES
+
+
 PILOT = 4096
 """Words (evenly spaced ids) whose front seeds the thresholds before the pass over the matrix."""
 BANDS = 40
@@ -149,16 +155,15 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     tol_a = eps32 * 2 * scale * float(np.sqrt(ww)) + 1e-12 * (scale + np.sqrt(ww)) ** 2
     lhs = np.vstack([ub, w[None, :]]).astype(np.float32)        # (m + 1, d)
 
-    def a_b(ids_or_slice):
-        rows = x[ids_or_slice]
-        prod = lhs @ np.asarray(rows, dtype=np.float32).T
-        a = sq[ids_or_slice] - 2 * prod[m].astype(np.float64) + ww
-        return a, prod[:m]
+    def distances(where, prod):
+        """a = ||phi(v)||^2 - 2 phi(v) . w + ||w||^2 from the product's last row."""
+        return sq[where] - 2 * prod[m].astype(np.float64) + ww
 
     pilot = np.unique(np.linspace(0, size - 1, min(PILOT, size)).astype(np.int64))
     if self_id is not None:
         pilot = np.union1d(pilot, [self_id])
-    a_p, b_p = a_b(pilot)
+    prod_p = lhs @ np.asarray(x[pilot], dtype=np.float32).T
+    a_p, b_p = distances(pilot, prod_p), prod_p[:m]
     levels = np.unique(np.concatenate([[0.0], np.geomspace(1.0 / len(pilot), 1.0, BANDS - 1)]))
     edges = np.concatenate([[-np.inf], np.quantile(a_p, levels)[1:-1], [np.inf]])  # band j: edges[j] <= a < edges[j + 1]
     best = np.full((m, len(edges)), -np.inf)                   # best[r, j]: max b' of known words with a + tol_a < edges[j]
@@ -178,7 +183,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         n = stop - start
         block = np.asarray(x[start:stop], dtype=np.float32)
         prod = np.matmul(lhs, block.T, out=buf[:, :n])          # the matrix multiply
-        a = sq[start:stop] - 2 * prod[m].astype(np.float64) + ww
+        a = distances(slice(start, stop), prod)
         # most words are far: one threshold per draw (the lowest of the far bands) finds a superset of
         # their hits without a per-word lookup; the few near words are tested against their own band
         rows = np.flatnonzero(prod[:m].max(axis=1) > floor[:, near_band])
@@ -192,7 +197,10 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         r, c = r[keep], c[keep]
         if r.size:
             b = prod[r, c].astype(np.float64)
-            hit_r.append(r), hit_i.append(c + start), hit_a.append(a[c]), hit_b.append(b)
+            hit_r.append(r)
+            hit_i.append(c + start)
+            hit_a.append(a[c])
+            hit_b.append(b)
             learn(r, a[c], b)
             floor = (best - 2 * tol_b).astype(np.float32)
     r = np.concatenate(hit_r + [np.arange(m)] * (self_id is not None))
@@ -252,15 +260,14 @@ def _envelope_block(x, w, cand, ub) -> tuple[np.ndarray, np.ndarray]:
     for i, c in enumerate(cand):
         ids[i, : len(c)] = c
     valid = ids >= 0
-    flat = np.where(valid, ids, 0).ravel()
-    rows = np.asarray(x[np.sort(np.unique(flat))], dtype=np.float64)     # only the candidates in float64
-    pos = np.searchsorted(np.sort(np.unique(flat)), flat)
-    diff = rows[pos].reshape(m, k, -1) - w[None, None, :]               # (m, k, d)
+    needed, pos = np.unique(np.where(valid, ids, 0), return_inverse=True)
+    vectors = np.asarray(x[needed], dtype=np.float64)                    # only the candidates in float64
+    diff = vectors[pos.reshape(m, k)] - w[None, None, :]                 # (m, k, d)
     a = np.where(valid, np.einsum("mkd,mkd->mk", diff, diff), np.inf)
     b = np.where(valid, np.einsum("mkd,md->mk", diff, ub), -np.inf)
     ids = np.where(valid, ids, np.iinfo(np.int64).max)
     srt = np.lexsort((ids, -b, a))                                       # per row: a up, b down, id up
-    a, b, ids = (np.take_along_axis(x, srt, axis=1) for x in (a, b, ids))
+    a, b, ids = (np.take_along_axis(arr, srt, axis=1) for arr in (a, b, ids))
     dup = np.zeros_like(valid)
     dup[:, 1:] = (a[:, 1:] == a[:, :-1]) & (b[:, 1:] == b[:, :-1])        # identical lines: keep the smaller id
     a, b = np.where(dup, np.inf, a), np.where(dup, -np.inf, b)
@@ -446,7 +453,7 @@ def word_envelopes(
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
     emb.sq_norms  # noqa: B018 (computed once, before the threads share it)
-    if emb.size * emb.dim * 4 <= SORTED_ROUTE_BYTES:  # the sorted route's copies, likewise
+    if _takes_sorted_route(emb):  # the sorted route's copies, likewise
         emb.vectors64, emb.rows32  # noqa: B018
 
     def one(wid: int) -> Envelopes:
@@ -464,13 +471,18 @@ def word_envelopes(
     return out
 
 
+def _check_stats_args(epsilons, eta: float) -> np.ndarray:
+    eps = _check_epsilons(epsilons)
+    if not 0 <= eta < 1:
+        raise ValueError(f"eta must be in [0, 1), got {eta}")
+    return eps
+
+
 def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: float) -> pd.DataFrame:
     """For each word and epsilon: N_w, S_w, S_w^eta, the Renyi entropies H_0/H_1/H_2/H_inf of
     the output distribution (nats), and the mean cosine similarity between phi(w) and
     phi(M(w)) (a utility measure), evaluated from prepared envelopes. Columns: STAT_COLUMNS."""
-    eps = _check_epsilons(epsilons)
-    if not 0 <= eta < 1:
-        raise ValueError(f"eta must be in [0, 1), got {eta}")
+    eps = _check_stats_args(epsilons, eta)
     norms = np.sqrt(emb.sq_norms)
     rows = []
     for wid, env in envelopes.items():
@@ -488,9 +500,7 @@ def mdp_stats(
     progress: Progress | None = None, workers: int | None = None,
 ) -> pd.DataFrame:
     """:func:`stats_at` of :func:`word_envelopes`: N_w, S_w and the rest for every word and epsilon."""
-    _check_epsilons(epsilons)
-    if not 0 <= eta < 1:
-        raise ValueError(f"eta must be in [0, 1), got {eta}")
+    _check_stats_args(epsilons, eta)  # before the envelopes are computed
     return stats_at(emb, word_envelopes(emb, word_ids, samples, seed, progress, workers), epsilons, eta)
 
 

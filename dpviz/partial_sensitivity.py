@@ -13,7 +13,7 @@ order alpha is alpha * g(x_i)^2 / (2 sigma^2) (Feldman & Zrnic 2021; paper Sec. 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from threading import Lock
 from typing import Callable
 
@@ -110,7 +110,7 @@ def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
         found, error = find_global_sensitivity(analysis), None
     except FormulaError as err:
         found, error = None, str(err)
-    return QueryAnalysis(analysis.attributes, analysis.ranges, analysis.individuals, program, analysis.tex, found, error)
+    return replace(analysis, sensitivity=found, sensitivity_error=error)
 
 
 _ANALYSES: "OrderedDict[tuple, QueryAnalysis | FormulaError]" = OrderedDict()

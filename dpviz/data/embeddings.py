@@ -157,8 +157,15 @@ def check_source(name: str) -> None:
             raise EmbeddingError(gensim_models.absent_sentence(name))
     if path is None or str(path) in _loaded().keys():
         return
-    declared = check_declared_size(path, _check_file(path, file_limit()))
-    check_memory(declared.count, declared.dim, what=path.name)
+    check_loadable(path, file_limit())
+
+
+def check_loadable(p: Path, max_bytes: float) -> "Declared":
+    """Everything checked before an embedding file is read: a regular non-empty file within
+    ``max_bytes``, a header whose claim fits the file, a matrix that fits in memory."""
+    declared = check_declared_size(p, _check_file(p, max_bytes))
+    check_memory(declared.count, declared.dim, what=p.name)
+    return declared
 
 
 def _check_file(p: Path, max_bytes: float) -> int:
@@ -377,10 +384,7 @@ def load_file(path: str | Path, max_bytes: float | None = None) -> Embedding:
     from gensim.models.fasttext import load_facebook_vectors
 
     p = Path(path)
-    size = _check_file(p, file_limit() if max_bytes is None else max_bytes)
-    declared = check_declared_size(p, size)
-    check_memory(declared.count, declared.dim, what=p.name)
-    layout = declared.format
+    layout = check_loadable(p, file_limit() if max_bytes is None else max_bytes).format
     oov = None
     try:
         if layout == "fasttext-bin":

@@ -112,12 +112,13 @@ def check_embeddings(v: Mapping[str, Any]) -> bool:
 def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
     """The ε-free state of one embedding's sampled words: every draw's output at every ε
     (metric_dp.Envelopes), computed once per (embedding, words, draws, seed) in this process.
-    Every embedding the figure uses is checked first."""
-    check_embeddings(v)
+    Before computing, every embedding the figure uses is checked (not on a memo hit: the slider
+    path reads no file)."""
     name = v[which]
     key = (_embedding_key(name),) + tuple(format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS)
 
     def compute() -> dict[int, mdp.Envelopes]:
+        check_embeddings(v)
         emb = resolve(name, progress)
         return mdp.word_envelopes(emb, word_ids(emb, v), v["samples"], v["seed"], progress)
 
