@@ -168,8 +168,23 @@ def pick(page, label: str, option: str) -> None:
 
 
 def slide_right(page, label: str) -> None:
-    page.get_by_role("slider", name=label).focus()
-    page.keyboard.press("ArrowRight")
+    """One step right, as a person presses the arrow key. A key press that lands while the page is
+    redrawing the slider is lost (the element is replaced), and a person would press again: so
+    press again, at most twice, only while the slider still shows its old value."""
+    slider = page.get_by_role("slider", name=label)
+
+    def shown():  # a select slider keeps its position in aria-valuenow, its value in aria-valuetext
+        return slider.get_attribute("aria-valuenow"), slider.get_attribute("aria-valuetext")
+
+    old = shown()
+    for _ in range(3):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if shown() != old:
+                return
+            time.sleep(0.2)
 
 
 def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
