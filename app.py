@@ -5,7 +5,7 @@ import streamlit as st
 from webui.nav import page_setup
 
 from dpviz import __version__
-from webui.cards import ANALYSES
+from dpviz.papers import all_papers
 
 page_setup("")
 
@@ -19,14 +19,11 @@ st.markdown(
 )
 
 cols = st.columns(2)
-for i, card in enumerate(ANALYSES):
+for i, paper in enumerate(all_papers()):
     with cols[i % 2].container(border=True):
-        st.subheader(card["title"])
-        st.markdown(f"**What it shows.** {card['claim']}")
-        st.caption(card["paper"])
-        if card["ready"]:
-            st.page_link(card["page"], label=f"Open the {card['title']} page", icon=":material/arrow_forward:")
-        else:
-            st.caption("Page in preparation.")
+        st.subheader(paper.title)
+        st.markdown(f"**What it shows.** {paper.claim}")
+        st.caption(paper.citation)
+        st.page_link(paper.page, label=f"Open the {paper.title} page", icon=":material/arrow_forward:")
 
 st.caption(f"dpviz {__version__}. Runs offline; the data it needs ship with its Python packages.")

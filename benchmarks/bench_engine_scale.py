@@ -37,7 +37,7 @@ SWEEP_EPSILONS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40)  # the sweep'
 
 
 def synthetic_path(rows: int, dim: int) -> Path:
-    from dpviz.cache import cache_dir
+    from dpviz.storage import cache_dir
 
     return cache_dir() / "bench" / f"gaussian-{rows}x{dim}-seed0.npy"
 
@@ -70,7 +70,7 @@ def load(which: str):
 
 
 def bare_matmul(emb, u) -> float:
-    from dpviz import metric_dp as mdp
+    from dpviz.papers.metric import mechanism as mdp
 
     u32 = u.astype(np.float32)
     buf = np.empty((len(u), mdp.CHUNK), dtype=np.float32)
@@ -86,7 +86,7 @@ def bare_matmul(emb, u) -> float:
 
 def brute_force_check(emb, wid, u, g, eps, draws: int) -> tuple[int, int]:
     """Exact float64 nearest word for the first ``draws`` draws at each ε, over the whole matrix."""
-    from dpviz import metric_dp as mdp
+    from dpviz.papers.metric import mechanism as mdp
 
     w = emb.row64(wid)
     pts = np.concatenate([w[None, :] + (g[:draws, None] / e) * u[:draws] for e in eps])  # (draws*E, d)
@@ -108,7 +108,7 @@ def run_one(which: str, engine: str, words: int, draws: int, prepare_words: int)
     """In this (fresh) process: per-word times, peak memory, brute-force agreement."""
     from threadpoolctl import threadpool_limits
 
-    from dpviz import metric_dp as mdp
+    from dpviz.papers.metric import mechanism as mdp
 
     threadpool_limits(1)
     emb = load(which)

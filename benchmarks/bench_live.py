@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz import cache, figures  # noqa: E402
+from dpviz import memo, registry  # noqa: E402
 from dpviz.params import log_grid  # noqa: E402
 
 PAGES = ("adept", "metric", "hoho", "partial")
@@ -32,19 +32,20 @@ PAGES = ("adept", "metric", "hoho", "partial")
 
 def _memos() -> list[tuple[object, str]]:
     """Every per-process memo a figure's computation may hit (emptied for the baseline)."""
-    from dpviz.figures import hoho, metric
+    from dpviz.papers.hoho import figures as hoho
+    from dpviz.papers.metric import figures as metric
 
-    return [(figures, "_STATES"), (figures, "_BASES"), (metric, "_STATES"), (metric, "_TRY"), (hoho, "_ATTACKS")]
+    return [(registry, "_STATES"), (registry, "_BASES"), (metric, "_STATES"), (metric, "_TRY"), (hoho, "_ATTACKS")]
 
 
 def fresh() -> None:
     """Nothing prepared: every memo emptied and an empty disk cache."""
     os.environ["DPVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="dpviz-bench-")
-    from dpviz import partial_sensitivity
+    from dpviz.papers.partial import sensitivity as partial_sensitivity
 
     for module, name in _memos():
-        memo = getattr(module, name)
-        setattr(module, name, cache.ProcessMemo(maxsize=memo.maxsize, max_bytes=memo.max_bytes))
+        old = getattr(module, name)
+        setattr(module, name, memo.ProcessMemo(maxsize=old.maxsize, max_bytes=old.max_bytes))
     partial_sensitivity._ANALYSES.clear()  # formula analyses (made in the worker process)
 
 
@@ -74,10 +75,10 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     print(f"{'page':8} {'slider':10} {'figures':>7} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'scratch ms':>11} {'ratio':>7}")
     for page in args.pages.split(","):
-        params = figures.page_params(page)
+        params = registry.page_params(page)
         defaults = {p.name: p.default for p in params}
         for p in (q for q in params if q.slider):
-            specs = [s for s in figures.all_figures() if s.page == page and p.name in {q.name for q in s.params}]
+            specs = [s for s in registry.all_figures() if s.page == page and p.name in {q.name for q in s.params}]
             specs = [s for s in specs if not s.on_demand]  # a button runs those, not the slider
             move(specs, defaults)  # prepared once, as a visitor's first view does
             times = [move(specs, dict(defaults, **{p.name: x})) for x in positions(p, args.positions, rng)]

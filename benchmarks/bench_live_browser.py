@@ -30,9 +30,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 # page path, charts on its defaults, [(slider label, figure that follows it)]
 PAGES = [
     ("ADePT_sensitivity", 6, [("Privacy budget ε (claimed)", "adept-epsilon"), ("Dimension n", "adept-sensitivity")]),
-    ("Metric_DP", 9, [("ε", "mdp-live")]),
+    ("Metric_DP", 9, [("ε", "metric-live")]),
     ("HoHo_attack", 7, [("Claimed ε", "hoho-live"), ("λ", "hoho-live")]),
-    ("Partial_sensitivity", 6, [("Gaussian noise σ", "ps-individuals"), ("Rényi order α", "ps-individuals")]),
+    ("Partial_sensitivity", 6, [("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")]),
 ]
 FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
     const gd = all[all.length - 1]; return gd && gd.data ? JSON.stringify(gd.data).length + '|' + gd.innerText.slice(0, 200) : ''; }"""

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz import metric_dp as mdp  # noqa: E402
+from dpviz.papers.metric import mechanism as mdp
 from dpviz.data.embeddings import get  # noqa: E402
 
 

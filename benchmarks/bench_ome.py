@@ -1,5 +1,5 @@
-"""Benchmark: OME perturbation, vectorised numpy (dpviz.ome.perturb_ome) against a per-bit loop
-like the reference code's (dpviz.ome.perturb_ome_loop), same run, same bits.
+"""Benchmark: OME perturbation, vectorised numpy (dpviz.papers.hoho.ome.perturb_ome) against a per-bit loop
+like the reference code's (dpviz.papers.hoho.ome.perturb_ome_loop), same run, same bits.
 
     python benchmarks/bench_ome.py        # 200 sentence encodings x 550 bits
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz import ome  # noqa: E402
+from dpviz.papers.hoho import ome
 
 
 def main() -> None:

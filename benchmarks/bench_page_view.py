@@ -39,10 +39,10 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
 
     from streamlit.testing.v1 import AppTest
 
-    from dpviz import cache
+    from dpviz import memo
     from webui import controls
 
-    controls._VIEWS = cache.ProcessMemo(maxsize=cache_size)  # size 0: every view is computed again
+    controls._VIEWS = memo.ProcessMemo(maxsize=cache_size)  # size 0: every view is computed again
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.switch_page(page_file)
     for k, v in parse_qsl(link.split("?", 1)[1]):

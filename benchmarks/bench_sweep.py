@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz.sweep import load, sweep  # noqa: E402
+from dpviz.papers.metric.sweep import load, sweep  # noqa: E402
 
 
 def main() -> None:

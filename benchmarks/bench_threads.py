@@ -34,7 +34,7 @@ def main() -> None:
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from dpviz.data.embeddings import get
-    from dpviz.figures import metric
+    from dpviz.papers.metric import figures as metric
 
     emb = get("glove-6b-50d")
     v = {"embedding": "glove-6b-50d", "sentence": metric.SENTENCE.default, "rewrites": 5, "seed": 0}

@@ -2,7 +2,7 @@
 
 Both in the same run, same parameters (n = 1..255, 10,000 independent pairs per point,
 C = 10, four distributions). The baseline is the reference script's approach: for every
-dimension, fresh pairs, clip, sum |difference| (`dpviz.adept.violation_rates_loop`).
+dimension, fresh pairs, clip, sum |difference| (`dpviz.papers.adept.sensitivity.violation_rates_loop`).
 Prints both times, the speed-up ratio, and the largest per-point disagreement in
 standard errors (the two use independent draws, so they agree statistically, not bitwise).
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz import adept  # noqa: E402
+from dpviz.papers.adept import sensitivity as adept
 
 
 def best_of(k: int, fn):

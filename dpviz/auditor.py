@@ -21,23 +21,10 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 from scipy import stats
 
-from dpviz import ome
 
 
 class Mechanism(Protocol):
     def sample(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray: ...
-
-
-@dataclass(frozen=True)
-class OMEFloat:
-    """OME of a single float: 11 output bits (r = 1)."""
-
-    lam: float
-    epsilon: float
-
-    def sample(self, x, n, rng):
-        bits = np.repeat(ome.encode_values(float(x))[None, :], n, axis=0)
-        return ome.perturb_ome(bits, self.lam, self.epsilon, rng).astype(np.float64)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Sequence
 
-from dpviz import figures
+from dpviz import registry
 from dpviz.export import ExportError, write
 from dpviz.params import ParamError, format_value
 
@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _list() -> str:
     lines = []
-    for spec in figures.all_figures():
+    for spec in registry.all_figures():
         lines.append(f"{spec.id}  ({spec.page} page) {spec.title}")
         lines.append(f"    columns: {', '.join(spec.columns)}")
         for prm in spec.params:
@@ -99,7 +99,7 @@ def _progress_printer(quiet: bool):
 
 def _sweep(args) -> int:
     from dpviz.params import Param, parse_value
-    from dpviz.sweep import sweep
+    from dpviz.papers.metric.sweep import sweep
 
     eps = parse_value(Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons)
     words = args.words.strip().lower()
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ParamError("--out FILE is required (.csv .json .html .png .svg .pdf).")
             raw = _parse_sets(args.set)
             start = time.perf_counter()
-            _, df, fig = figures.run(args.id, raw, progress=_progress_printer(args.quiet))
+            _, df, fig = registry.run(args.id, raw, progress=_progress_printer(args.quiet))
             path = write(df, fig, args.out)
             if not args.quiet:
                 sys.stderr.write(f"wrote {path} ({len(df):,} rows, {time.perf_counter() - start:.1f} s)\n")

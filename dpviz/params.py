@@ -317,3 +317,7 @@ def check_hosted_cap(p: Param, value: Any, hosted: bool) -> None:
 def text_items(text: str) -> list[str]:
     """The items of a list typed as text: separated by commas and/or white space."""
     return [t for t in text.replace(",", " ").split() if t]
+
+
+SEED = Param("seed", "int", 0, "Random seed", "Seed of every random draw on this page; the same seed gives the same figures.", min=0, max=2**32 - 1)
+"""The seed parameter every page with random draws shares (shown on the page, carried by the URL)."""

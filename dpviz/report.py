@@ -16,27 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-from dpviz import __version__, figures
+from dpviz import __version__, registry
 from dpviz.export import ExportError, find_chromium
 
-NET_QUICK = {"per_class": "200", "sgd_steps": "300", "dpsgd_steps": "300", "eval_per_class": "100"}
-MDP_FULL = {"compare": "fasttext-local", "words": "100"}
-MDP_QUICK = {"compare": "fasttext-local", "words": "5", "samples": "200", "epsilons": "2,5,10,20,40"}
+def paper_figures() -> list:
+    """Every paper's figures as ``python -m dpviz figures`` regenerates them (from the declarations)."""
+    from dpviz.papers import all_papers
 
-# (figure id, file stem, full parameters, quick parameters)
-PAPER_FIGURES = (
-    ("adept-violations", "adept_fig1", {}, {"pairs": "1000"}),
-    ("mdp-knn-distances", "metric_fig2_knn", {"knn_words": "1000"}, {"knn_words": "100"}),
-    ("mdp-knn-histogram", "metric_fig2_k10", {"knn_words": "1000"}, {"knn_words": "100"}),
-    ("mdp-figure3", "metric_fig3", MDP_FULL, MDP_QUICK),
-    ("mdp-histograms", "metric_fig4-6", MDP_FULL, {**MDP_QUICK, "epsilons": "5,7,9,11,12"}),
-    ("hoho-linking", "hoho_fig1a", {}, {}),
-    ("hoho-reconstruction", "hoho_fig1b", {}, {}),
-    ("ome-audit", "hoho_fig2", {"audit_samples": "1000000"}, {"audit_samples": "5000"}),
-    ("ps-query-surface", "partial_fig1", {}, {"grid": "31"}),
-    ("ps-dpsgd", "partial_fig2a", {}, NET_QUICK),
-    ("ps-histograms", "partial_fig2b", {}, NET_QUICK),
-)
+    return [r for paper in all_papers() for r in paper.reproduces]
 
 
 def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
@@ -49,12 +36,14 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     entries, figs, paths = [], [], []
     start = time.perf_counter()
-    for k, (fid, stem, full, small) in enumerate(PAPER_FIGURES):
-        stream.write(f"\r[{'#' * (20 * k // len(PAPER_FIGURES)):<20}] {k}/{len(PAPER_FIGURES)} computing {fid:<22}")
+    reproductions = paper_figures()
+    for k, rep in enumerate(reproductions):
+        fid, stem, full, small = rep.figure, rep.stem, dict(rep.full), dict(rep.quick)
+        stream.write(f"\r[{'#' * (20 * k // len(reproductions)):<20}] {k}/{len(reproductions)} computing {fid:<22}")
         stream.flush()
         t = time.perf_counter()
-        values, df, fig = figures.run(fid, small if quick else full)
-        spec = figures.get(fid)
+        values, df, fig = registry.run(fid, small if quick else full)
+        spec = registry.get(fid)
         df.to_csv(out / f"{stem}.csv", index=False)
         for suffix in ("png", "svg"):
             figs.append(fig)

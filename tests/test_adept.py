@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from dpviz import adept
+from dpviz.papers.adept import sensitivity as adept
 from dpviz.stats import stream
 
 C = 10.0

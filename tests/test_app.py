@@ -176,8 +176,8 @@ def _restore_main_module():
 
 def _page_with_a_failing_chart():
     """A chart whose computation hits a bug (not a refused input), beside one that works."""
-    from dpviz import figures
-    from dpviz.figures import FigureSpec
+    from dpviz import registry
+    from dpviz.registry import FigureSpec
     from webui.controls import show_figure
 
     def broken(v, progress=None):
@@ -187,7 +187,7 @@ def _page_with_a_failing_chart():
     show_figure(spec, {}, [])
     from dpviz.params import validate
 
-    ok = figures.get("adept-sensitivity")
+    ok = registry.get("adept-sensitivity")
     show_figure(ok, validate(ok.params, {"max_dim": "16"})[0], list(ok.params))
 
 

@@ -369,7 +369,7 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
     settled(page, r"compare=fasttext-local", 1, before)
     wait_chart_text(page, 1, "fasttext-local")
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
-    idx = 4  # mdp-calibrate, fifth on the page
+    idx = 4  # metric-calibrate, fifth on the page
     wait_chart_text(page, idx, "Calibrate ε to a plausible-deniability target")
     before = chart_html(page, idx)
     choose(page, "Target statistic", "average S_w (distinct outputs)")
@@ -484,7 +484,7 @@ PAGES_FAST = {
 
 @pytest.mark.parametrize("path, chart", [("ADePT_sensitivity", 0), ("Metric_DP", 0), ("HoHo_attack", 1), ("Partial_sensitivity", 3)])
 def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart):
-    from dpviz import figures
+    from dpviz import registry
     from PIL import Image
 
     query, n = PAGES_FAST[path]
@@ -494,7 +494,7 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
         page.get_by_role("button", name="⬇ CSV").nth(chart).click()
     figure_id = dl.value.suggested_filename.removesuffix(".csv")
     df = pd.read_csv(dl.value.path())
-    assert len(df) > 0 and list(df.columns) == list(figures.get(figure_id).columns)
+    assert len(df) > 0 and list(df.columns) == list(registry.get(figure_id).columns)
     with page.expect_download(timeout=120_000) as dl:
         page.get_by_role("button", name="⬇ PNG").nth(chart).click()
     assert dl.value.suggested_filename == f"{figure_id}.png"
@@ -582,8 +582,8 @@ def wait_chart_shows(page, figure_id: str, xs=(), text: str = "") -> None:
 # (page, query, box label, a long valid list, the figure that draws it, legend text it must show)
 LONG_LISTS = [
     ("ADePT_sensitivity", FAST, "Dimensions to simulate", "2,4,6,8,10,12,14,16,18,20,24,28,32,36,40", "adept-violations", ""),
-    ("Metric_DP", MDP_FAST, "Values of ε", "1,2,3,4,5,6,7,8,9,10,12,15,20,25,30,40,50,60", "mdp-figure3", ""),
-    ("Metric_DP", MDP_FAST, "ε for the histograms", "5,6,7,8,9,11,12,13", "mdp-histograms", "ε = 13"),
+    ("Metric_DP", MDP_FAST, "Values of ε", "1,2,3,4,5,6,7,8,9,10,12,15,20,25,30,40,50,60", "metric-figure3", ""),
+    ("Metric_DP", MDP_FAST, "ε for the histograms", "5,6,7,8,9,11,12,13", "metric-histograms", "ε = 13"),
     ("HoHo_attack", HOHO_FAST, "Values of ε", "0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2,0.5,1", "hoho-linking", ""),
     ("HoHo_attack", HOHO_FAST, "Values of λ", "1,2,5,10,20,50,100", "hoho-linking", "OME, λ = 50"),
 ]
@@ -637,11 +637,11 @@ CHART_DATA = "(id) => { " + NEWEST_CHART + " return gd && gd.data ? JSON.stringi
 LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRight, figure that follows it
     ("ADePT_sensitivity", FAST, "Privacy budget ε (claimed)", "epsilon", "1.2", "adept-epsilon"),
     ("ADePT_sensitivity", FAST, "Dimension n", "dim", "65", "adept-sensitivity"),
-    ("Metric_DP", MDP_FAST, "ε", "epsilon", "12", "mdp-live"),
+    ("Metric_DP", MDP_FAST, "ε", "epsilon", "12", "metric-live"),
     ("HoHo_attack", HOHO_FAST, "Claimed ε", "epsilon", "1.2", "hoho-live"),
     ("HoHo_attack", HOHO_FAST, "λ", "lambda_", "12", "hoho-live"),
-    ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", "12", "ps-individuals"),
-    ("Partial_sensitivity", PS_FAST, "Rényi order α", "alpha", "2.5", "ps-individuals"),
+    ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", "12", "partial-individuals"),
+    ("Partial_sensitivity", PS_FAST, "Rényi order α", "alpha", "2.5", "partial-individuals"),
 ]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpviz import figures
+from dpviz import registry
 from dpviz.export import find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def cli(*args, env=None):
 def test_list_names_every_figure_with_parameters_and_ranges():
     out = cli("figure", "--list")
     assert out.returncode == 0
-    for spec in figures.all_figures():
+    for spec in registry.all_figures():
         assert spec.id in out.stdout
     assert "--set dim=...  default 64; a whole number from 1 to 1024" in out.stdout
 
@@ -37,7 +37,7 @@ def test_csv_matches_compute(tmp_path):
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "v.csv")
     assert list(df.columns) == ["dim", "distribution", "violation_rate", "ci_low", "ci_high"]
-    ref = figures.run("adept-violations", {"dims": "2,10,20", "pairs": "1000", "seed": "4"})[1]
+    ref = registry.run("adept-violations", {"dims": "2,10,20", "pairs": "1000", "seed": "4"})[1]
     pd.testing.assert_frame_equal(df, ref.reset_index(drop=True), check_dtype=False)
     assert df.violation_rate.between(0, 1).all()
 
@@ -113,7 +113,7 @@ def test_unwritable_output_is_a_clean_error(tmp_path):
 
 
 def test_ps_query_csv_has_the_global_sensitivity_and_maximiser(tmp_path):
-    out = cli("figure", "ps-query", "--out", str(tmp_path / "q.csv"))
+    out = cli("figure", "partial-query", "--out", str(tmp_path / "q.csv"))
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "q.csv").set_index("attribute")
     assert df["global_sensitivity"].iloc[0] == pytest.approx(66.19446391885754, abs=1e-4)
@@ -122,13 +122,13 @@ def test_ps_query_csv_has_the_global_sensitivity_and_maximiser(tmp_path):
 
 @pytest.mark.parametrize("expr, fragment", [("__import__('os')", "Unknown function"), ("a.real", "Attribute access"), ("9**9**9", "too large")])
 def test_ps_query_refuses_hostile_formulas(tmp_path, expr, fragment):
-    out = cli("figure", "ps-query", "--set", f"expr={expr}", "--out", str(tmp_path / "q.csv"))
+    out = cli("figure", "partial-query", "--set", f"expr={expr}", "--out", str(tmp_path / "q.csv"))
     assert out.returncode == 2 and fragment in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
 
 def test_ps_dpsgd_csv(tmp_path):
-    out = cli("figure", "ps-dpsgd", "--set", "per_class=100", "--set", "sgd_steps=100", "--set", "dpsgd_steps=100",
+    out = cli("figure", "partial-dpsgd", "--set", "per_class=100", "--set", "sgd_steps=100", "--set", "dpsgd_steps=100",
               "--set", "eval_per_class=50", "--out", str(tmp_path / "d.csv"))
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "d.csv")
@@ -137,15 +137,15 @@ def test_ps_dpsgd_csv(tmp_path):
 
 
 def test_mdp_stats_csv_and_bad_embedding(tmp_path):
-    out = cli("figure", "mdp-stats", "--set", "word_list=privacy,hospital", "--set", "samples=100", "--set", "epsilons=1,10,1000",
+    out = cli("figure", "metric-stats", "--set", "word_list=privacy,hospital", "--set", "samples=100", "--set", "epsilons=1,10,1000",
               "--out", str(tmp_path / "m.csv"))
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "m.csv")
     assert list(df.columns) == ["word", "epsilon", "n_w", "s_w", "s_w_eta"]
     assert set(df.word) == {"privacy", "hospital"} and (df[df.epsilon == 1000].n_w == 100).all()
-    bad = cli("figure", "mdp-stats", "--set", "embedding=/no/such/file.vec", "--out", str(tmp_path / "x.csv"))
+    bad = cli("figure", "metric-stats", "--set", "embedding=/no/such/file.vec", "--out", str(tmp_path / "x.csv"))
     assert bad.returncode == 2 and "No embedding file" in bad.stderr and "Traceback" not in bad.stderr
-    unknown = cli("figure", "mdp-stats", "--set", "word_list=qzxqzx", "--out", str(tmp_path / "x.csv"))
+    unknown = cli("figure", "metric-stats", "--set", "word_list=qzxqzx", "--out", str(tmp_path / "x.csv"))
     assert unknown.returncode == 2 and "Not in the glove-6b-50d vocabulary: qzxqzx" in unknown.stderr
 
 
@@ -156,9 +156,9 @@ def test_figures_quick_regenerates_every_paper_figure(tmp_path):
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["quick"] and manifest["dpviz_version"]
     ids = {f["id"] for f in manifest["figures"]}
-    assert {"adept-violations", "mdp-figure3", "mdp-histograms", "mdp-knn-distances", "hoho-linking", "ome-audit", "ps-query-surface", "ps-dpsgd"} <= ids
+    assert {"adept-violations", "metric-figure3", "metric-histograms", "metric-knn-distances", "hoho-linking", "hoho-audit", "partial-query-surface", "partial-dpsgd"} <= ids
     for f in manifest["figures"]:
-        assert "seed" in f["parameters"] or f["id"] == "ps-query-surface"
+        assert "seed" in f["parameters"] or f["id"] == "partial-query-surface"
         for name in f["files"]:
             data = (tmp_path / "r" / name).read_bytes()
             assert len(data) > 100  # every file written and non-trivial

@@ -8,7 +8,7 @@ import pytest
 
 from dpviz.data import embeddings as E
 from dpviz.data import fasttext_local
-from dpviz.figures import metric as fm
+from dpviz.papers.metric import figures as fm
 
 DATA = fasttext_local.gensim_test_data()
 
@@ -89,15 +89,15 @@ def test_truncated_or_forged_fasttext_bin_is_refused_not_hung(tmp_path):
 
 
 def test_an_upload_is_saved_by_content_and_resolves(tmp_path, monkeypatch):
-    from dpviz import cache
+    from dpviz import uploads
 
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
     data = (DATA / "lee_fasttext.vec").read_bytes()
-    ref = cache.save_upload(data, "My Vectors.VEC")
-    assert ref.startswith("upload:") and ref.endswith(".vec") and ref == cache.save_upload(data, "again.vec")
+    ref = uploads.save_upload(data, "My Vectors.VEC")
+    assert ref.startswith("upload:") and ref.endswith(".vec") and ref == uploads.save_upload(data, "again.vec")
     monkeypatch.setenv("DPVIZ_HOSTED", "1")  # uploads are the way in on a hosted demo
     emb = E.resolve(ref)
-    assert emb.size > 100 and cache.upload_path(ref).read_bytes() == data
+    assert emb.size > 100 and uploads.upload_path(ref).read_bytes() == data
     for bad in ("upload:../x.vec", "upload:.hidden", "upload:a/b.vec", "upload:"):
         with pytest.raises((ValueError, E.EmbeddingError), match="plain file name"):
             E.resolve(bad)

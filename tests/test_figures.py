@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpviz import cache, figures
+from dpviz import memo, tables, registry
 from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
@@ -16,22 +16,22 @@ SMALL = {  # reduced sizes so the whole registry runs in seconds
     "adept-violations": {"dims": "1-40", "pairs": "500"},
     "adept-privacy-loss": {"samples": "5000"},
     "adept-fixes": {"draws": "200"},
-    **{fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"} for fid in ("mdp-stats", "mdp-figure3", "mdp-histograms", "mdp-calibrate", "mdp-entropy", "mdp-utility")},
+    **{fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"} for fid in ("metric-stats", "metric-figure3", "metric-histograms", "metric-calibrate", "metric-entropy", "metric-utility")},
     **{fid: {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"} for fid in ("hoho-linking", "hoho-reconstruction")},
-    "ome-audit": {"audit_samples": "2000"},
+    "hoho-audit": {"audit_samples": "2000"},
     "adept-audit": {"audit_samples": "2000"},
     "hoho-utility": {"epsilons": "0.1,1", "lambdas": "1,10"},
-    "mdp-knn-distances": {"knn_words": "20"},
-    "mdp-knn-histogram": {"knn_words": "20"},
-    **{fid: {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"} for fid in ("ps-dpsgd", "ps-histograms", "ps-training")},
+    "metric-knn-distances": {"knn_words": "20"},
+    "metric-knn-histogram": {"knn_words": "20"},
+    **{fid: {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"} for fid in ("partial-dpsgd", "partial-histograms", "partial-training")},
 }
-IDS = [s.id for s in figures.all_figures()]
+IDS = [s.id for s in registry.all_figures()]
 
 
 @pytest.mark.parametrize("fid", IDS)
 def test_every_figure_computes_its_columns_and_renders(fid):
-    values, df, fig = figures.run(fid, SMALL.get(fid, {}))
-    spec = figures.get(fid)
+    values, df, fig = registry.run(fid, SMALL.get(fid, {}))
+    spec = registry.get(fid)
     assert list(df.columns) == list(spec.columns)
     assert len(df) > 0
     assert isinstance(fig, go.Figure)
@@ -42,19 +42,19 @@ def test_every_figure_computes_its_columns_and_renders(fid):
 
 @pytest.mark.parametrize("fid", IDS)
 def test_figures_are_pure_functions_of_their_parameters(fid):
-    a = figures.run(fid, SMALL.get(fid, {}))[1]
-    b = figures.run(fid, SMALL.get(fid, {}))[1]
+    a = registry.run(fid, SMALL.get(fid, {}))[1]
+    b = registry.run(fid, SMALL.get(fid, {}))[1]
     pd.testing.assert_frame_equal(a, b)
 
 
 def test_seed_changes_random_figures():
-    a = figures.run("adept-privacy-loss", {"samples": "5000", "seed": "1"})[1]
-    b = figures.run("adept-privacy-loss", {"samples": "5000", "seed": "2"})[1]
+    a = registry.run("adept-privacy-loss", {"samples": "5000", "seed": "1"})[1]
+    b = registry.run("adept-privacy-loss", {"samples": "5000", "seed": "2"})[1]
     assert not a.equals(b)
 
 
 def test_template_is_explicit():
-    fig = figures.run("adept-sensitivity", {})[2]
+    fig = registry.run("adept-sensitivity", {})[2]
     assert fig.layout.template.layout.colorway[0] == "#0072B2"
     import plotly.io as pio
 
@@ -63,15 +63,15 @@ def test_template_is_explicit():
 
 def test_run_is_strict():
     with pytest.raises(ParamError, match="dim = '0'"):
-        figures.run("adept-sensitivity", {"dim": "0"})
+        registry.run("adept-sensitivity", {"dim": "0"})
     with pytest.raises(ParamError, match="Unknown parameter 'dimension'"):
-        figures.run("adept-sensitivity", {"dimension": "3"})
+        registry.run("adept-sensitivity", {"dimension": "3"})
     with pytest.raises(ParamError, match="Unknown figure"):
-        figures.get("adept-nope")
+        registry.get("adept-nope")
 
 
 def test_page_parameters_share_one_spec_per_name():
-    names = [p.name for p in figures.page_params("adept")]
+    names = [p.name for p in registry.page_params("adept")]
     assert len(names) == len(set(names))
     assert {"dim", "clip", "epsilon", "seed", "pairs"} <= set(names)
 
@@ -81,38 +81,38 @@ def _prepared_key(spec, values):
 
 
 def test_disk_cache_hit_skips_compute(monkeypatch):
-    spec = figures.get("adept-violations")
-    values = figures.run("adept-violations", {"dims": "3-5", "pairs": "300"})[0]
-    assert cache.is_cached(*_prepared_key(spec, values))
-    monkeypatch.setattr(figures, "_STATES", cache.ProcessMemo())  # a fresh process: only the disk remembers
+    spec = registry.get("adept-violations")
+    values = registry.run("adept-violations", {"dims": "3-5", "pairs": "300"})[0]
+    assert tables.is_cached(*_prepared_key(spec, values))
+    monkeypatch.setattr(registry, "_STATES", memo.ProcessMemo())  # a fresh process: only the disk remembers
     calls = []
-    spec2 = figures.FigureSpec(**{**spec.__dict__, "prepare": lambda v, p=None: calls.append(1) or pd.DataFrame()})
+    spec2 = registry.FigureSpec(**{**spec.__dict__, "prepare": lambda v, p=None: calls.append(1) or pd.DataFrame()})
     df = spec2.table(values)
     assert calls == [] and len(df) == 3 * 4
     # the marked n is live: moving it needs no new computation
     assert spec2.is_ready(dict(values, dim=values["dim"] + 7))
     assert spec2.table(dict(values, dim=values["dim"] + 7)).equals(df) and calls == []
     other = dict(values, seed=values["seed"] + 1)
-    assert not cache.is_cached(*_prepared_key(spec, other))
+    assert not tables.is_cached(*_prepared_key(spec, other))
 
 
 def test_corrupt_cache_file_is_recomputed(monkeypatch):
-    spec = figures.get("adept-violations")
-    values = figures.run("adept-violations", {"dims": "6-7", "pairs": "300"})[0]
-    path = cache.table_path(*_prepared_key(spec, values))
+    spec = registry.get("adept-violations")
+    values = registry.run("adept-violations", {"dims": "6-7", "pairs": "300"})[0]
+    path = tables.table_path(*_prepared_key(spec, values))
     path.write_bytes(b"not parquet")
-    monkeypatch.setattr(figures, "_STATES", cache.ProcessMemo())
+    monkeypatch.setattr(registry, "_STATES", memo.ProcessMemo())
     assert len(spec.table(values)) == 2 * 4
 
 
 def test_live_figures_evaluate_without_preparing_again(monkeypatch):
     """A live figure's prepared state is computed once per fixed setting; every slider position
     is evaluated from it, and equals a fresh computation at that position."""
-    spec = figures.get("adept-fixes")
+    spec = registry.get("adept-fixes")
     calls = []
-    spec2 = figures.FigureSpec(**{**spec.__dict__, "id": "adept-fixes-probe",
+    spec2 = registry.FigureSpec(**{**spec.__dict__, "id": "adept-fixes-probe",
                                   "prepare": lambda v, p=None: calls.append(1) or spec.prepare(v, p)})
-    base = figures.run("adept-fixes", {"draws": "200", "sweep": "dim"})[0]
+    base = registry.run("adept-fixes", {"draws": "200", "sweep": "dim"})[0]
     for eps in (0.3, 2.0, 17.0):
         for n in (64, 100):
             vals = dict(base, epsilon=eps, dim=n)
@@ -173,7 +173,7 @@ def test_no_mark_lands_outside_the_data_on_a_log_axis(fid):
     must sit within a decade of that axis's data."""
     import numpy as np
 
-    fig = figures.run(fid, SMALL.get(fid, {}))[2]
+    fig = registry.run(fid, SMALL.get(fid, {}))[2]
     axes = _axis_names(fig)
     for item in list(fig.layout.shapes) + list(fig.layout.annotations):
         for letter in ("x", "y"):
@@ -193,22 +193,22 @@ def _named(fig, start):
 
 
 def test_violation_chart_marks_the_chosen_dimension():
-    fig = figures.run("adept-violations", {"dims": "1-80", "pairs": "300", "dim": "64"})[2]
+    fig = registry.run("adept-violations", {"dims": "1-80", "pairs": "300", "dim": "64"})[2]
     (mark,) = _named(fig, "n = 64")
     assert list(mark.x) == [64, 64] and list(mark.y) == [0, 100]
-    fig = figures.run("adept-violations", {"dims": "1-40", "pairs": "300", "dim": "64"})[2]
+    fig = registry.run("adept-violations", {"dims": "1-40", "pairs": "300", "dim": "64"})[2]
     assert _named(fig, "n = 64") == []  # outside the simulated range: no mark promised
 
 
 def test_epsilon_chart_marks_six_times_the_claim_on_its_data_scale():
-    fig = figures.run("adept-epsilon", {"max_dim": "200"})[2]
+    fig = registry.run("adept-epsilon", {"max_dim": "200"})[2]
     (mark,) = _named(fig, "6× the claim")
     assert list(mark.y) == [6, 6] and list(mark.x) == [1, 200]
     assert len(fig.layout.shapes) == 0
 
 
 def test_calibration_chart_draws_the_target_and_each_matched_epsilon():
-    values, df, fig = figures.run("mdp-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"})
+    values, df, fig = registry.run("metric-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"})
     (target,) = _named(fig, "target: average n_w at most 10")
     assert list(target.y) == [10, 10] and list(target.x) == [2, 30]
     e = float(df["epsilon_at_target"].iloc[0])
@@ -219,7 +219,7 @@ def test_calibration_chart_draws_the_target_and_each_matched_epsilon():
 
 
 def test_audit_chart_draws_the_claim_in_each_panel():
-    values, df, fig = figures.run("ome-audit", {"audit_samples": "2000"})
+    values, df, fig = registry.run("hoho-audit", {"audit_samples": "2000"})
     claims = _named(fig, "claimed ε")
     assert len(claims) == 2
     assert sorted(float(c.y[0]) for c in claims) == [0.001, 1.0]
@@ -227,39 +227,39 @@ def test_audit_chart_draws_the_claim_in_each_panel():
 
 
 def test_linking_chart_says_what_its_error_bars_are():
-    fig = figures.run("hoho-linking", SMALL["hoho-linking"])[2]
+    fig = registry.run("hoho-linking", SMALL["hoho-linking"])[2]
     assert "not a standard error" in fig.layout.title.text
-    assert "not a standard error" in figures.get("hoho-linking").caption
+    assert "not a standard error" in registry.get("hoho-linking").caption
 
 
 def test_utility_chart_counts_never_go_below_zero_on_the_right_axis():
-    values, df, fig = figures.run("mdp-utility", SMALL["mdp-utility"])
+    values, df, fig = registry.run("metric-utility", SMALL["metric-utility"])
     lo, hi = fig.layout.yaxis2.range
     assert lo == pytest.approx(-0.05 * 100) and hi == pytest.approx(1.05 * 100)  # ticks 0 .. N, aligned with 0 .. 1
 
 
 @pytest.mark.parametrize("sigma, alpha", [(0.3, 1.5), (10.0, 2.0), (250.0, 64.0)])
 def test_individual_rdp_slider_values_equal_the_direct_computation(sigma, alpha):
-    """ps-individuals is evaluated from a state prepared at σ = 1, α = 2: at any slider position it
+    """partial-individuals is evaluated from a state prepared at σ = 1, α = 2: at any slider position it
     must equal partial_sensitivity.individuals_table computed directly at (σ, α)."""
-    from dpviz import partial_sensitivity as ps
+    from dpviz.papers.partial import sensitivity as ps
 
-    values, df, _ = figures.run("ps-individuals", {"sigma": str(sigma), "alpha": str(alpha)})
+    values, df, _ = registry.run("partial-individuals", {"sigma": str(sigma), "alpha": str(alpha)})
     a = ps.analyse(values["expr"], values["ranges"], values["individuals"])
     direct = ps.individuals_table(a, ps.parse_people(values["people"], a), sigma, alpha)
     got = df.drop_duplicates("individual")["rdp_epsilon"].to_numpy()
     assert got == pytest.approx(direct["rdp_epsilon"].to_numpy(), rel=1e-12)
 
 
-MARKED = [s.id for s in figures.all_figures() if s.mark is not None]
+MARKED = [s.id for s in registry.all_figures() if s.mark is not None]
 
 
 @pytest.mark.parametrize("fid", MARKED)
 def test_marked_figures_draw_their_fixed_part_without_the_live_parameters(fid):
     """A figure with live marks caches its drawing without them: its render must not depend on
     the live parameters (or the cache would show a stale picture), and the mark must follow them."""
-    spec = figures.get(fid)
-    values, df, fig = figures.run(fid, SMALL.get(fid, {}))
+    spec = registry.get(fid)
+    values, df, fig = registry.run(fid, SMALL.get(fid, {}))
     other = dict(values)
     for name in spec.live:
         p = spec.param(name)

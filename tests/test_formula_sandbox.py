@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dpviz import partial_sensitivity as ps
+from dpviz.papers.partial import sensitivity as ps
 from dpviz import sandbox
-from dpviz.expr_program import ProgramError, compile_expressions, tree_size
-from dpviz.safe_expr import FormulaError, parse_formula
+from dpviz.papers.partial.expr_program import ProgramError, compile_expressions, tree_size
+from dpviz.papers.partial.safe_expr import FormulaError, parse_formula
 
 BOX = "a=1:2,b=0.5:3"
 

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz import hoho_exact as H
-from dpviz import ome
+from dpviz.papers.hoho import exact as H
+from dpviz.papers.hoho import ome
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    from dpviz.figures.hoho import corpus_vectors
+    from dpviz.papers.hoho.figures import corpus_vectors
 
     return corpus_vectors("movie-reviews")[0]
 
@@ -32,7 +32,7 @@ def test_score_pmf_equals_a_convolution_of_binomials(counts, agree):
 
 
 def _simulated_auc(X, mechanism, lam, eps, targets, rng, repeats=100):
-    """The paper's procedure, as dpviz.ome.attack_corpus runs it, with given targets."""
+    """The paper's procedure, as dpviz.papers.hoho.ome.attack_corpus runs it, with given targets."""
     if mechanism == "ome":
         full, perturb, sl = ome.encode(X), (lambda b: ome.perturb_ome(b, lam, eps, rng)), slice(0, None, 2)
     else:

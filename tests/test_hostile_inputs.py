@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dpviz import cache, figures
+from dpviz import storage, uploads, registry
 from dpviz.data import corpora
-from dpviz.figures import hoho as H
-from dpviz.figures import metric as M
+from dpviz.papers.hoho import figures as H
+from dpviz.papers.metric import figures as M
 from dpviz.params import ParamError, validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,7 @@ def test_a_word_list_is_held_to_the_hosted_cap_on_words():
 def _corpus_upload(sentences: int, tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
     lines = [f"the film number {i} was good and the plot was fine" for i in range(sentences)]
-    return cache.save_upload("\n".join(lines).encode(), "many.txt")
+    return uploads.save_upload("\n".join(lines).encode(), "many.txt")
 
 
 def test_a_large_corpus_is_refused_on_the_hosted_demo_before_any_attack(tmp_path, monkeypatch):
@@ -57,7 +57,7 @@ def test_the_attack_is_held_to_a_hosted_work_budget_whichever_parameter_carries_
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
     monkeypatch.setattr(H.hoho_exact, "attack_counts", lambda *a, **k: pytest.fail("computed before the cap was checked"))
     with pytest.raises(ValueError, match=fragment):
-        figures.run("hoho-linking", raw)
+        registry.run("hoho-linking", raw)
 
 
 def test_the_default_attack_fits_the_hosted_budget(monkeypatch):
@@ -101,7 +101,7 @@ def test_a_csv_field_beyond_the_csv_limit_is_a_sentence():
                                            ("-3", 7 * 2**20), ("lots", 7 * 2**20)])
 def test_quota_settings_never_raise(raw, expected, monkeypatch, capsys):
     monkeypatch.setenv("DPVIZ_TEST_QUOTA_MB", raw)
-    assert cache.quota_bytes("DPVIZ_TEST_QUOTA_MB", 7) == expected
+    assert storage.quota_bytes("DPVIZ_TEST_QUOTA_MB", 7) == expected
     if expected == 7 * 2**20:
         assert "DPVIZ_TEST_QUOTA_MB" in capsys.readouterr().err
 
@@ -118,7 +118,7 @@ def test_a_bad_comparison_embedding_is_refused_before_the_main_one_is_computed(m
     monkeypatch.setattr(M.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking every input"))
     for bad in ("/dev/zero", "/nonexistent/vectors.vec", "upload:0000000000000000.vec"):
         with pytest.raises(ValueError, match="No embedding file|not on this server"):
-            figures.run("mdp-stats", {"compare": bad, "words": "3", "samples": "20"})
+            registry.run("metric-stats", {"compare": bad, "words": "3", "samples": "20"})
 
 
 def test_a_header_bomb_as_comparison_is_refused_before_computing(tmp_path, monkeypatch):
@@ -126,7 +126,7 @@ def test_a_header_bomb_as_comparison_is_refused_before_computing(tmp_path, monke
     bomb.write_bytes(b"1000000000 300\nthe 0.1\n")
     monkeypatch.setattr(M.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking every input"))
     with pytest.raises(ValueError, match="claims 1,000,000,000 words"):
-        figures.run("mdp-stats", {"compare": str(bomb), "words": "3", "samples": "20"})
+        registry.run("metric-stats", {"compare": str(bomb), "words": "3", "samples": "20"})
 
 
 # the command line: one line, exit 2 ----------------------------------------------------------
@@ -134,10 +134,10 @@ def test_a_header_bomb_as_comparison_is_refused_before_computing(tmp_path, monke
 @pytest.mark.parametrize("args, fragment", [
     (("sweep", "mdp", "--seed", "-1", "--out", "OUT", "--words", "3"), "--seed"),
     (("sweep", "mdp", "--workers", "0", "--out", "OUT", "--words", "3"), "--workers"),
-    (("figure", "ps-query", "--set", "expr=a+log(0)", "--out", "OUT.csv"), "infinite or undefined"),
-    (("figure", "ps-query", "--set", "expr=a*(-1)**0.5", "--out", "OUT.csv"), "complex values"),
-    (("figure", "ps-query", "--set", "ranges=a=0:2e-16,b=0:1", "--out", "OUT.csv"), "too narrow"),
-    (("figure", "mdp-stats", "--set", "compare=/dev/zero", "--out", "OUT.csv"), "No embedding file"),
+    (("figure", "partial-query", "--set", "expr=a+log(0)", "--out", "OUT.csv"), "infinite or undefined"),
+    (("figure", "partial-query", "--set", "expr=a*(-1)**0.5", "--out", "OUT.csv"), "complex values"),
+    (("figure", "partial-query", "--set", "ranges=a=0:2e-16,b=0:1", "--out", "OUT.csv"), "too narrow"),
+    (("figure", "metric-stats", "--set", "compare=/dev/zero", "--out", "OUT.csv"), "No embedding file"),
 ])
 def test_command_line_bad_inputs_are_one_line_and_exit_2(args, fragment, tmp_path):
     out = cli(*(a.replace("OUT", str(tmp_path / "o")) for a in args))

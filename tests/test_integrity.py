@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import cache, integrity
-from dpviz import sweep as S
+from dpviz import tables, integrity
+from dpviz.papers.metric import sweep as S
 
 
 def _table(n=400, seed=0) -> pd.DataFrame:
@@ -37,18 +37,18 @@ def test_every_flipped_byte_truncation_and_emptying_of_a_cached_table_is_recompu
         return clean.copy()
 
     key = {"n": "400"}
-    pd.testing.assert_frame_equal(cache.cached_table("fig", key, compute), clean)
-    path = cache.table_path("fig", key)
+    pd.testing.assert_frame_equal(tables.cached_table("fig", key, compute), clean)
+    path = tables.table_path("fig", key)
     good = path.read_bytes()
     damaged = list(_corruptions(good))
     for name, data in damaged:
         path.write_bytes(data)
         calls.clear()
-        pd.testing.assert_frame_equal(cache.cached_table("fig", key, compute), clean, obj=name)
+        pd.testing.assert_frame_equal(tables.cached_table("fig", key, compute), clean, obj=name)
         assert calls == [1], f"{name}: not recomputed"
         assert path.read_bytes() == good  # rewritten clean
     calls.clear()
-    cache.cached_table("fig", key, compute)
+    tables.cached_table("fig", key, compute)
     assert calls == []  # a clean file is read, not recomputed
     assert len(damaged) >= 40
 
@@ -56,31 +56,31 @@ def test_every_flipped_byte_truncation_and_emptying_of_a_cached_table_is_recompu
 def test_a_table_swapped_in_from_another_key_or_a_broken_check_is_recomputed(tmp_path, monkeypatch):
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
     a, b = _table(seed=1), _table(seed=2)
-    cache.cached_table("fig", {"s": "1"}, lambda: a)
-    cache.cached_table("fig", {"s": "2"}, lambda: b)
-    pa, pb = cache.table_path("fig", {"s": "1"}), cache.table_path("fig", {"s": "2"})
+    tables.cached_table("fig", {"s": "1"}, lambda: a)
+    tables.cached_table("fig", {"s": "2"}, lambda: b)
+    pa, pb = tables.table_path("fig", {"s": "1"}), tables.table_path("fig", {"s": "2"})
     for p in (pa, integrity.sidecar(pa)):  # both the data and its check copied over another key's
         shutil.copy(pb if p == pa else integrity.sidecar(pb), p)
-    pd.testing.assert_frame_equal(cache.cached_table("fig", {"s": "1"}, lambda: a), a)
+    pd.testing.assert_frame_equal(tables.cached_table("fig", {"s": "1"}, lambda: a), a)
     for bad in (b"", b"{", b"[1, 2]", b'{"sha256": "0"}'):
         integrity.sidecar(pa).write_bytes(bad)
-        pd.testing.assert_frame_equal(cache.cached_table("fig", {"s": "1"}, lambda: a.assign(x=-1)), a.assign(x=-1))
-        cache.cached_table("fig", {"s": "1"}, lambda: a)  # put back for the next case
+        pd.testing.assert_frame_equal(tables.cached_table("fig", {"s": "1"}, lambda: a.assign(x=-1)), a.assign(x=-1))
+        tables.cached_table("fig", {"s": "1"}, lambda: a)  # put back for the next case
 
 
 def test_the_issue_case_a_flip_that_still_parses_is_not_served(tmp_path, monkeypatch):
     """A flipped byte inside the numbers of an uncompressed column parses fine: only the hash sees it."""
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
     clean = pd.DataFrame({"rate": np.ones(64)})
-    cache.cached_table("v", {}, lambda: clean)
-    path = cache.table_path("v", {})
+    tables.cached_table("v", {}, lambda: clean)
+    path = tables.table_path("v", {})
     data = bytearray(path.read_bytes())
     at = bytes(data).find(np.float64(1.0).tobytes())
     assert at > 0
     data[at + 7] ^= 0x20  # 1.0 -> a tiny number, still valid parquet
     path.write_bytes(bytes(data))
     assert pd.read_parquet(path)["rate"].min() < 1e-10  # the damage parses
-    assert (cache.cached_table("v", {}, lambda: clean)["rate"] == 1.0).all()
+    assert (tables.cached_table("v", {}, lambda: clean)["rate"] == 1.0).all()
 
 
 SMALL = dict(words=12, epsilons=[3.0, 30.0], samples=30, vocab=2000, seed=5, partition_size=3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz import metric_dp as mdp
+from dpviz.papers.metric import mechanism as mdp
 from dpviz.data.embeddings import Embedding, get
 
 
@@ -150,8 +150,8 @@ def test_rewrite_marks_unknown_words(glove):
 
 
 def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypatch):
-    from dpviz.figures import metric
-    from dpviz.figures.metric import TRY_DRAWS, try_it
+    from dpviz.papers.metric import figures as metric
+    from dpviz.papers.metric.figures import TRY_DRAWS, try_it
 
     monkeypatch.setattr(metric, "_TRY", type(metric._TRY)(maxsize=64))  # this route's own prepared draws
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz import ome
+from dpviz.papers.hoho import ome
 
 
 def reference_bits(x: float) -> str:
@@ -156,7 +156,7 @@ def test_exact_loss_exceeds_hohos_bound_for_large_lambda_but_not_lambda_one():
 
 def test_linking_and_reconstruction_over_the_movie_review_corpus():
     """The paper's shape: AUC = 1 for lambda >= 10, near chance for lambda = 1; recovery ~ lambda/(1+lambda)."""
-    from dpviz.figures import hoho
+    from dpviz.papers.hoho import figures as hoho
 
     df = hoho.attack_table({"corpus": "movie-reviews", "epsilons": (0.001, 1.0), "lambdas": (1.0, 10.0, 100.0), "mechanisms": ("ome", "oue"),
                             "targets": 0.1, "seed": 0})
@@ -190,13 +190,13 @@ def test_a_good_csv_upload():
 
 
 def test_an_upload_gone_from_the_server_says_so(tmp_path, monkeypatch):
-    from dpviz import cache
+    from dpviz import uploads
     from dpviz.data import corpora
-    from dpviz.figures import hoho
+    from dpviz.papers.hoho import figures as hoho
 
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
-    ref = cache.save_upload(b"a fine film\nawful\n", "s.txt")
-    cache.upload_path(ref).unlink()  # what the uploads quota does to old files
+    ref = uploads.save_upload(b"a fine film\nawful\n", "s.txt")
+    uploads.upload_path(ref).unlink()  # what the uploads quota does to old files
     with pytest.raises(corpora.CorpusError, match="not on this server any more: upload it again"):
         hoho.corpus_vectors(ref)
 
@@ -204,11 +204,11 @@ def test_an_upload_gone_from_the_server_says_so(tmp_path, monkeypatch):
 def test_a_single_value_domain_has_no_loss_and_an_empty_one_is_refused():
     """Edge cases: one input value can differ from nothing (loss 0 for any r); an empty range is a
     sentence, on the command line and the page alike."""
-    from dpviz import figures
+    from dpviz import registry
     from dpviz.params import ParamError
 
     assert ome.exact_worst_case(10.0, 1.0, np.array([0.5]), r=3) == 0.0
     with pytest.raises(ValueError, match="empty"):
         ome.loss_patterns(np.array([]))
     with pytest.raises((ValueError, ParamError), match="holds no value OME can encode"):
-        figures.run("ome-bounds", {"low": "0.01", "high": "0.02"})
+        registry.run("hoho-bounds", {"low": "0.01", "high": "0.02"})

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpviz import bars_network as bn
-from dpviz import partial_sensitivity as ps
-from dpviz.safe_expr import FormulaError
+from dpviz.papers.partial import bars_network as bn
+from dpviz.papers.partial import sensitivity as ps
+from dpviz.papers.partial.safe_expr import FormulaError
 from dpviz.stats import stream
 
 DEFAULT = ("a**2 + exp(2*b - a)", "a=1:2,b=0.5:3", 5)

@@ -1,10 +1,10 @@
-"""cache.ProcessMemo under concurrency: one computation per key, and no waiting on other keys."""
+"""memo.ProcessMemo under concurrency: one computation per key, and no waiting on other keys."""
 
 import threading
 
 import pytest
 
-from dpviz.cache import ProcessMemo
+from dpviz.memo import ProcessMemo
 
 
 def test_other_keys_and_hits_do_not_wait_for_a_running_computation():

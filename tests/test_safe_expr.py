@@ -5,7 +5,7 @@ import time
 import pytest
 import sympy as sp
 
-from dpviz.safe_expr import FormulaError, parse_formula, parse_ranges
+from dpviz.papers.partial.safe_expr import FormulaError, parse_formula, parse_ranges
 
 AB = ("a", "b")
 

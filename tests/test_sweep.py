@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpviz import sweep as S
+from dpviz.papers.metric import sweep as S
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(embedding="glove-6b-50d", words=12, epsilons=[3.0, 10.0, 30.0], samples=40, vocab=2000, seed=7, partition_size=3)
@@ -104,19 +104,19 @@ def test_cli_sweep_and_bad_arguments(tmp_path):
 
 
 def test_the_metric_page_figures_draw_a_sweep_next_to_the_live_sample(tmp_path, monkeypatch):
-    from dpviz import figures
+    from dpviz import registry
 
     _run(tmp_path, local=True)
     live = {"words": "3", "samples": "40", "epsilons": "3,10,30", "vocab": "2000"}
-    _, df, fig = figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path)))
+    _, df, fig = registry.run("metric-figure3", dict(live, sweep_dir=str(tmp_path)))
     labels = set(df.embedding)
     assert "glove-6b-50d" in labels and "sweep: glove-6b-50d (12 words)" in labels
     assert any(t.name == "sweep: glove-6b-50d (12 words)" for t in fig.data)
-    _, hist, _ = figures.run("mdp-histograms", dict(live, sweep_dir=str(tmp_path), hist_epsilons="10"))
+    _, hist, _ = registry.run("metric-histograms", dict(live, sweep_dir=str(tmp_path), hist_epsilons="10"))
     assert set(hist[hist.embedding.str.startswith("sweep")].epsilon) == {10.0}
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
     with pytest.raises(ValueError, match="hosted demo"):
-        figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path)))
+        registry.run("metric-figure3", dict(live, sweep_dir=str(tmp_path)))
     monkeypatch.delenv("DPVIZ_HOSTED")
     with pytest.raises(ValueError, match="not a dpviz sweep directory"):
-        figures.run("mdp-figure3", dict(live, sweep_dir=str(tmp_path / "nope")))
+        registry.run("metric-figure3", dict(live, sweep_dir=str(tmp_path / "nope")))

@@ -3,8 +3,8 @@
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpviz import cache
-from dpviz.figures import FigureSpec
+from dpviz import memo
+from dpviz.registry import FigureSpec
 from dpviz.params import Param
 from webui import controls
 
@@ -36,7 +36,7 @@ def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_paramete
 
 
 def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
-    monkeypatch.setattr(controls, "_VIEWS", cache.ProcessMemo(maxsize=3))
+    monkeypatch.setattr(controls, "_VIEWS", memo.ProcessMemo(maxsize=3))
     calls = []
     spec = _spec(calls)
     for n in (1, 2, 3, 1, 4):  # 1 is used again, so 2 is the oldest when 4 arrives
@@ -47,16 +47,16 @@ def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
 
 
 def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch):
-    from dpviz import figures
-    from dpviz.figures import metric
+    from dpviz import registry
+    from dpviz.papers.metric import figures as metric
     from webui import warmup
 
     calls, tried = [], []
     good = _spec(calls)
     broken = FigureSpec(id="test-broken", title="Broken", page="test", params=(N,), compute=lambda v, p=None: 1 / 0, render=None, caption="c", columns=("x",))
-    monkeypatch.setattr(controls, "_VIEWS", cache.ProcessMemo(maxsize=128))
-    monkeypatch.setattr(figures, "all_figures", lambda: [broken, good])
-    monkeypatch.setattr(figures, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
+    monkeypatch.setattr(controls, "_VIEWS", memo.ProcessMemo(maxsize=128))
+    monkeypatch.setattr(registry, "all_figures", lambda: [broken, good])
+    monkeypatch.setattr(registry, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
     monkeypatch.setattr(metric, "resolve", lambda name: name)
     monkeypatch.setattr(metric, "try_it", lambda emb, v: tried.append(v["sentence"]))
     assert warmup.warm_defaults() == 1  # the broken figure is logged and skipped
@@ -84,9 +84,9 @@ def test_warmup_runs_once_and_only_when_enabled(monkeypatch):
 
 
 def test_every_default_fits_the_hosted_caps():
-    from dpviz import figures
+    from dpviz import registry
     from dpviz.params import check_hosted_cap
 
-    for spec in figures.all_figures():
+    for spec in registry.all_figures():
         for p in spec.params:
             check_hosted_cap(p, p.default, True)  # raises if a default is above its hosted cap

@@ -21,14 +21,14 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dpviz import cache, figures
+from dpviz import memo, uploads, registry
 from dpviz.export import find_chromium, html_page, image_bytes
-from dpviz.figures import FigureSpec
+from dpviz.registry import FigureSpec
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
 
 ALWAYS_IN_URL = ("seed",)
 # (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
-_VIEWS = cache.ProcessMemo(maxsize=128)
+_VIEWS = memo.ProcessMemo(maxsize=128)
 
 
 # --- widgets and the URL ------------------------------------------------------------------
@@ -50,7 +50,7 @@ def _url_raw(name: str) -> Any:
 
 
 def _top(p: Param) -> float | None:
-    if figures.hosted_mode() and p.hosted_max is not None and p.kind in ("int", "float"):
+    if registry.hosted_mode() and p.hosted_max is not None and p.kind in ("int", "float"):
         return p.hosted_max
     return p.max
 
@@ -103,8 +103,8 @@ OTHER = "\x00other"
 def _option_label(p: Param, value: str) -> str:
     if value == OTHER:
         return "a file on this machine (type its path)…"
-    if value.startswith(cache.UPLOAD_PREFIX):
-        return f"your upload ({value[len(cache.UPLOAD_PREFIX):]})"
+    if value.startswith(uploads.UPLOAD_PREFIX):
+        return f"your upload ({value[len(uploads.UPLOAD_PREFIX):]})"
     return p.choice_labels.get(value, value)
 
 
@@ -116,7 +116,7 @@ def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
     options = list(p.options)
     if current not in options and current != OTHER:
         options.append(current)
-    if not figures.hosted_mode():
+    if not registry.hosted_mode():
         options.append(OTHER)
     choice = where.selectbox(label, options, key=p.name, help=helptext, format_func=lambda v: _option_label(p, v))
     if choice != OTHER:
@@ -128,7 +128,7 @@ def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
 def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
     """Seed every widget key missing from the session from the URL (or the default), and show
     one warning per bad or unknown URL parameter. Call once per page, with all its params."""
-    hosted = figures.hosted_mode()
+    hosted = registry.hosted_mode()
     notes_key = f"_dpviz_url_notes_{state_key}"
     seeded_now = False
     for p in params:
@@ -163,7 +163,7 @@ def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
     ``where`` is one container for all, or a list with one container per parameter."""
     where = where or st.sidebar
     places = list(where) if isinstance(where, (list, tuple)) else [where] * len(params)
-    hosted = figures.hosted_mode()
+    hosted = registry.hosted_mode()
     values: dict[str, Any] = {}
     for p, where in zip(params, places):
         raw = _widget(p, where)
@@ -345,7 +345,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         return None
     except Exception as err:  # noqa: BLE001 - a bug: logged whole, shown whole only off a hosted demo
         traceback.print_exc()
-        if not figures.hosted_mode():
+        if not registry.hosted_mode():
             raise
         chart_col.error(f"This chart failed with an internal error ({type(err).__name__}); it is logged on the server. "
                         "The rest of the page works.")

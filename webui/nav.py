@@ -3,15 +3,14 @@
 import streamlit as st
 
 from webui import warmup
-from webui.cards import ANALYSES
+from dpviz.papers import all_papers
 
 
 def sidebar_nav() -> None:
     with st.sidebar:
         st.page_link("app.py", label="dpviz home", icon=":material/home:")
-        for card in ANALYSES:
-            if card["ready"]:
-                st.page_link(card["page"], label=card["title"], icon=":material/monitoring:")
+        for paper in all_papers():
+            st.page_link(paper.page, label=paper.title, icon=":material/monitoring:")
         st.divider()
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from dpviz import env_flag, figures, hosted_mode
+from dpviz import env_flag, registry, hosted_mode
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -40,17 +40,17 @@ def warm_defaults() -> int:
     """Compute every registered figure on its page's defaults; returns how many were computed.
     A figure that fails is logged and skipped: the page will show its message to the visitor."""
     from webui import controls
-    from dpviz.figures import metric
+    from dpviz.papers.metric import figures as metric
 
     done = 0
-    for spec in figures.all_figures():
-        values = {p.name: p.default for p in figures.page_params(spec.page)}
+    for spec in registry.all_figures():
+        values = {p.name: p.default for p in registry.page_params(spec.page)}
         try:
             done += controls.prefill(spec, values)
         except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
             log.exception("warm-up of %s failed", spec.id)
     try:
-        defaults = {p.name: p.default for p in figures.page_params("metric") + metric.TRY_PARAMS}
+        defaults = {p.name: p.default for p in registry.page_params("metric") + metric.TRY_PARAMS}
         metric.try_it(metric.resolve(defaults["embedding"]), defaults)
     except Exception:  # noqa: BLE001
         log.exception("warm-up of the try-it box failed")

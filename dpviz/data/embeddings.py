@@ -97,21 +97,21 @@ def memory_budget() -> int:
     demo, half the machine's memory otherwise."""
     import os
 
-    from dpviz import cache, hosted_mode
+    from dpviz import storage, hosted_mode
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return cache.quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
+    return storage.quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
 
 
 def _loaded():
     """Loaded embeddings by name, least recently used dropped first beyond :func:`memory_budget`
     (a memory-mapped matrix counts nothing; the vocabulary and any in-memory matrix count)."""
     global _CACHE
-    from dpviz import cache
+    from dpviz import memo
 
     with _CACHE_LOCK:
         if _CACHE is None:
-            _CACHE = cache.ProcessMemo(maxsize=16, max_bytes=memory_budget())
+            _CACHE = memo.ProcessMemo(maxsize=16, max_bytes=memory_budget())
         return _CACHE
 
 
@@ -122,13 +122,13 @@ _CACHE_LOCK = threading.Lock()
 def _source_path(name: str) -> Path | None:
     """The file behind an embedding choice (None for a built-in one): an uploaded file
     (upload:NAME) or, outside hosted mode, a path; EmbeddingError for any other choice."""
-    from dpviz import cache, hosted_mode
+    from dpviz import uploads, hosted_mode
 
     if name in NAMED:
         return None
-    if name.startswith(cache.UPLOAD_PREFIX):
+    if name.startswith(uploads.UPLOAD_PREFIX):
         try:
-            return cache.existing_upload(name)
+            return uploads.existing_upload(name)
         except ValueError as err:
             raise EmbeddingError(str(err)) from None
     if hosted_mode():

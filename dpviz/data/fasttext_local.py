@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpviz.cache import cache_dir
+from dpviz.storage import cache_dir
 from dpviz.data.embeddings import Embedding
 
 VERSION = 1

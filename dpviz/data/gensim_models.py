@@ -77,7 +77,7 @@ def absent_sentence(name: str) -> str:
 
 
 def _converted_dir(name: str) -> Path:
-    from dpviz.cache import cache_dir
+    from dpviz.storage import cache_dir
 
     return cache_dir() / "embeddings" / name
 

@@ -9,12 +9,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import cache
-from dpviz import metric_dp as mdp
+from dpviz import memo
+from dpviz.papers.metric import mechanism as mdp
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
-from dpviz.figures import FigureSpec, hosted_mode, register, unchanged
-from dpviz.figures.common import SEED
+from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
+from dpviz.params import SEED
 from dpviz.params import Param, format_value, text_items
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 
@@ -95,7 +95,7 @@ def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
 
 STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
 """What a word's draws depend on; ε (listed or on the slider) and η only evaluate them."""
-_STATES = cache.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
+_STATES = memo.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
 
 
 def check_embeddings(v: Mapping[str, Any]) -> bool:
@@ -138,7 +138,7 @@ def sweep_table(directory: str) -> pd.DataFrame:
     import json
     from pathlib import Path
 
-    from dpviz import sweep as S
+    from dpviz.papers.metric import sweep as S
 
     if hosted_mode():
         raise ValueError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")
@@ -191,7 +191,7 @@ def _caption_n(v) -> str:
     return f"{v['samples']:,} draws per word, seed {v['seed']}"
 
 
-# 1. mdp-stats ----------------------------------------------------------------------------------
+# 1. metric-stats ----------------------------------------------------------------------------------
 
 def _stats_compute(v, progress=None) -> pd.DataFrame:
     return word_table(v, "embedding", progress)[["word", "epsilon", "n_w", "s_w", "s_w_eta"]]
@@ -212,7 +212,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    id="metric-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
     prepare=_stats_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_stats_render,
     caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
              "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
@@ -249,7 +249,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-live", title="Every sampled word at the slider's ε", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    id="metric-live", title="Every sampled word at the slider's ε", page=PAGE, params=WORD_PARAMS + (EPSILON,),
     prepare=_live_prepare, evaluate=_live_evaluate, live=("epsilon",), render=_live_render,
     caption=("Drag ε. Each word's N releases were drawn once; each draw's output is known for every ε at once (a ray "
              "φ(w) + t·u with t = G/ε changes its nearest word only at a few breakpoints), so any ε is answered exactly in "
@@ -279,7 +279,7 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
+    id="metric-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
     prepare=_fig3_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_fig3_render,
     caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
              "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
@@ -336,7 +336,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
+    id="metric-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
     prepare=_hist_prepare, evaluate=_hist_evaluate, live=("epsilon",), render=_hist_render,
     caption=("At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
              "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12. "
@@ -394,7 +394,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
+    id="metric-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
     prepare=_cal_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]), render=_cal_render,
     caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
              "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
@@ -432,7 +432,7 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    id="metric-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
     prepare=_entropy_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))), render=_entropy_render,
     caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
              "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
@@ -465,7 +465,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
+    id="metric-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
     prepare=_utility_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, 1.0), render=_utility_render,
     caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
              "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
@@ -476,7 +476,7 @@ register(FigureSpec(
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
 
-_KNN = cache.ProcessMemo(max_bytes=256 * 2**20)
+_KNN = memo.ProcessMemo(max_bytes=256 * 2**20)
 PERCENTILES = (5, 20, 50, 80, 95)
 K_MAX = 1000
 
@@ -520,7 +520,7 @@ def _knn_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-knn-distances", title="Distance to the k-th nearest neighbour (paper's Figure 2)", page=PAGE,
+    id="metric-knn-distances", title="Distance to the k-th nearest neighbour (paper's Figure 2)", page=PAGE,
     params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_compute, render=_knn_render,
     caption=("The noise radius has mean d/ε; a word's release changes once the noisy point is nearer another word. How far "
              "the neighbours are, across words, sets the ε scale at which an embedding starts to hide words: dense "
@@ -544,7 +544,7 @@ def _knn_hist_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="mdp-knn-histogram", title="Distance to the 10th neighbour (paper's Figure 2, right)", page=PAGE,
+    id="metric-knn-histogram", title="Distance to the 10th neighbour (paper's Figure 2, right)", page=PAGE,
     params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_hist_compute, render=_knn_hist_render,
     caption=("The spread of the 10th-neighbour distance across words. Words in the left tail have close neighbours "
              "and are hidden already at a larger ε than those in the right tail."),
@@ -557,7 +557,7 @@ SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital i
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
 TRY_PARAMS = (SENTENCE, REWRITES)
 
-_TRY = cache.ProcessMemo(maxsize=64, max_bytes=256 * 2**20)
+_TRY = memo.ProcessMemo(maxsize=64, max_bytes=256 * 2**20)
 TRY_DRAWS = 300
 
 

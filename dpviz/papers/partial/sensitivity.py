@@ -20,8 +20,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dpviz.expr_program import Program, ProgramError
-from dpviz.safe_expr import FormulaError, parse_ranges
+from dpviz.papers.partial.expr_program import Program, ProgramError
+from dpviz.papers.partial.safe_expr import FormulaError, parse_ranges
 
 MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not typeset
 
@@ -29,7 +29,7 @@ MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not t
 @dataclass(frozen=True)
 class QueryAnalysis:
     """A query, its gradient, gradient norm g and partial sensitivities as one numpy
-    :class:`~dpviz.expr_program.Program` (outputs: f, g, df/dx_j..., dg/dx_j...), their LaTeX,
+    :class:`~dpviz.papers.partial.expr_program.Program` (outputs: f, g, df/dx_j..., dg/dx_j...), their LaTeX,
     and the global sensitivity (or the sentence saying why it could not be found)."""
 
     attributes: tuple[str, ...]
@@ -76,7 +76,7 @@ def _latex(expr) -> str | None:
     expression holding a composite constant is printed with its terms in their stored order."""
     import sympy as sp
 
-    from dpviz.expr_program import tree_size
+    from dpviz.papers.partial.expr_program import tree_size
 
     if tree_size(expr, MAX_LATEX_TERMS + 1) > MAX_LATEX_TERMS:
         return None
@@ -89,8 +89,8 @@ def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     Unbounded work for a hostile formula: the server calls it through :func:`analyse`."""
     import sympy as sp
 
-    from dpviz.expr_program import compile_expressions
-    from dpviz.safe_expr import parse_formula
+    from dpviz.papers.partial.expr_program import compile_expressions
+    from dpviz.papers.partial.safe_expr import parse_formula
 
     box = parse_ranges(ranges)
     f, symbols = parse_formula(expr, tuple(box))

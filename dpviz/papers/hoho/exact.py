@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz import ome
+from dpviz.papers.hoho import ome
 from dpviz.stats import stream
 
 
@@ -91,7 +91,7 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
 
 def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tuple[float, float]:
     """(p, q) at the attacked positions: OME keeps an even 1 with p1 = λ/(1+λ) and sets a 0 with
-    q = 1/(1 + λ e^(ε/(r l))); SUE/OUE as :func:`dpviz.ome.unary_probabilities` (λ unused)."""
+    q = 1/(1 + λ e^(ε/(r l))); SUE/OUE as :func:`dpviz.papers.hoho.ome.unary_probabilities` (λ unused)."""
     if mechanism == "ome":
         p1, _, q = ome.ome_probabilities(lam, epsilon, r * ome.L_BITS)
         return float(p1), float(q)

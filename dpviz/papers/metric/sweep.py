@@ -3,7 +3,7 @@
 Words are split into fixed partitions (by position in the word list, ``partition_size`` each);
 each partition is one task that loads the embedding once per worker process (memory-mapped,
 cached by :func:`dpviz.data.embeddings.get`) and runs the exact engine of
-:mod:`dpviz.metric_dp`. Each word's draws come from a seed derived from (seed, word id), so
+:mod:`dpviz.papers.metric.mechanism`. Each word's draws come from a seed derived from (seed, word id), so
 the result does not depend on the partitioning or on the number of workers. Results go to
 ``DIR/part-NNNNN.parquet``, each with a check beside it (:mod:`dpviz.integrity`: hash, rows,
 file name and a hash of its word ids), with ``DIR/manifest.json`` holding the parameters, seed,
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import __version__, integrity
-from dpviz import metric_dp as mdp
+from dpviz.papers.metric import mechanism as mdp
 
 MANIFEST = "manifest.json"
 

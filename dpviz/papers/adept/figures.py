@@ -9,9 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import adept
-from dpviz.figures import FigureSpec, register, unchanged
-from dpviz.figures.common import SEED
+from dpviz.papers.adept import sensitivity as adept
+from dpviz.registry import FigureSpec, register, unchanged
+from dpviz.params import SEED
 from dpviz.params import Param
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
 

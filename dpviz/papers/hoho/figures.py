@@ -9,11 +9,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import cache, hoho_exact, hosted_mode, ome
+from dpviz import memo, uploads, hosted_mode
+from dpviz.papers.hoho import exact as hoho_exact
+from dpviz.papers.hoho import ome
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
-from dpviz.figures import FigureSpec, register, unchanged
-from dpviz.figures.common import SEED
+from dpviz.registry import FigureSpec, register, unchanged
+from dpviz.params import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, style, two_line_title
@@ -32,8 +34,8 @@ LAMBDA = Param("lambda_", "float", 10.0, "λ", "OME's λ (alpha in the reference
 MECHANISM = Param("mechanism", "choice", "ome", "Mechanism (live panel)", "The mechanism the live panel attacks.", choices=ome.MECHANISMS,
                   choice_labels={"ome": "OME", "sue": "SUE (basic RAPPOR)", "oue": "OUE"})
 
-_VECTORS = cache.ProcessMemo(max_bytes=512 * 2**20)
-_ATTACKS = cache.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
+_VECTORS = memo.ProcessMemo(max_bytes=512 * 2**20)
+_ATTACKS = memo.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
 
 
 def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray | None, list[str]]:
@@ -43,9 +45,9 @@ def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray 
     def load():
         if name == "movie-reviews":
             sents, labels = corpora.movie_reviews()
-        elif name.startswith(cache.UPLOAD_PREFIX):
+        elif name.startswith(uploads.UPLOAD_PREFIX):
             try:
-                path = cache.existing_upload(name)
+                path = uploads.existing_upload(name)
             except ValueError as err:
                 raise corpora.CorpusError(str(err)) from None
             sents, labels = corpora.read_path(path)
@@ -99,7 +101,7 @@ def attack_counts(corpus: str, mechanism: str, share: float, seed: int) -> hoho_
 def attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     """Expected linking AUC (mean and spread over the targets) and expected reconstruction
     accuracy (mean and spread over the sentences) for every (mechanism, λ, ε), computed exactly
-    (:mod:`dpviz.hoho_exact`); shared by the linking and the reconstruction figure."""
+    (:mod:`dpviz.papers.hoho.exact`); shared by the linking and the reconstruction figure."""
     key = tuple(format_value(p, v[p.name]) for p in LINK_PARAMS)
     return _ATTACKS.get(key, lambda: _attack_table(v, progress))
 
@@ -229,7 +231,7 @@ def _bounds_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ome-bounds", title="Claimed ε, HoHo's bound and the exact worst case", page=PAGE, params=(EPSILON, R_DIMS, LOW, HIGH, LAMBDA),
+    id="hoho-bounds", title="Claimed ε, HoHo's bound and the exact worst case", page=PAGE, params=(EPSILON, R_DIMS, LOW, HIGH, LAMBDA),
     prepare=_bounds_prepare, evaluate=_bounds_evaluate, live=("epsilon", "lambda_"), render=_bounds_render,
     caption=("Bits are perturbed independently, so the worst-case privacy loss is a sum over the bits two inputs differ in, "
              "each contributing its largest log-ratio; enumerating every pair of encodings in the input range gives it exactly. "
@@ -378,7 +380,7 @@ def _audit_compute(v, progress=None) -> pd.DataFrame:
     rows, k = [], 0
     for lam in AUDIT_LAMBDAS:
         for eps in AUDIT_EPSILONS:
-            r = auditor.audit(auditor.OMEFloat(lam, eps), CANDIDATES, v["audit_samples"], stream(v["seed"], 3300, k), c=v["audit_c"])
+            r = auditor.audit(ome.OMEFloat(lam, eps), CANDIDATES, v["audit_samples"], stream(v["seed"], 3300, k), c=v["audit_c"])
             rows.append((lam, eps, r["epsilon_lower_bound"], ome.exact_worst_case(lam, eps, DOMAIN), r["samples"]))
             k += 1
             if progress:
@@ -403,7 +405,7 @@ def _audit_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ome-audit", title="A black-box audit (paper's Figure 2)", page=PAGE, params=(AUDIT_SAMPLES, AUDIT_C, SEED),
+    id="hoho-audit", title="A black-box audit (paper's Figure 2)", page=PAGE, params=(AUDIT_SAMPLES, AUDIT_C, SEED),
     compute=_audit_compute, render=_audit_render,
     caption=("A DP-Sniper-style auditor sees only inputs and outputs: logistic regression on the 11 output bits, a "
              "threshold attack tuned to Pr[M(a') ∈ S] ≈ c, and Clopper-Pearson bounds at 90% confidence. Its lower bound "

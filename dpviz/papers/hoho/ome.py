@@ -20,6 +20,8 @@ of even positions where s equals encode(t). The true privacy loss is at least r 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 M_BITS, N_BITS = 6, 5
@@ -243,3 +245,15 @@ def attack_corpus(vectors: np.ndarray, mechanism: str, lam: float, epsilon: floa
         neg = (one[others][:, positions] == clean[t, positions]).mean(1)
         aucs[i] = auc(pos, neg)
     return aucs, recon
+
+
+@dataclass(frozen=True)
+class OMEFloat:
+    """OME of a single float: 11 output bits (r = 1)."""
+
+    lam: float
+    epsilon: float
+
+    def sample(self, x, n, rng):
+        bits = np.repeat(encode_values(float(x))[None, :], n, axis=0)
+        return perturb_ome(bits, self.lam, self.epsilon, rng).astype(np.float64)

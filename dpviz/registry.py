@@ -8,14 +8,13 @@ all go through :func:`dpviz.params.validate` against the same specs.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpviz import cache, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
+from dpviz import memo, tables, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
 
 Progress = Callable[[float, str], None]
@@ -83,7 +82,7 @@ class FigureSpec:
             return self.evaluate(self.state(values, progress), values)
         if not self.disk_cache:
             return self.compute(values, progress)
-        return cache.cached_table(self.id, self.canonical(values), lambda: self.compute(values, progress))
+        return tables.cached_table(self.id, self.canonical(values), lambda: self.compute(values, progress))
 
     def _fixed_canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
         return {k: format_value(self.param(k), v) for k, v in self.fixed(values).items()}
@@ -100,7 +99,7 @@ class FigureSpec:
 
         def prepare() -> Any:
             if self.disk_cache:
-                return cache.cached_table(f"{self.id}.prepared", canonical, lambda: self.prepare(fixed, progress))
+                return tables.cached_table(f"{self.id}.prepared", canonical, lambda: self.prepare(fixed, progress))
             return self.prepare(fixed, progress)
 
         return _STATES.get(self._state_key(canonical), prepare)
@@ -123,8 +122,8 @@ class FigureSpec:
         if self.prepare is not None:
             canonical = self._fixed_canonical(values)
             return _STATES.contains(self._state_key(canonical)) or (
-                self.disk_cache and cache.is_cached(f"{self.id}.prepared", canonical))
-        return self.disk_cache and cache.is_cached(self.id, self.canonical(values))
+                self.disk_cache and tables.is_cached(f"{self.id}.prepared", canonical))
+        return self.disk_cache and tables.is_cached(self.id, self.canonical(values))
 
 
 def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
@@ -133,9 +132,9 @@ def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
     return state
 
 
-_STATES = cache.ProcessMemo(maxsize=64, max_bytes=512 * 2**20)
+_STATES = memo.ProcessMemo(maxsize=64, max_bytes=512 * 2**20)
 """Prepared states of live figures, shared by every session of the process."""
-_BASES = cache.ProcessMemo(maxsize=64)
+_BASES = memo.ProcessMemo(maxsize=64)
 """The fixed part of figures with live marks, as Plotly dicts."""
 
 
@@ -150,7 +149,9 @@ def register(spec: FigureSpec) -> FigureSpec:
 
 
 def get(figure_id: str) -> FigureSpec:
+    """The spec of a figure id (or of an id an earlier version used); ParamError naming the ids otherwise."""
     _load_all()
+    figure_id = _ALIASES.get(figure_id, figure_id)
     if figure_id not in REGISTRY:
         raise ParamError(
             f"Unknown figure {str(figure_id)[:60]!r}: the figures are {', '.join(sorted(REGISTRY))}."
@@ -159,14 +160,26 @@ def get(figure_id: str) -> FigureSpec:
 
 
 def all_figures() -> list[FigureSpec]:
+    """Every figure, paper by paper in page order."""
     _load_all()
-    return list(REGISTRY.values())
+    from dpviz.papers import all_papers
+
+    return [REGISTRY[fid] for paper in all_papers() for fid in paper.figures]
+
+
+def paper_figures(key: str) -> list[FigureSpec]:
+    """A paper's figures in page order."""
+    from dpviz.papers import get as get_paper
+
+    _load_all()
+    return [REGISTRY[fid] for fid in get_paper(key).figures]
 
 
 def page_params(page: str) -> tuple[Param, ...]:
     """The union of a page's figure parameters; one name means one spec on a page."""
     seen: dict[str, Param] = {}
-    for spec in all_figures():
+    _load_all()
+    for spec in REGISTRY.values():  # in the order the figures module defines them (the sidebar's order)
         if spec.page != page:
             continue
         for p in spec.params:
@@ -188,5 +201,28 @@ def run(
     return values, df, spec.draw(df, values)
 
 
+_ALIASES: dict[str, str] = {}
+
+
 def _load_all() -> None:
-    from dpviz.figures import adept, hoho, metric, partial  # noqa: F401  (registers on import)
+    """Import every paper's figure specs once, and check them against the papers' declarations:
+    a figure the declaration does not place on its page, or a declared figure nobody registered,
+    is an error here rather than a chart that silently does not appear."""
+    if _ALIASES:
+        return
+    from dpviz.papers import all_papers
+
+    aliases = {}
+    for paper in all_papers():
+        paper.load_figures()
+        registered = [fid for fid, spec in REGISTRY.items() if spec.page == paper.key]
+        declared = paper.figures
+        if sorted(registered) != sorted(declared) or len(set(declared)) != len(declared):
+            raise ValueError(f"paper {paper.key!r}: declared figures {sorted(declared)} differ from the registered "
+                             f"{sorted(registered)}")
+        wrong = [fid for fid in registered if not fid.startswith(paper.key + "-")]
+        if wrong:
+            raise ValueError(f"paper {paper.key!r}: figure ids {wrong} do not start with {paper.key + '-'!r}")
+        aliases.update(paper.aliases)
+    aliases["__loaded__"] = ""
+    _ALIASES.update(aliases)

@@ -9,10 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpviz import bars_network as bn
-from dpviz import cache
-from dpviz.figures import FigureSpec, register
-from dpviz.figures.common import SEED
+from dpviz.papers.partial import bars_network as bn
+from dpviz import memo
+from dpviz.registry import FigureSpec, register
+from dpviz.params import SEED
 from dpviz.params import Param
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
 
@@ -42,14 +42,14 @@ NET_PARAMS = (PER_CLASS, NOISE_SD, LR, SGD_STEPS, DP_STEPS, DP_CLIP, NOISE_MULT,
 
 
 def _ps():
-    """dpviz.partial_sensitivity, imported when a query figure is first computed (its symbolic work
+    """dpviz.papers.partial.sensitivity, imported when a query figure is first computed (its symbolic work
     runs in a worker process; this process only evaluates the compiled result with numpy)."""
-    from dpviz import partial_sensitivity
+    from dpviz.papers.partial import sensitivity as partial_sensitivity
 
     return partial_sensitivity
 
 
-def query_analysis(v: Mapping[str, Any]) -> "QueryAnalysis":  # noqa: F821 (dpviz.partial_sensitivity.QueryAnalysis)
+def query_analysis(v: Mapping[str, Any]) -> "QueryAnalysis":  # noqa: F821 (dpviz.papers.partial.sensitivity.QueryAnalysis)
     """The analysis of a typed query, made once per (formula, ranges, N) in a limited worker process."""
     return _ps().analyse(v["expr"], v["ranges"], int(v["individuals"]))
 
@@ -74,7 +74,7 @@ def _query_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ps-query",
+    id="partial-query",
     title="Global sensitivity of the query",
     page=PAGE,
     params=(EXPR, RANGES, INDIVIDUALS),
@@ -139,7 +139,7 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ps-query-surface",
+    id="partial-query-surface",
     title="Partial sensitivities over the input box (paper's Figure 1)",
     page=PAGE,
     params=(EXPR, RANGES, INDIVIDUALS, GRID, VIEW),
@@ -199,7 +199,7 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ps-individuals",
+    id="partial-individuals",
     title="Individual privacy loss and which attribute drives it",
     page=PAGE,
     params=(EXPR, RANGES, INDIVIDUALS, PEOPLE, SIGMA, ALPHA),
@@ -220,7 +220,7 @@ register(FigureSpec(
 
 # 4-6. the network: Figure 2A, 2B and training curves ---------------------------------------------
 
-_EXPERIMENTS = cache.ProcessMemo()
+_EXPERIMENTS = memo.ProcessMemo()
 
 
 def experiment(v: Mapping[str, Any], progress=None) -> bn.Experiment:
@@ -271,7 +271,7 @@ def _maps_render(df: pd.DataFrame, v) -> go.Figure:
 NET_CAPTION_TAIL = " Training runs in a few seconds and is cached by its parameters."
 
 register(FigureSpec(
-    id="ps-dpsgd",
+    id="partial-dpsgd",
     title="Pixel-wise partial sensitivity, SGD vs. DP-SGD (paper's Figure 2A)",
     page=PAGE,
     params=NET_PARAMS,
@@ -314,7 +314,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ps-histograms",
+    id="partial-histograms",
     title="Distribution of partial sensitivities (paper's Figure 2B)",
     page=PAGE,
     params=NET_PARAMS,
@@ -356,7 +356,7 @@ def _training_render(df: pd.DataFrame, v) -> go.Figure:
 
 
 register(FigureSpec(
-    id="ps-training",
+    id="partial-training",
     title="Training curves",
     page=PAGE,
     params=NET_PARAMS,

@@ -1,0 +1,104 @@
+"""In-process memory of computed values, bounded by entries and by the bytes they hold."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+
+def nbytes_of(value: Any, _depth: int = 0) -> int:
+    """The bytes held by numpy arrays and pandas tables inside ``value`` (through dicts, lists,
+    tuples and object attributes, four levels deep), plus a small constant per object: the
+    size a memory bound counts. Memory-mapped arrays count nothing (the page cache holds them)."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, np.memmap):
+        return 0
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return int(value.memory_usage(index=True, deep=False).sum()) if isinstance(value, pd.DataFrame) else int(value.memory_usage())
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if _depth >= 4:
+        return 64
+    if isinstance(value, dict):
+        return 64 + sum(nbytes_of(k, _depth + 1) + nbytes_of(v, _depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if len(value) > 1000 and all(isinstance(x, str) for x in list(value)[:100]):
+            return 64 + 60 * len(value)  # a vocabulary: about 60 bytes per short word
+        return 64 + sum(nbytes_of(x, _depth + 1) for x in value)
+    attributes = getattr(value, "__dict__", None)
+    if attributes:
+        return 64 + sum(nbytes_of(v, _depth + 1) for v in attributes.values())
+    return 64
+
+
+class ProcessMemo:
+    """Heavy objects shared by every session of a process (trained models, search results):
+    at most ``maxsize`` entries and, if ``max_bytes`` is given, at most that many bytes by
+    :func:`nbytes_of` (the newest entry is always kept), least recently used dropped first.
+    Concurrent requests for the same missing key compute it once (the others wait for it);
+    requests for other keys, and hits, never wait for someone else's computation (one lock per
+    key being computed)."""
+
+    def __init__(self, maxsize: int = 8, max_bytes: int | None = None):
+        self.maxsize = maxsize
+        self.max_bytes = max_bytes
+        self._items: "OrderedDict[Any, Any]" = OrderedDict()
+        self._sizes: dict[Any, int] = {}
+        self._lock = threading.Lock()
+        self._computing: dict[Any, threading.Lock] = {}
+
+    def nbytes(self) -> int:
+        with self._lock:
+            return sum(self._sizes.values())
+
+    def discard(self, key) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+            self._sizes.pop(key, None)
+
+    def keys(self) -> list:
+        """The cached keys, least recently used first."""
+        with self._lock:
+            return list(self._items)
+
+    def contains(self, key) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def _hit(self, key) -> tuple[bool, Any]:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return True, self._items[key]
+            return False, None
+
+    def get(self, key, compute: Callable[[], Any]):
+        found, value = self._hit(key)
+        if found:
+            return value
+        with self._lock:
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        with key_lock:
+            found, value = self._hit(key)  # computed by the session we waited for
+            if found:
+                return value
+            try:
+                value = compute()
+                with self._lock:
+                    self._items[key] = value
+                    if self.max_bytes is not None:  # entries grow (cached properties): measure again
+                        self._sizes = {k: nbytes_of(v) for k, v in self._items.items()}
+                    while len(self._items) > self.maxsize or (
+                        len(self._items) > 1 and self.max_bytes is not None and sum(self._sizes.values()) > self.max_bytes
+                    ):
+                        old, _ = self._items.popitem(last=False)
+                        self._sizes.pop(old, None)
+            finally:
+                with self._lock:
+                    self._computing.pop(key, None)
+            return value

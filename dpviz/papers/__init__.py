@@ -1,0 +1,102 @@
+"""The papers dpviz turns into pages, one package each: ``dpviz/papers/<key>/``.
+
+A paper's ``__init__.py`` declares it once, as ``PAPER = Paper(...)``: its title, citation, the
+claim it proves, the page's text, its figures in page order (grouped in sections) and its
+sidebar groups. The home page's cards, the sidebar navigation, the pages, ``python -m dpviz
+figures``, the figure registry and the tests' page lists all read these declarations. The key is
+the paper's one name: its folder, its page key and the prefix of its figure ids
+(``<key>-<name>``). The math lives in the paper's other modules and its figure specs in
+``figures.py`` (imported only when a figure is needed, so listing the papers is cheap).
+
+Adding a paper: a folder here with ``__init__.py`` (the declaration) and ``figures.py`` (the
+specs), and a page file of a few lines under ``pages/`` calling :func:`webui.paper_page.show`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part of a page: an optional heading, the figures it shows (ids, in order) and the line
+    that introduces its live sliders."""
+
+    figures: tuple[str, ...]
+    title: str = ""
+    intro: str = ""
+
+
+@dataclass(frozen=True)
+class SidebarGroup:
+    """A sidebar heading and the parameters under it (names, in order); ``params=()`` takes every
+    page parameter no other group names."""
+
+    title: str
+    params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A figure of the paper, as ``python -m dpviz figures`` regenerates it: the dpviz figure,
+    the file stem it is written as, and its parameters for the full and the quick run."""
+
+    figure: str
+    stem: str
+    full: Mapping[str, str] = field(default_factory=dict)
+    quick: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper's declaration (see the module docstring)."""
+
+    key: str
+    order: int
+    title: str
+    page: str
+    citation: str
+    claim: str
+    headline: str
+    summary: str
+    sections: tuple[Section, ...]
+    sidebar: tuple[SidebarGroup, ...]
+    seed_note: str
+    notes: str
+    reproduces: tuple[Reproduction, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Figure ids of earlier versions, still accepted (command line, notebooks) -> today's id."""
+
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """Every figure of the page, in page order."""
+        return tuple(fid for section in self.sections for fid in section.figures)
+
+    def load_figures(self) -> None:
+        """Import the paper's figure specs (which registers them)."""
+        importlib.import_module(f"{__name__}.{self.key}.figures")
+
+
+@cache
+def all_papers() -> tuple[Paper, ...]:
+    """Every paper package under dpviz/papers/, in page order."""
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.ispkg:
+            paper = importlib.import_module(f"{__name__}.{info.name}").PAPER
+            if paper.key != info.name:
+                raise ValueError(f"dpviz/papers/{info.name}/ declares the key {paper.key!r}: a paper's key is its folder's name")
+            found.append(paper)
+    return tuple(sorted(found, key=lambda p: p.order))
+
+
+def get(key: str) -> Paper:
+    """The paper with this key; KeyError naming the keys otherwise."""
+    for paper in all_papers():
+        if paper.key == key:
+            return paper
+    raise KeyError(f"no paper {key!r}; the papers are {', '.join(p.key for p in all_papers())}")

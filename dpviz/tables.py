@@ -1,0 +1,58 @@
+"""Disk cache for computed figure tables, keyed by every parameter that changes them.
+
+Tables live in ``tables/`` under the cache directory (:func:`dpviz.storage.cache_dir`) as Parquet
+files named by a SHA-256 of (figure id, canonical parameters, dpviz version), each with a check
+(:mod:`dpviz.integrity`), under the quota ``$DPVIZ_CACHE_QUOTA_MB``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from dpviz import __version__, integrity
+from dpviz.storage import TABLES_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def cache_key(figure_id: str, canonical: Mapping[str, str]) -> str:
+    blob = json.dumps({"id": figure_id, "params": dict(sorted(canonical.items())), "v": __version__})
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def cached_table(
+    figure_id: str, canonical: Mapping[str, str], compute: Callable[[], pd.DataFrame]
+) -> pd.DataFrame:
+    """Return the cached table for this key, computing and storing it on a miss.
+
+    A cached file is believed only if it verifies (:mod:`dpviz.integrity`: its SHA-256, row count
+    and the figure and parameters it was computed for); anything else (flipped bytes, truncation,
+    a file swapped in from another key, a missing check) is recomputed and rewritten. A cache that
+    cannot be written (read-only disk) still returns the result.
+    """
+    path = table_path(figure_id, canonical)
+    meta = {"figure": figure_id, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    df = integrity.read_table(path, meta)
+    if df is not None:
+        _touch(path)
+        return df
+    df = compute()
+    try:
+        integrity.write_table(df, path, meta)
+        enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+    except OSError:
+        pass
+    return df
+
+
+def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:
+    return cache_dir() / "tables" / figure_id / f"{cache_key(figure_id, canonical)}.parquet"
+
+
+def is_cached(figure_id: str, canonical: Mapping[str, Any]) -> bool:
+    """Whether a table (and its check) is on disk; whether it verifies is decided on reading."""
+    path = table_path(figure_id, canonical)
+    return path.exists() and integrity.sidecar(path).exists()

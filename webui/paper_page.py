@@ -1,0 +1,73 @@
+"""A paper's page, drawn from its declaration (:class:`dpviz.papers.Paper`): title and summary,
+the sidebar groups, each section's figures with their live sliders, and the notes. A page file
+calls :func:`show` with its key; pages with more than figures (an upload box, a formula shown in
+LaTeX, a try-it box) pass hooks for those parts."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from dpviz import hosted_mode, papers, registry
+from dpviz.params import Param
+from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
+from webui.nav import page_setup
+
+Values = dict[str, Any]
+
+
+def sidebar(paper: papers.Paper, params: Sequence[Param]) -> Values:
+    """The sidebar's widgets, group by group as the paper declares them (live sliders excepted:
+    they sit above the charts they drive), and the seed's line; returns the validated values."""
+    named = {name for group in paper.sidebar for name in group.params}
+    by_name = {p.name: p for p in params}
+    values: Values = {}
+    for group in paper.sidebar:
+        members = [by_name[n] for n in group.params if n in by_name] if group.params else [p for p in params if p.name not in named]
+        st.sidebar.header(group.title)
+        values.update(widgets(settings(members), st.sidebar))
+    if "seed" in values:
+        st.sidebar.caption(f"Seed {values['seed']}: {paper.seed_note}")
+    if hosted_mode():
+        st.sidebar.info("Hosted demo: sample sizes are capped. Run dpviz locally for full-size runs.")
+    return values
+
+
+def show(
+    key: str,
+    *,
+    extra_params: Sequence[Param] = (),
+    sidebar_top: Callable[[], None] | None = None,
+    after_sidebar: Callable[[Values], bool] | None = None,
+    section_top: Callable[[papers.Section, Values], bool] | None = None,
+    extra: Callable[[Values], None] | None = None,
+) -> None:
+    """Draw the page of paper ``key``.
+
+    ``extra_params`` are page parameters no figure takes (e.g. the try-it sentence);
+    ``sidebar_top()`` draws above the sidebar's settings (an upload box); ``after_sidebar(values)``
+    runs before the figures and returns False to show none (the settings stay in the URL);
+    ``section_top(section, values)`` draws above a section's figures and returns False to skip
+    them; ``extra(values)`` draws live content after the last chart of a live section.
+    """
+    paper = papers.get(key)
+    page_setup(paper.title)
+    st.title(paper.headline)
+    st.markdown(paper.summary)
+    params = registry.page_params(key) + tuple(extra_params)
+    seed_from_url(params, state_key=key)
+    if sidebar_top is not None:
+        sidebar_top()
+    values = sidebar(paper, params)
+    if after_sidebar is None or after_sidebar(values):
+        for section in paper.sections:
+            if section.title:
+                st.header(section.title)
+            if section_top is not None and not section_top(section, values):
+                continue
+            specs = [registry.get(fid) for fid in section.figures]
+            live_figures(specs, values, params, intro=section.intro, extra=extra)
+    else:
+        sync_url(params, values)
+    st.markdown(paper.notes)
