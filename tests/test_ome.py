@@ -212,3 +212,22 @@ def test_a_single_value_domain_has_no_loss_and_an_empty_one_is_refused():
         ome.loss_patterns(np.array([]))
     with pytest.raises((ValueError, ParamError), match="holds no value OME can encode"):
         registry.run("hoho-bounds", {"low": "0.01", "high": "0.02"})
+
+
+def test_classifier_accuracy_tracks_what_the_encodings_keep():
+    """The utility numbers against what must hold: the clear encodings separate two well-apart
+    classes perfectly; SUE at a tiny ε keeps nothing (chance, within 5-fold sampling error);
+    OME with a large λ keeps the even bits whatever ε is, so it stays far above chance."""
+    from dpviz.papers.hoho import utility
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 60)
+    X = np.where(y[:, None] == 1, 8.0, -8.0) + rng.normal(0, 0.5, (120, 4))
+    df = utility.classifier_accuracy(X, y, ["ome", "sue"], [1000.0], [1e-3], seed=0)
+    acc = dict(zip(df.mechanism, df.accuracy_mean))
+    assert list(df.columns) == list(utility.COLUMNS) and len(df) == 3
+    assert acc["none"] == 1.0
+    assert acc["ome"] >= 0.95
+    assert abs(acc["sue"] - 0.5) <= 3 * 0.5 / np.sqrt(120)   # binomial standard error of chance at n = 120
+    again = utility.classifier_accuracy(X, y, ["ome", "sue"], [1000.0], [1e-3], seed=0)
+    assert again.equals(df)                                    # seeded

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from dpviz import memo, uploads, hosted_mode
 from dpviz.papers.hoho import exact as hoho_exact
-from dpviz.papers.hoho import ome
+from dpviz.papers.hoho import ome, utility
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.registry import FigureSpec, register, unchanged
@@ -419,29 +419,10 @@ register(FigureSpec(
 # utility ----------------------------------------------------------------------------------------------
 
 def _utility_compute(v, progress=None) -> pd.DataFrame:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import cross_val_score
-
     X, y, _ = corpus_vectors(v["corpus"])
     if y is None:
         raise ValueError("This corpus has no labels: upload a CSV with a 'label' column (0/1) to train the sentiment classifier.")
-    rows = []
-    combos = [(m, lam) for m in v["mechanisms"] for lam in (v["lambdas"] if m == "ome" else [np.nan])]
-    clean = cross_val_score(LogisticRegression(C=0.05, max_iter=2000), ome.encode(X), y, cv=5)
-    rows.append(("none", np.nan, np.nan, clean.mean(), clean.std()))
-    for i, (m, lam) in enumerate(combos):
-        for j, eps in enumerate(v["epsilons"]):
-            rng = stream(v["seed"], 3400 + i, j)
-            if m == "ome":
-                Z = ome.perturb_ome(ome.encode(X), lam, eps, rng)
-            else:
-                p, q = ome.unary_probabilities(m, eps, X.shape[1])
-                Z = ome.perturb_unary(ome.unary_encode(X, ome.UNARY_BINS, float(X.min()), float(X.max()) + 1e-9), p, q, rng)
-            acc = cross_val_score(LogisticRegression(C=0.05, max_iter=2000), Z, y, cv=5)
-            rows.append((m, lam, eps, acc.mean(), acc.std()))
-        if progress:
-            progress((i + 1) / len(combos), f"classifier on {m.upper()} encodings")
-    return pd.DataFrame(rows, columns=["mechanism", "lambda", "epsilon", "accuracy_mean", "accuracy_std"])
+    return utility.classifier_accuracy(X, y, v["mechanisms"], v["lambdas"], v["epsilons"], v["seed"], progress)
 
 
 def _utility_render(df: pd.DataFrame, v) -> go.Figure:

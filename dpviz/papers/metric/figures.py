@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpviz import memo
+from dpviz.papers.metric import calibration, neighbours
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
@@ -165,14 +166,6 @@ def tables(v, progress=None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean and interquartile range across words, per embedding, epsilon and statistic."""
-    long = df.melt(id_vars=["embedding", "word", "epsilon"], value_vars=["n_w", "s_w", "s_w_eta"], var_name="statistic")
-    g = long.groupby(["embedding", "epsilon", "statistic"])["value"]
-    out = pd.concat([g.mean().rename("mean"), g.quantile(0.25).rename("q25"), g.quantile(0.75).rename("q75")], axis=1).reset_index()
-    return out
-
-
 def _band(fig, x, lo, hi, color, group, row=None, col=None):
     kw = dict(row=row, col=col) if row else {}
     fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=rgba(color, 0.18),
@@ -261,7 +254,7 @@ register(FigureSpec(
 # 2. Figure 3: averages, two embeddings ---------------------------------------------------------------
 
 def _fig3_compute(v, progress=None) -> pd.DataFrame:
-    return summary(tables(v, progress))
+    return calibration.summary(tables(v, progress))
 
 
 def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
@@ -347,18 +340,8 @@ register(FigureSpec(
 
 # 4. calibration and matched ε -----------------------------------------------------------------------------
 
-def crossing(eps: np.ndarray, values: np.ndarray, target: float) -> float:
-    """The ε where a monotone average curve crosses ``target`` (linear in log ε), or nan."""
-    order = np.argsort(eps)
-    x, y = np.log(eps[order]), values[order]
-    for i in range(len(x) - 1):
-        if (y[i] - target) * (y[i + 1] - target) <= 0 and y[i] != y[i + 1]:
-            return float(np.exp(x[i] + (target - y[i]) * (x[i + 1] - x[i]) / (y[i + 1] - y[i])))
-    return float("nan")
-
-
 def _cal_compute(v, progress=None) -> pd.DataFrame:
-    s = summary(tables(v, progress))
+    s = calibration.summary(tables(v, progress))
     rows = []
     for emb, part in s[s.statistic == v["target_stat"]].groupby("embedding", sort=False):
         part = part.sort_values("epsilon")
@@ -367,13 +350,13 @@ def _cal_compute(v, progress=None) -> pd.DataFrame:
         rows.append({
             "embedding": emb, "statistic": v["target_stat"], "operator": v["target_op"], "target": v["target"],
             "epsilon_low": float(good.min()) if len(good) else np.nan, "epsilon_high": float(good.max()) if len(good) else np.nan,
-            "epsilon_at_target": crossing(part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]),
+            "epsilon_at_target": calibration.crossing(part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]),
         })
     return pd.DataFrame(rows)
 
 
 def _cal_render(df: pd.DataFrame, v) -> go.Figure:
-    s = summary(tables(v))
+    s = calibration.summary(tables(v))
     fig = go.Figure()
     for k, (emb, part) in enumerate(s[s.statistic == v["target_stat"]].groupby("embedding", sort=False)):
         part = part.sort_values("epsilon")
@@ -486,18 +469,9 @@ def knn_distances(v, progress=None) -> np.ndarray:
     key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
 
     def search() -> np.ndarray:
-        import faiss
-
         emb = resolve(v["embedding"], progress)
         ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
-        index = faiss.IndexFlatL2(emb.dim)
-        index.add(np.ascontiguousarray(emb.vectors, dtype=np.float32))
-        k = min(K_MAX + 1, emb.size)
-        d2, nn = index.search(np.ascontiguousarray(emb.vectors[ids], dtype=np.float32), k)
-        d = np.sqrt(np.maximum(d2, 0))
-        # drop the word itself (distance 0 at its own id), keep the next K_MAX
-        keep = nn != ids[:, None]
-        return np.array([row[m][: k - 1] for row, m in zip(d, keep)])
+        return neighbours.kth_neighbour_distances(emb.vectors, ids, K_MAX)
 
     return _KNN.get(key, search)
 
