@@ -3,7 +3,8 @@
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
 
-Bad ids, keys or values print one clear line on stderr and exit with status 2.
+Bad ids, keys, values or files (any :class:`dpviz.errors.InputError`) print one clear line on stderr
+and exit with status 2; any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import time
 from typing import Sequence
 
 from dpviz import registry
+from dpviz.errors import InputError
 from dpviz.export import ExportError, write
 from dpviz.params import ParamError, format_value
+from dpviz.progress import printer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,24 +82,6 @@ def _parse_sets(items: Sequence[str]) -> dict[str, str]:
     return raw
 
 
-def _progress_printer(quiet: bool):
-    if quiet:
-        return None
-    state = {"last": -1}
-
-    def show(frac: float, msg: str) -> None:
-        pct = int(100 * frac)
-        if pct != state["last"]:
-            state["last"] = pct
-            bar = "#" * (pct // 5)
-            sys.stderr.write(f"\r[{bar:<20}] {pct:3d}% {msg[:60]:<60}")
-            if pct >= 100:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-
-    return show
-
-
 def _sweep(args) -> int:
     from dpviz.params import Param, parse_value
     from dpviz.papers.metric.sweep import sweep
@@ -113,8 +98,11 @@ def _sweep(args) -> int:
         raise ParamError(f"--seed must be below 2**63, got {args.seed}.")
     if not 0 <= args.eta < 1:
         raise ParamError(f"--eta must be in [0, 1), got {args.eta}.")
-    m = sweep(args.embedding, words, eps, args.samples, args.out, eta=args.eta, seed=args.seed, vocab=args.vocab,
-              partition_size=args.partition_size, scheduler=args.scheduler, n_workers=args.workers, quiet=args.quiet)
+    try:
+        m = sweep(args.embedding, words, eps, args.samples, args.out, eta=args.eta, seed=args.seed, vocab=args.vocab,
+                  partition_size=args.partition_size, scheduler=args.scheduler, n_workers=args.workers, quiet=args.quiet)
+    except OSError as err:
+        raise InputError(f"cannot write the sweep to {args.out!r}: {err.strerror or err}.") from None
     rate = m.get("words_per_second_this_run")
     sys.stderr.write(f"sweep complete: {m['words_total']:,} words in {m['partitions']} partitions"
                      + (f", {rate:.2f} words/s this run" if rate else " (nothing left to do)") + f"; {args.out}/manifest.json\n")
@@ -129,13 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "download":
             from dpviz.data import gensim_models
 
-            path = gensim_models.download(args.model, _progress_printer(False))
+            path = gensim_models.download(args.model, printer())
             sys.stderr.write(f"\nwrote {path}\n")
             return 0
         if args.command == "figures":
             from dpviz.report import generate
 
-            m = generate(args.out, quick=args.quick)
+            try:
+                m = generate(args.out, quick=args.quick)
+            except OSError as err:
+                raise ExportError(f"cannot write the figures to {args.out!r}: {err.strerror or err}.") from None
             sys.stderr.write(f"wrote {len(m['figures'])} figures to {args.out} in {m['total_seconds']:.0f} s (manifest.json)\n")
             return 0
         if args.command == "figure":
@@ -148,15 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ParamError("--out FILE is required (.csv .json .html .png .svg .pdf).")
             raw = _parse_sets(args.set)
             start = time.perf_counter()
-            _, df, fig = registry.run(args.id, raw, progress=_progress_printer(args.quiet))
-            path = write(df, fig, args.out)
+            _, df, fig = registry.run(args.id, raw, progress=printer(args.quiet))
+            try:
+                path = write(df, fig, args.out)
+            except OSError as err:
+                raise ExportError(f"cannot write the output {args.out!r}: {err.strerror or err}.") from None
             if not args.quiet:
                 sys.stderr.write(f"wrote {path} ({len(df):,} rows, {time.perf_counter() - start:.1f} s)\n")
             return 0
-    except (ParamError, ExportError, ValueError) as err:  # ValueError: a checked input the math refused
+    except InputError as err:  # the user's input: one sentence, exit 2; anything else is a bug and keeps its traceback
         sys.stderr.write(f"dpviz: {err}\n")
-        return 2
-    except OSError as err:
-        sys.stderr.write(f"dpviz: cannot write the output: {err.strerror or err}\n")
         return 2
     return 2

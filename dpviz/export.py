@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpviz.theme import HEIGHT, WIDTH
+from dpviz.errors import InputError
 
 TABLE_FORMATS = (".csv",)
 IMAGE_FORMATS = (".png", ".svg", ".pdf")
@@ -22,7 +23,7 @@ FORMATS = (".csv", ".json", ".html") + IMAGE_FORMATS
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
-class ExportError(RuntimeError):
+class ExportError(InputError):
     """An export that cannot be done here; the message says what to do."""
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
+from dpviz.errors import InputError
 
 KINDS = ("int", "float", "choice", "choices", "int_list", "float_list", "bool", "text")
 MAX_RAW_LENGTH = 2000
 """Longest raw string accepted for any parameter (URL values are visitor-controlled)."""
 
 
-class ParamError(ValueError):
+class ParamError(InputError):
     """A parameter value that is not allowed; ``str(err)`` is a user-facing sentence."""
 
 

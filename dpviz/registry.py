@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 
 from dpviz import memo, tables, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
+from dpviz.progress import Progress
 
-Progress = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dpviz import __version__, registry
 from dpviz.export import ExportError, find_chromium
+from dpviz.progress import Printer
 
 def paper_figures() -> list:
     """Every paper's figures as ``python -m dpviz figures`` regenerates them (from the declarations)."""
@@ -37,10 +38,10 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
     entries, figs, paths = [], [], []
     start = time.perf_counter()
     reproductions = paper_figures()
+    show = Printer(stream)
     for k, rep in enumerate(reproductions):
         fid, stem, full, small = rep.figure, rep.stem, dict(rep.full), dict(rep.quick)
-        stream.write(f"\r[{'#' * (20 * k // len(reproductions)):<20}] {k}/{len(reproductions)} computing {fid:<22}")
-        stream.flush()
+        show(k / len(reproductions), f"{k}/{len(reproductions)} computing {fid}")
         t = time.perf_counter()
         values, df, fig = registry.run(fid, small if quick else full)
         spec = registry.get(fid)
@@ -50,14 +51,13 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
             paths.append(out / f"{stem}.{suffix}")
         entries.append({"id": fid, "paper_figure": spec.paper_figure, "title": spec.title, "parameters": spec.canonical(values),
                         "files": [f"{stem}.csv", f"{stem}.png", f"{stem}.svg"], "compute_seconds": round(time.perf_counter() - t, 2)})
-    stream.write(f"\r[{'#' * 20}] rendering {len(figs)} images with kaleido{' ' * 20}")
-    stream.flush()
+    show(0.99, f"rendering {len(figs)} images with kaleido")
     t = time.perf_counter()
     os.environ["BROWSER_PATH"] = find_chromium()
     pio.write_images(figs, paths, scale=[2 if str(p).endswith(".png") else 1 for p in paths],
                      width=[f.layout.width or 900 for f in figs], height=[f.layout.height or 500 for f in figs])
     render = time.perf_counter() - t
-    stream.write("\n")
+    show.close()
     manifest = {"dpviz_version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "quick": quick,
                 "render_seconds": round(render, 2), "total_seconds": round(time.perf_counter() - start, 2), "figures": entries}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2))

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 from typing import Any, Callable
+from dpviz.errors import InputError
 
 CPU_SECONDS = 8
 WALL_SECONDS = 20.0
@@ -40,11 +41,11 @@ _HELPER: subprocess.Popen | None = None
 _HELPER_LOCK = threading.Lock()
 
 
-class LimitExceeded(ValueError):
+class LimitExceeded(InputError):
     """The work needed more time or memory than a visitor's request may take."""
 
 
-class WorkerError(ValueError):
+class WorkerError(InputError):
     """The work raised an expected error (``kind`` names its class) in the child; ``str`` is its sentence."""
 
     def __init__(self, kind: str, message: str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from dpviz.errors import InputError
 
 
 def wilson_interval(successes, trials, confidence: float = 0.95):
@@ -13,11 +14,11 @@ def wilson_interval(successes, trials, confidence: float = 0.95):
     Works elementwise on arrays; returns ``(low, high)`` clipped to [0, 1].
     """
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
     k = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     if np.any(n <= 0) or np.any(k < 0) or np.any(k > n):
-        raise ValueError("need 0 <= successes <= trials and trials > 0")
+        raise InputError("need 0 <= successes <= trials and trials > 0")
     from scipy.special import ndtri  # imported here: scipy.stats alone costs a page's first run 0.4 s
 
     z = ndtri(1 - (1 - confidence) / 2)

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 from dpviz.storage import UPLOADS_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
+from dpviz.errors import InputError
 
 
 UPLOAD_PREFIX = "upload:"
@@ -32,7 +33,7 @@ def existing_upload(ref: str) -> Path:
     ones, and a link may come from another server); ValueError with a sentence otherwise."""
     path = upload_path(ref)
     if not path.is_file():
-        raise ValueError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
+        raise InputError(f"The uploaded file {path.name!r} is not on this server any more: upload it again.")
     return path
 
 
@@ -40,5 +41,5 @@ def upload_path(ref: str) -> Path:
     """The file behind ``upload:NAME``; a name that could leave the uploads folder is refused."""
     name = ref[len(UPLOAD_PREFIX):] if ref.startswith(UPLOAD_PREFIX) else ref
     if not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError("An upload reference must be a plain file name.")
+        raise InputError("An upload reference must be a plain file name.")
     return cache_dir() / "uploads" / name

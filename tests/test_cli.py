@@ -164,3 +164,43 @@ def test_figures_quick_regenerates_every_paper_figure(tmp_path):
             assert len(data) > 100  # every file written and non-trivial
         assert (tmp_path / "r" / f["files"][1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert pd.read_csv(tmp_path / "r" / f["files"][0]).shape[0] > 0
+
+
+def test_a_bug_keeps_its_traceback_while_bad_input_exits_2(monkeypatch, capsys, tmp_path):
+    """Only an InputError is the user's mistake (exit 2, one line); a ValueError from a bug propagates."""
+    from dpviz import cli as C
+    from dpviz.errors import InputError
+
+    def buggy(*args, **kwargs):
+        raise ValueError("operands could not be broadcast together")
+
+    monkeypatch.setattr(registry, "run", buggy)
+    with pytest.raises(ValueError, match="broadcast"):
+        C.main(["figure", "adept-sensitivity", "--out", str(tmp_path / "x.csv"), "--quiet"])
+
+    def refused(*args, **kwargs):
+        raise InputError("dims must hold at least one dimension")
+
+    monkeypatch.setattr(registry, "run", refused)
+    assert C.main(["figure", "adept-sensitivity", "--out", str(tmp_path / "x.csv"), "--quiet"]) == 2
+    assert capsys.readouterr().err == "dpviz: dims must hold at least one dimension\n"
+
+
+def test_every_specific_error_is_an_input_error():
+    from dpviz.data.corpora import CorpusError
+    from dpviz.data.embeddings import EmbeddingError
+    from dpviz.errors import InputError
+    from dpviz.export import ExportError
+    from dpviz.papers.partial.expr_program import ProgramError
+    from dpviz.papers.partial.safe_expr import FormulaError
+    from dpviz.params import ParamError
+    from dpviz.sandbox import LimitExceeded, WorkerError
+
+    for err in (CorpusError, EmbeddingError, ExportError, ProgramError, FormulaError, ParamError, LimitExceeded, WorkerError):
+        assert issubclass(err, InputError), err
+
+
+def test_an_unwritable_output_is_one_line(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    out = cli("figure", "adept-sensitivity", "--out", str(tmp_path / "a-file" / "x.csv"), "--quiet")  # a file is no folder
+    assert out.returncode == 2 and out.stderr.startswith("dpviz: cannot write the output") and "Traceback" not in out.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from dpviz.data.embeddings import Embedding
+from dpviz.errors import InputError
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_SENTENCES = 20_000
@@ -23,7 +24,7 @@ HOSTED_MAX_SENTENCES = 2_000  # the attack's work grows with targets x sentences
 TOKEN_RE = re.compile(r"[a-z0-9']+")
 
 
-class CorpusError(ValueError):
+class CorpusError(InputError):
     """A corpus that cannot be used; ``str(err)`` says why."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from dpviz.errors import InputError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 """Largest embedding file a hosted demo loads (uploads); locally the machine's memory decides."""
@@ -26,7 +27,7 @@ GENSIM = ("glove-wiki-gigaword-300", "fasttext-wiki-news-subwords-300", "word2ve
 NAMED = BUILTIN + GENSIM
 
 
-class EmbeddingError(ValueError):
+class EmbeddingError(InputError):
     """An embedding that cannot be used; ``str(err)`` says why and what is allowed."""
 
 

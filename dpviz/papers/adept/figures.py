@@ -13,6 +13,7 @@ from dpviz.papers.adept import sensitivity as adept
 from dpviz.registry import FigureSpec, register, unchanged
 from dpviz.params import SEED
 from dpviz.params import Param
+from dpviz.progress import report
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
 
 PAGE = "adept"
@@ -32,11 +33,6 @@ DRAWS = Param("draws", "int", 1000, "Draws per point (utility)", "Simulated rele
 
 SWEEP_DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 SWEEP_EPSILONS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
-
-
-def _progress(progress, frac: float, msg: str) -> None:
-    if progress:
-        progress(frac, msg)
 
 
 # 1. sensitivity ------------------------------------------------------------------------
@@ -267,7 +263,7 @@ register(FigureSpec(
 # 5. privacy loss of the worst-case pair ------------------------------------------------------
 
 def _loss_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
-    _progress(progress, 0.1, "simulating releases")
+    report(progress, 0.1, "simulating releases")
     return adept.privacy_loss_histogram(v["dim"], v["clip"], v["epsilon"], v["samples"], v["seed"])
 
 
@@ -327,7 +323,7 @@ def _fixes_prepare(v: Mapping[str, Any], progress=None) -> dict[int, dict]:
     state = {}
     for k, n in enumerate(dims):
         state[n] = adept.fixes_draws(n, v["clip"], v["draws"], v["seed"])
-        _progress(progress, (k + 1) / len(dims), f"drawing signals and noise for n = {n}")
+        report(progress, (k + 1) / len(dims), f"drawing signals and noise for n = {n}")
     return state
 
 
@@ -407,7 +403,7 @@ def _audit_compute(v, progress=None) -> pd.DataFrame:
         x, xp = adept.worst_case_pair(n, v["clip"])
         r = auditor.audit_pair(auditor.Laplace(b), x, xp, v["audit_samples"], stream(v["seed"], 901, n))
         rows.append((n, v["epsilon"], float(adept.epsilon_actual(v["epsilon"], n)), r["epsilon_lower_bound"], r["epsilon_hat"], r["samples"]))
-        _progress(progress, (k + 1) / len(AUDIT_DIMS), f"auditing n = {n}")
+        report(progress, (k + 1) / len(AUDIT_DIMS), f"auditing n = {n}")
     return pd.DataFrame(rows, columns=["dim", "epsilon_claimed", "epsilon_true", "epsilon_lower_bound", "epsilon_hat", "samples"])
 
 

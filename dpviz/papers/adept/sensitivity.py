@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from dpviz.stats import stream, wilson_interval
+from dpviz.progress import Progress
+from dpviz.errors import InputError
 
-Progress = Callable[[float, str], None]
 
 TIE_RTOL = 1e-9
 """Relative tolerance for "distance > 2C": float ties at exactly 2C are not violations."""
@@ -25,12 +26,12 @@ TIE_RTOL = 1e-9
 
 def _check_positive(name: str, value: float) -> None:
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+        raise InputError(f"{name} must be a finite number > 0, got {value}")
 
 
 def _check_dim(n: int) -> None:
     if int(n) != n or n < 1:
-        raise ValueError(f"dimension n must be a whole number >= 1, got {n}")
+        raise InputError(f"dimension n must be a whole number >= 1, got {n}")
 
 
 # --- closed forms ---------------------------------------------------------------------
@@ -52,7 +53,7 @@ def sensitivity_l1(dim, clip: float):
     _check_positive("clip", clip)
     n = np.asarray(dim, dtype=float)
     if np.any(n < 1):
-        raise ValueError(f"dimension n must be >= 1, got {dim}")
+        raise InputError(f"dimension n must be >= 1, got {dim}")
     return 2.0 * clip * np.sqrt(n)
 
 
@@ -105,20 +106,20 @@ def _draw(distribution: str, rng: np.random.Generator, shape, clip: float) -> np
         return rng.normal(0.0, 0.1 * clip, size=shape)
     if distribution == "normal_tight":
         return rng.normal(0.0, 0.01 * clip, size=shape)
-    raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
+    raise InputError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
 
 
 def _check_violation_args(dims: Sequence[int], pairs: int, clip: float, distributions) -> None:
     if len(dims) == 0:
-        raise ValueError("dims must hold at least one dimension")
+        raise InputError("dims must hold at least one dimension")
     for n in dims:
         _check_dim(n)
     if int(pairs) != pairs or pairs < 1:
-        raise ValueError(f"pairs must be a whole number >= 1, got {pairs}")
+        raise InputError(f"pairs must be a whole number >= 1, got {pairs}")
     _check_positive("clip", clip)
     for d in distributions:
         if d not in DISTRIBUTIONS:
-            raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {d!r}")
+            raise InputError(f"distribution must be one of {DISTRIBUTIONS}, got {d!r}")
 
 
 def _rate_table(rows: list[tuple[int, str, int]], pairs: int) -> pd.DataFrame:
@@ -276,7 +277,7 @@ def _privacy_loss_units(
     _check_dim(dim)
     _check_positive("epsilon", epsilon)
     if int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a whole number >= 1, got {samples}")
+        raise InputError(f"samples must be a whole number >= 1, got {samples}")
     a = epsilon / np.sqrt(dim)
     p_low = 0.5 * np.exp(-a)
     counts = rng.multinomial(int(dim), [0.5, p_low, 0.5 - p_low], size=int(samples))
@@ -478,7 +479,7 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     _check_positive("sensitivity", sensitivity)
     _check_positive("epsilon", epsilon)
     if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
+        raise InputError(f"delta must be in (0, 1), got {delta}")
     f = lambda s: gaussian_delta(s, sensitivity, epsilon) - delta  # noqa: E731
     lo, hi = sensitivity * 1e-6, sensitivity
     while f(hi) > 0:
@@ -512,7 +513,7 @@ def fix_noise(mechanism: str, dim: int, clip: float, epsilon: float, delta: floa
         return "laplace", 2 * clip * np.sqrt(dim) / epsilon, epsilon, 0.0
     if mechanism == "gaussian":
         return "gaussian", gaussian_sigma(2 * clip, epsilon, delta), epsilon, delta
-    raise ValueError(f"mechanism must be one of {FIXES}, got {mechanism!r}")
+    raise InputError(f"mechanism must be one of {FIXES}, got {mechanism!r}")
 
 
 def noise_rms(kind: str, scale: float, dim: int) -> float:
@@ -610,7 +611,7 @@ def geometry(dim: int, clip: float, points: int = 120) -> pd.DataFrame:
     the cube [-C/sqrt(n), C/sqrt(n)]^n (whose corners touch the L2 sphere), and the
     worst-case pair. Columns: shape, part, x, y, z (z is NaN in 2-D)."""
     if dim not in (2, 3):
-        raise ValueError(f"geometry is drawn for dim 2 or 3, got {dim}")
+        raise InputError(f"geometry is drawn for dim 2 or 3, got {dim}")
     _check_positive("clip", clip)
     c, h = clip, clip / np.sqrt(dim)
     rows: list[tuple] = []

@@ -34,6 +34,7 @@ import numpy as np
 
 from dpviz.papers.hoho import ome
 from dpviz.stats import stream
+from dpviz.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,13 @@ def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
         return ome.encode(vectors)[:, ::2]
     if mechanism in ("sue", "oue"):
         return ome.unary_encode(vectors, ome.UNARY_BINS, float(vectors.min()), float(vectors.max()) + 1e-9)
-    raise ValueError(f"mechanism must be one of {ome.MECHANISMS}, got {mechanism!r}")
+    raise InputError(f"mechanism must be one of {ome.MECHANISMS}, got {mechanism!r}")
 
 
 def choose_targets(n: int, share: float, seed: int) -> np.ndarray:
     """The target sentences: round(share * n) of them (at least 1), drawn without replacement."""
     if not 0 < share <= 1:
-        raise ValueError(f"the share of targets must be in (0, 1], got {share}")
+        raise InputError(f"the share of targets must be in (0, 1], got {share}")
     k = max(1, int(round(share * n)))
     return np.sort(stream(seed, 3150).choice(n, size=k, replace=False))
 
@@ -72,7 +73,7 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
     bits = clean_bits(np.asarray(vectors, dtype=np.float64), mechanism).astype(np.int32)
     n, positions = bits.shape
     if n < 2:
-        raise ValueError("the linking attack needs at least two sentences")
+        raise InputError("the linking attack needs at least two sentences")
     ones = bits.sum(1)
     t_bits = bits[targets]                      # (T, P)
     both = t_bits @ bits.T                      # (T, N): s = 1 and t = 1

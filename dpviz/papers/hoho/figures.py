@@ -19,6 +19,7 @@ from dpviz.params import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, style, two_line_title
+from dpviz.errors import InputError
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
@@ -75,12 +76,12 @@ def check_attack_size(targets: int, sentences: int, settings: int = 1) -> None:
         return
     pairs = targets * (sentences - 1)
     if pairs > HOSTED_MAX_PAIRS:
-        raise ValueError(
+        raise InputError(
             f"{targets} targets against {sentences:,} sentences is {pairs:,} pairs; the hosted demo "
             f"attacks at most {HOSTED_MAX_PAIRS:,}: lower 'Share of sentences as targets' or use a smaller corpus."
         )
     if pairs * settings > HOSTED_MAX_WORK:
-        raise ValueError(
+        raise InputError(
             f"{pairs:,} pairs at {settings} (mechanism, λ, ε) settings is {pairs * settings:,} pair evaluations; the hosted "
             f"demo runs at most {HOSTED_MAX_WORK:,}: list fewer ε or λ values, or lower the share of targets."
         )
@@ -197,10 +198,10 @@ LAMBDA_GRID = np.geomspace(1, 1000, 31)
 
 def _domain(v) -> np.ndarray:
     if not v["low"] < v["high"]:
-        raise ValueError(f"The input range is empty: low ({v['low']:g}) must be below high ({v['high']:g}).")
+        raise InputError(f"The input range is empty: low ({v['low']:g}) must be below high ({v['high']:g}).")
     domain = np.arange(np.ceil(v["low"] * 32), np.floor(v["high"] * 32) + 1) / 32
     if len(domain) == 0:
-        raise ValueError(f"The input range [{v['low']:g}, {v['high']:g}] holds no value OME can encode (its values are the "
+        raise InputError(f"The input range [{v['low']:g}, {v['high']:g}] holds no value OME can encode (its values are the "
                          "multiples of 1/32): widen it to include one.")
     return domain
 
@@ -250,7 +251,7 @@ def _example_compute(v, progress=None) -> pd.DataFrame:
     X, _, sents = corpus_vectors(v["corpus"])
     i = v["sentence_index"]
     if i >= len(X):
-        raise ValueError(f"The corpus has {len(X)} sentences: choose a sentence number from 0 to {len(X) - 1}.")
+        raise InputError(f"The corpus has {len(X)} sentences: choose a sentence number from 0 to {len(X) - 1}.")
     clean = ome.encode(X[i : i + 1])[0]
     enc = ome.perturb_ome(clean[None], v["lambda_"], v["epsilon"], stream(v["seed"], 3200, i))[0]
     return pd.DataFrame({"bit": np.arange(len(clean)), "original": clean, "encoded": enc, "even": np.arange(len(clean)) % 2 == 0})
@@ -421,7 +422,7 @@ register(FigureSpec(
 def _utility_compute(v, progress=None) -> pd.DataFrame:
     X, y, _ = corpus_vectors(v["corpus"])
     if y is None:
-        raise ValueError("This corpus has no labels: upload a CSV with a 'label' column (0/1) to train the sentiment classifier.")
+        raise InputError("This corpus has no labels: upload a CSV with a 'label' column (0/1) to train the sentiment classifier.")
     return utility.classifier_accuracy(X, y, v["mechanisms"], v["lambdas"], v["epsilons"], v["seed"], progress)
 
 

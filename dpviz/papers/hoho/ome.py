@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from dpviz.errors import InputError
 
 M_BITS, N_BITS = 6, 5
 L_BITS = M_BITS + N_BITS
@@ -34,7 +35,7 @@ def encode_values(x, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
     k = np.round(np.asarray(x, dtype=np.float64) * 2**n).astype(np.int64)  # numpy rounds half to even, like Python
     if np.any(k >= 2 ** l) or np.any(k <= -(2 ** (l - 1))):
         bad = np.asarray(x).ravel()[np.flatnonzero((k >= 2 ** l) | (k <= -(2 ** (l - 1))))[0]]
-        raise ValueError(f"value {bad:g} does not fit OME's {l}-bit encoding: round(x * 2^{n}) must lie in "
+        raise InputError(f"value {bad:g} does not fit OME's {l}-bit encoding: round(x * 2^{n}) must lie in "
                          f"[{-(2 ** (l - 1)) + 1}, {2 ** l - 1}]")
     mag = np.abs(k)
     bits = ((mag[..., None] >> np.arange(l - 1, -1, -1)) & 1).astype(np.uint8)
@@ -60,7 +61,7 @@ def encode(vectors: np.ndarray) -> np.ndarray:
 def ome_probabilities(lam: float, epsilon: float, total_bits: int) -> tuple[float, float, float]:
     """(p1, p2, q) of OME: p1 = lambda/(1+lambda), p2 = 1/(1+lambda^3), q = 1/(1+lambda e^(eps/(r l)))."""
     if not lam > 0 or not epsilon > 0:
-        raise ValueError(f"lambda and epsilon must be > 0, got lambda={lam}, epsilon={epsilon}")
+        raise InputError(f"lambda and epsilon must be > 0, got lambda={lam}, epsilon={epsilon}")
     return lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(epsilon / total_bits))
 
 
@@ -109,7 +110,7 @@ def unary_probabilities(scheme: str, epsilon: float, r: int) -> tuple[float, flo
         return np.exp(e / 2) / (1 + np.exp(e / 2)), 1 / (1 + np.exp(e / 2))
     if scheme == "oue":
         return 0.5, 1 / (1 + np.exp(e))
-    raise ValueError(f"scheme must be sue or oue, got {scheme!r}")
+    raise InputError(f"scheme must be sue or oue, got {scheme!r}")
 
 
 def perturb_unary(bits: np.ndarray, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
@@ -164,7 +165,7 @@ def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.nd
     all ordered pairs of encodings of the values in ``domain`` (the (ε, λ)-free part of
     :func:`exact_worst_case`; a few thousand rows for a range of hundreds of values)."""
     if len(domain) == 0:
-        raise ValueError("the input domain is empty: give at least one value")
+        raise InputError("the input domain is empty: give at least one value")
     enc = encode_values(np.asarray(domain, dtype=np.float64), m, n).reshape(len(domain), -1).astype(np.int64)
     l = enc.shape[1]
     code = enc @ (1 << np.arange(l - 1, -1, -1))                 # each encoding as an l-bit integer
@@ -191,7 +192,7 @@ def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1,
     one-float worst case starting on an even (odd) bit.
     """
     if int(r) != r or r < 1:
-        raise ValueError(f"r must be a whole number >= 1, got {r}")
+        raise InputError(f"r must be a whole number >= 1, got {r}")
     r = int(r)
     if patterns is None:
         patterns = loss_patterns(domain, m, n)

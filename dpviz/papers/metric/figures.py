@@ -18,6 +18,7 @@ from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
 from dpviz.params import SEED
 from dpviz.params import Param, format_value, text_items
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
+from dpviz.errors import InputError
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -86,10 +87,10 @@ def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
     if v["word_list"].strip():
         words = text_items(v["word_list"])
         if len(words) > 200:
-            raise ValueError(f"At most 200 explicit words, got {len(words)}.")
+            raise InputError(f"At most 200 explicit words, got {len(words)}.")
         unknown = [w for w in words if w not in emb.index]
         if unknown:
-            raise ValueError(f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words instead.")
+            raise InputError(f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words instead.")
         return np.array(sorted({emb.index[w] for w in words}))
     return mdp.sample_word_ids(emb, v["words"], v["vocab"], v["seed"])
 
@@ -142,7 +143,7 @@ def sweep_table(directory: str) -> pd.DataFrame:
     from dpviz.papers.metric import sweep as S
 
     if hosted_mode():
-        raise ValueError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")
+        raise InputError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")
     df = S.load(directory)
     manifest = json.loads((Path(directory) / S.MANIFEST).read_text())
     label = f"sweep: {manifest['parameters']['embedding']} ({df.word_id.nunique():,} words)"

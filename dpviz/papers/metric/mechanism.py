@@ -33,8 +33,9 @@ import pandas as pd
 
 from dpviz.data.embeddings import Embedding
 from dpviz.stats import stream
+from dpviz.progress import Progress
+from dpviz.errors import InputError
 
-Progress = Callable[[float, str], None]
 CHUNK = 2048  # vocabulary columns per block (a block of scores stays in cache)
 DRAW_BLOCK = 256
 
@@ -54,7 +55,7 @@ def word_stream(seed: int, word_id: int) -> np.random.Generator:
 def _check_epsilons(epsilons) -> np.ndarray:
     eps = np.asarray(epsilons, dtype=float)
     if eps.ndim != 1 or eps.size == 0 or np.any(~np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError(f"epsilons must be finite numbers > 0, got {list(np.atleast_1d(eps))[:5]}")
+        raise InputError(f"epsilons must be finite numbers > 0, got {list(np.atleast_1d(eps))[:5]}")
     return eps
 
 
@@ -448,7 +449,7 @@ def word_envelopes(
     from threadpoolctl import threadpool_limits
 
     if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
+        raise InputError(f"samples must be >= 1, got {samples}")
     ids = [int(w) for w in word_ids]
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
@@ -474,7 +475,7 @@ def word_envelopes(
 def _check_stats_args(epsilons, eta: float) -> np.ndarray:
     eps = _check_epsilons(epsilons)
     if not 0 <= eta < 1:
-        raise ValueError(f"eta must be in [0, 1), got {eta}")
+        raise InputError(f"eta must be in [0, 1), got {eta}")
     return eps
 
 
@@ -508,7 +509,7 @@ def sample_word_ids(emb: Embedding, words: int, vocab: int, seed: int) -> np.nda
     """``words`` distinct word ids drawn uniformly from the ``vocab`` most frequent (seeded)."""
     vocab = min(vocab, emb.size)
     if words > vocab:
-        raise ValueError(f"cannot draw {words} distinct words from the top {vocab}")
+        raise InputError(f"cannot draw {words} distinct words from the top {vocab}")
     return np.sort(stream(seed, 2021).choice(vocab, size=words, replace=False))
 
 
@@ -527,12 +528,12 @@ def tokenize(sentence: str, max_tokens: int = 40) -> list[str]:
     from gensim.utils import simple_preprocess
 
     if len(sentence) > 2000:
-        raise ValueError("The sentence is longer than 2,000 characters.")
+        raise InputError("The sentence is longer than 2,000 characters.")
     toks = simple_preprocess(sentence, min_len=1, max_len=40)
     if not toks:
-        raise ValueError("The sentence has no words to privatise.")
+        raise InputError("The sentence has no words to privatise.")
     if len(toks) > max_tokens:
-        raise ValueError(f"The sentence has {len(toks)} words; at most {max_tokens} are privatised here.")
+        raise InputError(f"The sentence has {len(toks)} words; at most {max_tokens} are privatised here.")
     return toks
 
 

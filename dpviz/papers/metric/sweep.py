@@ -26,7 +26,9 @@ import numpy as np
 import pandas as pd
 
 from dpviz import __version__, integrity
+from dpviz.progress import Printer
 from dpviz.papers.metric import mechanism as mdp
+from dpviz.errors import InputError
 
 MANIFEST = "manifest.json"
 
@@ -89,27 +91,21 @@ def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, et
     return {"path": path, "words": len(ids), "seconds": time.perf_counter() - start, "worker": worker}
 
 
-class Progress:
-    """Overall and per-worker progress on stderr, with an estimate of the time left."""
+class _PartitionProgress:
+    """Partitions done overall and per worker, reported to a :class:`dpviz.progress.Printer`."""
 
-    def __init__(self, total: int, done: int, stream=sys.stderr):
-        self.total, self.done, self.start, self.stream = total, done, time.perf_counter(), stream
-        self.first_done = done
+    def __init__(self, total: int, done: int, show: Printer):
+        self.total, self.done, self.show = total, done, show
         self.per_worker: dict[str, int] = {}
 
     def update(self, info: dict) -> None:
         self.done += 1
         self.per_worker[info["worker"]] = self.per_worker.get(info["worker"], 0) + 1
-        rate = (self.done - self.first_done) / max(time.perf_counter() - self.start, 1e-9)
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
         workers = " ".join(f"{w.rsplit(':', 1)[-1]}:{n}" for w, n in sorted(self.per_worker.items()))
-        pct = 100 * self.done / max(self.total, 1)
-        self.stream.write(f"\r[{'#' * int(pct // 5):<20}] {self.done}/{self.total} partitions ({pct:.0f}%), "
-                          f"~{left:,.0f} s left; per worker {workers}   ")
-        self.stream.flush()
+        self.show(self.done / max(self.total, 1), f"{self.done}/{self.total} partitions; per worker {workers}")
 
     def close(self) -> None:
-        self.stream.write("\n")
+        self.show.close()
 
 
 def sweep(
@@ -132,7 +128,7 @@ def sweep(
     if mpath.exists():
         old = json.loads(mpath.read_text())
         if old.get("parameters") != params:
-            raise ValueError(f"{out} holds a sweep with other parameters ({old.get('parameters')}); use a new directory.")
+            raise InputError(f"{out} holds a sweep with other parameters ({old.get('parameters')}); use a new directory.")
     emb = resolve(embedding)  # train or load once here, before any worker starts
     ids = word_list(emb, words, vocab, seed)
     parts = [ids[i : i + partition_size] for i in range(0, len(ids), partition_size)]
@@ -143,7 +139,7 @@ def sweep(
         "seed_rule": "each word's draws: SeedSequence(seed, spawn_key=(2020, word_id))",
     }
     mpath.write_text(json.dumps({**manifest, "status": "running"}, indent=2))
-    progress = Progress(len(parts), len(parts) - len(todo), open(os.devnull, "w") if quiet else sys.stderr)
+    progress = _PartitionProgress(len(parts), len(parts) - len(todo), Printer(open(os.devnull, "w") if quiet else sys.stderr))
     start = time.perf_counter()
     infos = []
     args = lambda k: (embedding, [int(i) for i in parts[k]], params["epsilons"], samples, eta, seed, str(part_path(out, k)))  # noqa: E731
@@ -189,16 +185,16 @@ def load(out: str | Path) -> pd.DataFrame:
     """All finished partitions of a sweep directory, in word order (columns of mdp_stats + word_id)."""
     out = Path(out)
     if not (out / MANIFEST).is_file():
-        raise ValueError(f"{str(out)[:200]!r} is not a dpviz sweep directory (no {MANIFEST}).")
+        raise InputError(f"{str(out)[:200]!r} is not a dpviz sweep directory (no {MANIFEST}).")
     files = sorted(out.glob("part-*.parquet"))
     if not files:
-        raise ValueError(f"The sweep in {str(out)[:200]!r} has no finished partitions yet.")
+        raise InputError(f"The sweep in {str(out)[:200]!r} has no finished partitions yet.")
     tables = []
     for f in files:
         meta = integrity.read_meta(f)
         df = integrity.read_table(f, meta) if meta and meta.get("partition") == f.name else None
         if df is None or len(df) == 0 or meta != partition_meta(f, df["word_id"].to_numpy()):
-            raise ValueError(f"The sweep partition {f.name} in {str(out)[:200]!r} is damaged (its check does not match): "
+            raise InputError(f"The sweep partition {f.name} in {str(out)[:200]!r} is damaged (its check does not match): "
                              "run the same sweep command again to recompute it.")
         tables.append(df)
     return pd.concat(tables, ignore_index=True).sort_values(["word_id", "epsilon"], ignore_index=True)

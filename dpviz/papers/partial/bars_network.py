@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 
 from dpviz.stats import stream
+from dpviz.progress import Progress
+from dpviz.errors import InputError
 
 SIDE = 5
 HIDDEN = 8
-Progress = Callable[[float, str], None]
 
 
 def prototypes() -> tuple[np.ndarray, np.ndarray]:
@@ -45,9 +46,9 @@ def make_bars(per_class: int, noise_sd: float, rng: np.random.Generator) -> tupl
     """``per_class`` noisy images of each bar, min-max normalised per image.
     Returns X (2*per_class, 25) and y (0 vertical, 1 horizontal)."""
     if per_class < 1:
-        raise ValueError(f"per_class must be >= 1, got {per_class}")
+        raise InputError(f"per_class must be >= 1, got {per_class}")
     if not noise_sd > 0:
-        raise ValueError(f"noise_sd must be > 0, got {noise_sd}")
+        raise InputError(f"noise_sd must be > 0, got {noise_sd}")
     v, h = prototypes()
     base = np.concatenate([np.repeat(v.ravel()[None], per_class, 0), np.repeat(h.ravel()[None], per_class, 0)])
     x = base + rng.normal(0.0, noise_sd, base.shape)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from dpviz.errors import InputError
 
 MAX_NODES = 5000
 
@@ -57,7 +58,7 @@ OPERATIONS = {
 }
 
 
-class ProgramError(ValueError):
+class ProgramError(InputError):
     """An expression that cannot be made into a real-valued numpy program; ``str(err)`` says why."""
 
 

@@ -15,6 +15,7 @@ import ast
 import math
 import re
 from typing import Callable, Mapping
+from dpviz.errors import InputError
 
 MAX_LENGTH = 300
 MAX_NODES = 200
@@ -54,7 +55,7 @@ ALLOWED = (
 )
 
 
-class FormulaError(ValueError):
+class FormulaError(InputError):
     """A formula that is refused; ``str(err)`` says what was wrong and what is allowed."""
 
 

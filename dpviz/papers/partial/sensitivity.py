@@ -22,6 +22,7 @@ import pandas as pd
 
 from dpviz.papers.partial.expr_program import Program, ProgramError
 from dpviz.papers.partial.safe_expr import FormulaError, parse_ranges
+from dpviz.errors import InputError
 
 MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not typeset
 
@@ -275,7 +276,7 @@ def parse_people(text: str, analysis: QueryAnalysis, max_rows: int = 20) -> np.n
 def rdp_loss(g, sigma: float, alpha: float):
     """Individual Renyi-DP of the Gaussian mechanism: alpha * g^2 / (2 sigma^2)."""
     if not sigma > 0 or not alpha > 1:
-        raise ValueError(f"need sigma > 0 and alpha > 1, got sigma={sigma}, alpha={alpha}")
+        raise InputError(f"need sigma > 0 and alpha > 1, got sigma={sigma}, alpha={alpha}")
     return alpha * np.square(g) / (2 * sigma**2)
 
 
