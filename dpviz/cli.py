@@ -16,7 +16,7 @@ from typing import Sequence
 
 from dpviz import registry
 from dpviz.errors import InputError
-from dpviz.export import ExportError, write
+from dpviz.export import ExportError, output_format, write
 from dpviz.params import ParamError, format_value
 from dpviz.progress import printer
 
@@ -139,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise ParamError("--out FILE is required (.csv .json .html .png .svg .pdf).")
             raw = _parse_sets(args.set)
             start = time.perf_counter()
-            _, df, fig = registry.run(args.id, raw, progress=printer(args.quiet))
+            suffix = output_format(args.out)  # an unknown format is refused before any work
+            _, df, fig = registry.run(args.id, raw, progress=printer(args.quiet), draw=suffix != ".csv")
             try:
                 path = write(df, fig, args.out)
             except OSError as err:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from dpviz.theme import HEIGHT, WIDTH
 from dpviz.errors import InputError
 
-TABLE_FORMATS = (".csv",)
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
 IMAGE_FORMATS = (".png", ".svg", ".pdf")
 FORMATS = (".csv", ".json", ".html") + IMAGE_FORMATS
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -64,12 +66,19 @@ def html_page(fig: go.Figure) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True)
 
 
-def write(df: pd.DataFrame, fig: go.Figure, path: str | os.PathLike) -> Path:
-    """Write ``df`` or ``fig`` to ``path`` in the format its suffix names."""
-    path = Path(path)
-    suffix = path.suffix.lower()
+def output_format(path: str | os.PathLike) -> str:
+    """The format a path's suffix names (".csv", ".png", ...); ExportError for any other suffix."""
+    suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise ExportError(f"output format {suffix or '(none)'!r} is not supported: use one of {', '.join(FORMATS)}")
+    return suffix
+
+
+def write(df: pd.DataFrame, fig: go.Figure | None, path: str | os.PathLike) -> Path:
+    """Write ``df`` (.csv) or ``fig`` (every other format) to ``path`` in the format its suffix
+    names; returns the path. ExportError for an unknown suffix (or no Chromium for an image)."""
+    path = Path(path)
+    suffix = output_format(path)
     data: bytes | str
     if suffix == ".csv":
         data = df.to_csv(index=False)

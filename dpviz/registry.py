@@ -9,14 +9,16 @@ all go through :func:`dpviz.params.validate` against the same specs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from dpviz import memo, tables, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
 from dpviz.progress import Progress
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 
 
@@ -112,6 +114,8 @@ class FigureSpec:
             return self.render(df, values)
         key = (self.id, tuple(sorted(self._fixed_canonical(values).items())))
         base = _BASES.get(key, lambda: self.render(df, values).to_dict())
+        import plotly.graph_objects as go
+
         fig = go.Figure(base, _validate=False)
         self.mark(fig, values)
         return fig
@@ -190,15 +194,18 @@ def page_params(page: str) -> tuple[Param, ...]:
 
 
 def run(
-    figure_id: str, raw: Mapping[str, Any], progress: Progress | None = None
-) -> tuple[dict[str, Any], pd.DataFrame, go.Figure]:
-    """Validate strictly (any bad or unknown parameter raises ParamError), compute, render."""
+    figure_id: str, raw: Mapping[str, Any], progress: Progress | None = None, draw: bool = True
+) -> tuple[dict[str, Any], pd.DataFrame, go.Figure | None]:
+    """Validate strictly (any bad or unknown parameter raises ParamError), compute, and render
+    (unless ``draw`` is False: then the figure is None and Plotly is not imported).
+
+    Returns the validated values, the table and the Plotly figure."""
     spec = get(figure_id)
     values, errors = validate(spec.params, raw, hosted=hosted_mode())
     if errors:
         raise ParamError(" ".join(errors))
     df = spec.table(values, progress)
-    return values, df, spec.draw(df, values)
+    return values, df, spec.draw(df, values) if draw else None
 
 
 _ALIASES: dict[str, str] = {}

@@ -6,9 +6,11 @@ colour-vision deficiencies; figures also vary dash patterns so they survive grey
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
-import plotly.graph_objects as go
-import plotly.io as pio
+
+from dpviz.lazy import LazyModule
 
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -16,7 +18,9 @@ TEMPLATE_NAME = "dpviz"
 WIDTH, HEIGHT = 900, 500
 
 
-def _template() -> go.layout.Template:
+def _template(pio: ModuleType) -> "go.layout.Template":
+    import plotly.graph_objects as go
+
     t = go.layout.Template(pio.templates["simple_white"])
     t.layout.colorway = list(OKABE_ITO)
     t.layout.font = dict(family="DejaVu Sans, Arial, sans-serif", size=14, color="#222")
@@ -30,11 +34,18 @@ def _template() -> go.layout.Template:
     return t
 
 
-pio.templates[TEMPLATE_NAME] = _template()
+
+def _register(pio: ModuleType) -> None:
+    pio.templates[TEMPLATE_NAME] = _template(pio)
+
+
+go = LazyModule("plotly.graph_objects")
+pio = LazyModule("plotly.io", on_load=_register)
 
 
 def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
     """Apply the dpviz template explicitly (so exports look like the page)."""
+    pio.templates  # noqa: B018 - loads plotly.io, which registers the template
     fig.update_layout(template=TEMPLATE_NAME, title=title, height=height)
     return fig
 

@@ -204,3 +204,22 @@ def test_an_unwritable_output_is_one_line(tmp_path):
     (tmp_path / "a-file").write_text("")
     out = cli("figure", "adept-sensitivity", "--out", str(tmp_path / "a-file" / "x.csv"), "--quiet")  # a file is no folder
     assert out.returncode == 2 and out.stderr.startswith("dpviz: cannot write the output") and "Traceback" not in out.stderr
+
+
+HEAVY = ("plotly", "scipy", "sklearn", "sympy", "gensim", "faiss", "dask", "streamlit")
+
+
+@pytest.mark.parametrize("argv", [["figure", "--list"], ["figure", "adept-violations", "--set", "dims=1-20", "--set", "pairs=200", "--quiet"]])
+def test_the_command_line_imports_only_what_it_uses(argv, tmp_path):
+    """--list and a CSV of a figure that needs no heavy library import none (the fast start
+    benchmarks/bench_cli.py measures); an image of the same figure does import Plotly."""
+    code = ("import sys; from dpviz import cli; argv = sys.argv[1:]; rc = cli.main(argv); "
+            f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    csv = argv + (["--out", str(tmp_path / "f.csv")] if len(argv) > 2 else [])
+    out = subprocess.run([sys.executable, "-c", code, *csv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+    if len(argv) > 2:
+        html = argv + ["--out", str(tmp_path / "f.html")]
+        out = subprocess.run([sys.executable, "-c", code, *html], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert out.stdout.strip().splitlines()[-1] == "0 ['plotly']"

@@ -6,15 +6,17 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpviz.papers.adept import sensitivity as adept
 from dpviz.registry import FigureSpec, register, unchanged
+from dpviz.lazy import LazyModule
 from dpviz.params import SEED
 from dpviz.params import Param
 from dpviz.progress import report
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
+
+go = LazyModule("plotly.graph_objects")
+subplots = LazyModule("plotly.subplots")
 
 PAGE = "adept"
 
@@ -114,7 +116,7 @@ def _epsilon_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
 
 
 def _epsilon_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("ε claimed vs. ε actually given", "how many times the claim"), horizontal_spacing=0.12)
+    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=("ε claimed vs. ε actually given", "how many times the claim"), horizontal_spacing=0.12)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_actual"], name="ε actual = ε√n", line=dict(color=OKABE_ITO[1], width=3)), row=1, col=1)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["epsilon_claimed"], name="ε claimed", line=dict(color=OKABE_ITO[0], dash="dash", width=2.5)), row=1, col=1)
     fig.add_trace(go.Scatter(x=df["dim"], y=df["ratio"], name="ratio = √n", line=dict(color=OKABE_ITO[2], width=3), showlegend=True), row=1, col=2)
@@ -340,7 +342,7 @@ def _fixes_evaluate(state: dict[int, dict], v: Mapping[str, Any]) -> pd.DataFram
 
 def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     x = "dim" if v["sweep"] == "dim" else "epsilon"
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("ε really guaranteed", "RMS error / C", "mean cosine"), horizontal_spacing=0.13)
+    fig = subplots.make_subplots(rows=1, cols=3, subplot_titles=("ε really guaranteed", "RMS error / C", "mean cosine"), horizontal_spacing=0.13)
     for k, mech in enumerate(adept.FIXES):
         part = df[df["mechanism"] == mech].sort_values(x)
         style_kw = dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)

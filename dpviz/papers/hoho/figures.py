@@ -6,8 +6,6 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpviz import memo, uploads, hosted_mode
 from dpviz.papers.hoho import exact as hoho_exact
@@ -15,11 +13,15 @@ from dpviz.papers.hoho import ome, utility
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.registry import FigureSpec, register, unchanged
+from dpviz.lazy import LazyModule
 from dpviz.params import SEED
 from dpviz.params import Param, format_value
 from dpviz.stats import stream
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, style, two_line_title
 from dpviz.errors import InputError
+
+go = LazyModule("plotly.graph_objects")
+subplots = LazyModule("plotly.subplots")
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
@@ -330,7 +332,7 @@ def _live_evaluate(state: dict, v) -> pd.DataFrame:
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
     row = df.iloc[0]
     name = {"ome": f"OME, λ = {row['lambda']:g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.17,
+    fig = subplots.make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.17,
                         subplot_titles=("ROC curve of the linking attack", f"privacy loss ε of one input (r = {v['r']}; log scale)"))
     roc = df.sort_values("fpr")
     fig.add_trace(go.Scatter(x=roc.fpr, y=roc.tpr, mode="lines", name=f"{name}: AUC {row.auc_mean:.3f}", line=dict(color=OKABE_ITO[0], width=3),
@@ -390,7 +392,7 @@ def _audit_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _audit_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = make_subplots(rows=1, cols=len(AUDIT_EPSILONS), subplot_titles=[f"claimed ε = {e:g}" for e in AUDIT_EPSILONS], horizontal_spacing=0.1)
+    fig = subplots.make_subplots(rows=1, cols=len(AUDIT_EPSILONS), subplot_titles=[f"claimed ε = {e:g}" for e in AUDIT_EPSILONS], horizontal_spacing=0.1)
     for c, eps in enumerate(AUDIT_EPSILONS, start=1):
         part = df[df.epsilon_claimed == eps]
         x = [f"λ = {lam:g}" for lam in part["lambda"]]

@@ -6,8 +6,6 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpviz import memo
 from dpviz.papers.metric import calibration, neighbours
@@ -15,10 +13,14 @@ from dpviz.papers.metric import mechanism as mdp
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
 from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
+from dpviz.lazy import LazyModule
 from dpviz.params import SEED
 from dpviz.params import Param, format_value, text_items
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 from dpviz.errors import InputError
+
+go = LazyModule("plotly.graph_objects")
+subplots = LazyModule("plotly.subplots")
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
@@ -192,7 +194,7 @@ def _stats_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _stats_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1)
+    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1)
     for c, stat in enumerate(("s_w", "n_w"), start=1):
         for word, part in df.groupby("word"):
             fig.add_trace(go.Scatter(x=part.epsilon, y=part[stat], mode="lines", line=dict(color="rgba(0,114,178,0.25)", width=1), name=word,
@@ -229,7 +231,7 @@ def _live_evaluate(state: dict[int, mdp.Envelopes], v) -> pd.DataFrame:
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
     df = df.sort_values("n_w")
     n = v["samples"]
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+    fig = subplots.make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=(f"N_w: releases that keep the word (of {n:,})", f"S_w: distinct outputs (of {n:,})"))
     fig.add_trace(go.Bar(y=df.word, x=df.n_w, orientation="h", marker_color=OKABE_ITO[1], name="N_w", showlegend=False,
                          hovertemplate="%{y}: N_w = %{x}<extra></extra>"), row=1, col=1)
@@ -259,7 +261,7 @@ def _fig3_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("average S_w (distinct outputs)", "average N_w (unchanged)"), horizontal_spacing=0.1)
+    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=("average S_w (distinct outputs)", "average N_w (unchanged)"), horizontal_spacing=0.1)
     for k, (emb, part) in enumerate(df.groupby("embedding", sort=False)):
         for c, stat in enumerate(("s_w", "n_w"), start=1):
             p = part[part.statistic == stat].sort_values("epsilon")
@@ -311,7 +313,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     embs = list(dict.fromkeys(df.embedding))
     short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
     titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
-    fig = make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
+    fig = subplots.make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
             here = df[(df.embedding == emb) & (df.statistic == stat)]
@@ -434,7 +436,7 @@ def _utility_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _utility_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = subplots.make_subplots(specs=[[{"secondary_y": True}]])
     for k, (emb, p) in enumerate(df.groupby("embedding", sort=False)):
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_cosine, name=f"{emb}: mean cos(φ(w), φ(M(w)))", line=dict(color=OKABE_ITO[k], width=2.5), legendgroup=emb), secondary_y=False)
         fig.add_trace(go.Scatter(x=p.epsilon, y=p.share_kept, name=f"{emb}: share of words kept", line=dict(color=OKABE_ITO[k], dash="dash", width=2.5), legendgroup=emb), secondary_y=False)

@@ -6,15 +6,17 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpviz.papers.partial import bars_network as bn
 from dpviz import memo
 from dpviz.registry import FigureSpec, register
+from dpviz.lazy import LazyModule
 from dpviz.params import SEED
 from dpviz.params import Param
 from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
+
+go = LazyModule("plotly.graph_objects")
+subplots = LazyModule("plotly.subplots")
 
 PAGE = "partial"
 PAPER = "Mueller et al. 2022"
@@ -120,7 +122,7 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
                                      camera=dict(eye=dict(x=1.6, y=1.6, z=1.2), center=dict(x=0, y=0, z=-0.12)), domain=dict(x=[0, 0.88], y=[0.04, 0.92])),
                           legend=dict(x=0, y=1), height=620)
     else:
-        fig = make_subplots(rows=1, cols=3, subplot_titles=("gradient norm g", f"∂g/∂{xa}", f"∂g/∂{ya}"), horizontal_spacing=0.16)
+        fig = subplots.make_subplots(rows=1, cols=3, subplot_titles=("gradient norm g", f"∂g/∂{xa}", f"∂g/∂{ya}"), horizontal_spacing=0.16)
         xs, ys = np.sort(df["x"].unique()), np.sort(df["y"].unique())
         for c, col in enumerate(("gradient_norm", "partial_x", "partial_y"), start=1):
             z = df.pivot(index="y", columns="x", values=col).loc[ys, xs].to_numpy()
@@ -181,7 +183,7 @@ def _people_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
 def _people_render(df: pd.DataFrame, v) -> go.Figure:
     first = df.drop_duplicates("individual")
     who = first["individual"].astype(str)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12,
+    fig = subplots.make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.12,
                         subplot_titles=(f"Rényi-DP ε at α = {v['alpha']:g} (label: most sensitive attribute)", "share of g² from each attribute"))
     fig.add_trace(go.Bar(x=who, y=first["rdp_epsilon"], marker_color="#555", name="ε_RDP", showlegend=False,
                          text=[f"{m}" for m in first["most_sensitive_attribute"]], textposition="outside", textfont=dict(size=14),
@@ -250,7 +252,7 @@ def _maps_compute(v, progress=None) -> pd.DataFrame:
 def _maps_render(df: pd.DataFrame, v) -> go.Figure:
     titles = ["class 0 (vertical bar)", "SGD, class 0", "DP-SGD, class 0",
               "class 1 (horizontal bar)", "SGD, class 1", "DP-SGD, class 1"]
-    fig = make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
+    fig = subplots.make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
     vmax = float(df.loc[df.sample_class != "all", "max_partial_sensitivity"].max())
     for r, (cls, proto) in enumerate(zip(("vertical", "horizontal"), bn.prototypes()), start=1):
         fig.add_trace(go.Heatmap(z=proto, colorscale="Greys", showscale=False, zmin=0, zmax=1, hoverinfo="skip"), row=r, col=1)
@@ -339,7 +341,7 @@ def _training_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _training_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("training loss (binary cross-entropy)", "training accuracy"), horizontal_spacing=0.1)
+    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=("training loss (binary cross-entropy)", "training accuracy"), horizontal_spacing=0.1)
     for k, opt in enumerate(("SGD", "DP-SGD")):
         part = df[df.optimizer == opt]
         label = f"{opt} (test accuracy {part['test_accuracy'].iloc[0]:.3f})"

@@ -1,0 +1,37 @@
+"""Modules imported on first use, so that ``python -m dpviz figure --list`` and a figure written
+as CSV never import Plotly (or another heavy library) they do not need."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, Callable
+
+
+class LazyModule:
+    """Stands for the module ``name`` and imports it at the first attribute read; ``on_load(module)``
+    runs once then (e.g. to register a template).
+
+    >>> json = LazyModule("json")
+    >>> json.dumps([1])
+    '[1]'
+    """
+
+    def __init__(self, name: str, on_load: Callable[[ModuleType], None] | None = None):
+        self._name = name
+        self._on_load = on_load
+        self._module: ModuleType | None = None
+
+    def _load(self) -> ModuleType:
+        if self._module is None:
+            module = importlib.import_module(self._name)
+            if self._on_load is not None:
+                self._on_load(module)
+            self._module = module
+        return self._module
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._load(), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name!r}{' (loaded)' if self._module is not None else ''}>"
