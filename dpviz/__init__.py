@@ -18,3 +18,32 @@ def env_flag(name: str) -> bool | None:
 def hosted_mode() -> bool:
     """Hosted-demo mode (``DPVIZ_HOSTED=1``): compute-heavy parameters are capped and file paths refused."""
     return env_flag("DPVIZ_HOSTED") is True
+
+
+def figure(figure_id: str, *, progress: bool = False, **params):
+    """A dpviz figure in a notebook: ``fig, table = dpviz.figure("adept-violations", dims="1-255")``.
+
+    Takes a figure id (``dpviz.figure_ids()`` lists them; ``python -m dpviz figure --list`` shows
+    each one's parameters, defaults and ranges) and its parameters as keyword arguments, in the
+    form the command line takes (``dims="1-255"``, ``epsilons="1,2,5"``) or as Python values
+    (``dims=range(1, 256)``, ``epsilons=[1, 2, 5]``, ``pairs=1000``). Parameters not given take
+    their defaults. With ``progress=True`` a progress bar goes to stderr.
+
+    Returns ``(fig, table)``: the Plotly figure (the page's chart) and the pandas table behind it
+    (the CSV the page offers). Raises :class:`dpviz.errors.InputError` (a ``ValueError``) with the
+    same sentence the page and the command line give, for an unknown id, an unknown parameter or
+    a value out of range.
+    """
+    from dpviz import registry
+    from dpviz.progress import printer
+
+    raw = {name: list(value) if isinstance(value, (range, tuple, set, frozenset)) else value for name, value in params.items()}
+    _, table, fig = registry.run(figure_id, raw, progress=printer(quiet=not progress))
+    return fig, table
+
+
+def figure_ids() -> list[str]:
+    """Every figure id, paper by paper in page order."""
+    from dpviz import registry
+
+    return [spec.id for spec in registry.all_figures()]

@@ -115,7 +115,7 @@ def check_embeddings(v: Mapping[str, Any]) -> bool:
 
 def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
     """The ε-free state of one embedding's sampled words: every draw's output at every ε
-    (metric_dp.Envelopes), computed once per (embedding, words, draws, seed) in this process.
+    (mechanism.Envelopes), computed once per (embedding, words, draws, seed) in this process.
     Before computing, every embedding the figure uses is checked (not on a memo hit: the slider
     path reads no file)."""
     name = v[which]
