@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from webui.nav import page_setup
-
 from dpviz import __version__
 from dpviz.papers import all_papers
+from webui.nav import page_setup
 
 page_setup("")
 

@@ -26,8 +26,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LOOP = ("from dpviz.papers.adept import sensitivity as s; "
-        "s.violation_rates_loop(range(1, 256), 10_000, 10.0, seed=0).to_csv('{out}', index=False)")
+LOOP = (
+    "from dpviz.papers.adept import sensitivity as s; "
+    "s.violation_rates_loop(range(1, 256), 10_000, 10.0, seed=0).to_csv('{out}', index=False)"
+)
 
 
 def timed(cmd: list[str], env: dict) -> float:
@@ -48,8 +50,12 @@ def main() -> None:
             env = dict(os.environ, DPVIZ_CACHE_DIR=str(Path(tmp) / f"cache{k}"))  # an empty disk cache every time
             times["numpy+pandas"].append(timed([py, "-c", "import numpy, pandas"], env))
             times["--list"].append(timed([py, "-m", "dpviz", "figure", "--list"], env))
-            times["figure 1 CLI"].append(timed([py, "-m", "dpviz", "figure", "adept-violations", "--quiet",
-                                                "--out", str(Path(tmp) / "fig1.csv")], env))
+            times["figure 1 CLI"].append(
+                timed(
+                    [py, "-m", "dpviz", "figure", "adept-violations", "--quiet", "--out", str(Path(tmp) / "fig1.csv")],
+                    env,
+                )
+            )
             if k < args.loop_repeats:
                 times["loop"].append(timed([py, "-c", LOOP.format(out=Path(tmp) / "loop.csv")], env))
     med = {k: statistics.median(v) for k, v in times.items()}

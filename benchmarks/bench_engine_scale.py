@@ -141,10 +141,20 @@ def run_one(which: str, engine: str, words: int, draws: int, prepare_words: int)
         start = time.perf_counter()
         mdp.stats_at(emb, envs, SWEEP_EPSILONS, 0.05)  # what a sweep adds per word: its statistics at 14 ε
         stats = time.perf_counter() - start
-    return {"which": which, "engine": engine, "matrix_bytes": int(emb.size * emb.dim * 4), "norms_s": norms_s,
-            "rows": rows, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "rss_after_load": base_rss,
-            "brute_force": [agree, total], "prepare_s": prep, "stats_s": stats, "prepare_words": prepare_words,
-            "words": emb.size}
+    return {
+        "which": which,
+        "engine": engine,
+        "matrix_bytes": int(emb.size * emb.dim * 4),
+        "norms_s": norms_s,
+        "rows": rows,
+        "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "rss_after_load": base_rss,
+        "brute_force": [agree, total],
+        "prepare_s": prep,
+        "stats_s": stats,
+        "prepare_words": prepare_words,
+        "words": emb.size,
+    }
 
 
 def main() -> None:
@@ -160,26 +170,47 @@ def main() -> None:
         which, engine = args.one.split(":")
         print(json.dumps(run_one(which, engine, args.words, args.draws, args.prepare_words)))
         return
-    print(f"{'embedding':<28} {'engine':<6} {'s/word':>8} {'bare s':>8} {'ratio':>6} {'peak GB':>8} {'x matrix':>9} "
-          f"{'brute force':>12} {'prepare':>18}")
+    print(
+        f"{'embedding':<28} {'engine':<6} {'s/word':>8} {'bare s':>8} {'ratio':>6} {'peak GB':>8} {'x matrix':>9} "
+        f"{'brute force':>12} {'prepare':>18}"
+    )
     for which in args.sizes.split(","):
         if which != "glove":
             write_synthetic(*(int(x) for x in which.split("x")))
         for engine in ("new", "old") if args.old else ("new",):
-            out = subprocess.run([sys.executable, __file__, "--one", f"{which}:{engine}", "--words", str(args.words),
-                                  "--draws", str(args.draws), "--prepare-words", str(args.prepare_words)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    f"{which}:{engine}",
+                    "--words",
+                    str(args.words),
+                    "--draws",
+                    str(args.draws),
+                    "--prepare-words",
+                    str(args.prepare_words),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             r = json.loads(out.stdout.strip().splitlines()[-1])
             eng = np.median([x["engine_s"] for x in r["rows"]])
             bare = np.median([x["bare_s"] for x in r["rows"]])
             prep = f"{r['prepare_s']:.1f} s / {r['prepare_words']} words" if r["prepare_s"] is not None else "-"
             agree, total = r["brute_force"]
-            print(f"{which:<28} {engine:<6} {eng:8.3f} {bare:8.3f} {eng / bare:6.2f} {r['peak_rss'] / 1e9:8.2f} "
-                  f"{r['peak_rss'] / r['matrix_bytes']:9.2f} {f'{agree}/{total}' if total else '-':>12} {prep:>18}")
+            print(
+                f"{which:<28} {engine:<6} {eng:8.3f} {bare:8.3f} {eng / bare:6.2f} {r['peak_rss'] / 1e9:8.2f} "
+                f"{r['peak_rss'] / r['matrix_bytes']:9.2f} {f'{agree}/{total}' if total else '-':>12} {prep:>18}"
+            )
             if r["prepare_s"] is not None:
                 per_word = (r["prepare_s"] + r["stats_s"]) / r["prepare_words"]
-                print(f"    sweep at 1000 draws, 14 ε: {per_word:.1f} core-seconds per word ({3600 / per_word:,.0f} words per "
-                      f"core-hour); all {r['words']:,} words: {r['words'] * per_word / 3600:,.0f} core-hours")
+                print(
+                    f"    sweep at 1000 draws, 14 ε: {per_word:.1f} core-seconds per word ({3600 / per_word:,.0f} "
+                    "words per "
+                    f"core-hour); all {r['words']:,} words: {r['words'] * per_word / 3600:,.0f} core-hours"
+                )
 
 
 if __name__ == "__main__":

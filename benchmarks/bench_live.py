@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -73,7 +73,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    print(f"{'page':8} {'slider':10} {'figures':>7} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'scratch ms':>11} {'ratio':>7}")
+    print(
+        f"{'page':8} {'slider':10} {'figures':>7} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'scratch ms':>11} "
+        f"{'ratio':>7}"
+    )
     for page in args.pages.split(","):
         params = registry.page_params(page)
         defaults = {p.name: p.default for p in params}
@@ -90,7 +93,10 @@ def main() -> None:
             move(specs, defaults)  # back to a warm state for the next slider
             med, p95 = statistics.median(times), float(np.percentile(times, 95))
             base = statistics.median(scratch)
-            print(f"{page:8} {p.name:10} {len(specs):7d} {1e3 * med:10.1f} {1e3 * p95:8.1f} {1e3 * max(times):8.1f} {1e3 * base:11.0f} {base / med:6.0f}x")
+            print(
+                f"{page:8} {p.name:10} {len(specs):7d} {1e3 * med:10.1f} {1e3 * p95:8.1f} {1e3 * max(times):8.1f} "
+                f"{1e3 * base:11.0f} {base / med:6.0f}x"
+            )
 
 
 if __name__ == "__main__":

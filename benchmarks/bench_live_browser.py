@@ -35,7 +35,8 @@ PAGES = [
     ("Partial_sensitivity", 6, [("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")]),
 ]
 FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
-    const gd = all[all.length - 1]; return gd && gd.data ? JSON.stringify(gd.data).length + '|' + gd.innerText.slice(0, 200) : ''; }"""
+    const gd = all[all.length - 1];
+    return gd && gd.data ? JSON.stringify(gd.data).length + '|' + gd.innerText.slice(0, 200) : ''; }"""
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
@@ -54,7 +55,7 @@ def live_presses(url: str, browser, presses: int) -> list[tuple[str, str, list[f
         for label, fid in sliders:
             times, reloads = [], []
             slider = page.get_by_role("slider", name=label)
-            for k in range(presses):
+            for _ in range(presses):
                 before = page.evaluate(FINGERPRINT, fid)
                 slider.focus()
                 t = time.perf_counter()
@@ -62,7 +63,7 @@ def live_presses(url: str, browser, presses: int) -> list[tuple[str, str, list[f
                 page.wait_for_function("([id, b]) => (" + FINGERPRINT + ")(id) !== b", arg=[fid, before])
                 page.wait_for_function(IDLE)
                 times.append(time.perf_counter() - t)
-            for k in range(2):  # the baseline: the same kind of change as a whole-page rerun
+            for _ in range(2):  # the baseline: the same kind of change as a whole-page rerun
                 slider.focus()
                 page.keyboard.press("ArrowRight")
                 page.wait_for_function(IDLE)
@@ -106,7 +107,6 @@ def first_views(browser) -> list[tuple[str, float, list[str]]]:
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
-
     from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
     ap = argparse.ArgumentParser()

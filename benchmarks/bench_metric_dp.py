@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz.papers.metric import mechanism as mdp
 from dpviz.data.embeddings import get  # noqa: E402
+from dpviz.papers.metric import mechanism as mdp
 
 
 def blocked_matmul(u32: np.ndarray, x32: np.ndarray) -> None:
@@ -79,9 +79,15 @@ def main() -> None:
     print(f"dpviz engine            : {t_fast:8.1f} s  ({t_fast / args.words:.3f} s/word)")
     print(f"one matrix multiply     : {t_mm:8.1f} s  ({t_mm / args.words:.3f} s/word)")
     print(f"engine / matmul         : {t_fast / t_mm:8.2f} x")
-    print(f"brute force (faiss)     : {t_brute:8.1f} s on {bw} words ({t_brute / bw:.2f} s/word; full sweep ~{t_brute / bw * args.words:,.0f} s)")
+    print(
+        f"brute force (faiss)     : {t_brute:8.1f} s on {bw} words ({t_brute / bw:.2f} s/word; full sweep "
+        f"~{t_brute / bw * args.words:,.0f} s)"
+    )
     print(f"brute / engine          : {t_brute / t_fast_bw:8.1f} x  (same {bw} words, same draws)")
-    print(f"outputs compared        : {bw * args.samples * args.epsilons:,}; differing {mismatches} (of which float32 near-ties {near_ties})")
+    print(
+        f"outputs compared        : {bw * args.samples * args.epsilons:,}; differing {mismatches} (of which float32 "
+        f"near-ties {near_ties})"
+    )
 
 
 if __name__ == "__main__":

@@ -25,10 +25,18 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 from server_cpu import process_cpu_seconds, wait_until_idle  # noqa: E402
 
 PAGES = {  # page file, its link with small parameters (the hosted demo's), charts it shows
-    "ADePT": ("pages/1_ADePT_sensitivity.py", "/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000", 6),
+    "ADePT": (
+        "pages/1_ADePT_sensitivity.py",
+        "/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000",
+        6,
+    ),
     "Metric DP": ("pages/2_Metric_DP.py", "/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30", 9),
     "HoHo": ("pages/3_HoHo_attack.py", "/HoHo_attack?targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", 7),
-    "Partial": ("pages/4_Partial_sensitivity.py", "/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50", 6),
+    "Partial": (
+        "pages/4_Partial_sensitivity.py",
+        "/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50",
+        6,
+    ),
 }
 REPEATS = 5
 
@@ -60,7 +68,6 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
 def server_cpu_per_view(watcher: str) -> dict[str, float]:
     """Server CPU seconds per warm page view (the mean of REPEATS views of each page)."""
     from playwright.sync_api import sync_playwright
-
     from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
     tmp = Path(tempfile.mkdtemp())
@@ -73,7 +80,9 @@ def server_cpu_per_view(watcher: str) -> dict[str, float]:
 
             def view(link: str, charts: int) -> None:
                 page.goto(url + link)
-                page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=180_000)
+                page.wait_for_function(
+                    f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=180_000
+                )
                 page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
                 page.wait_for_timeout(1000)  # the run's last messages and the watcher's pass
 

@@ -32,7 +32,16 @@ def main() -> None:
         for workers in (1, 2):
             out = Path(tmp) / f"w{workers}"
             t = time.perf_counter()
-            sweep("glove-6b-50d", args.words, eps, args.samples, out, partition_size=args.partition_size, n_workers=workers, quiet=True)
+            sweep(
+                "glove-6b-50d",
+                args.words,
+                eps,
+                args.samples,
+                out,
+                partition_size=args.partition_size,
+                n_workers=workers,
+                quiet=True,
+            )
             dt = time.perf_counter() - t
             results[workers] = (dt, load(out))
             print(f"{workers} worker(s): {dt:7.1f} s, {args.words / dt:6.2f} words/s (cluster start-up included)")

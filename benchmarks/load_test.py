@@ -37,40 +37,52 @@ CHART = "document.querySelectorAll('.js-plotly-plot')"
 
 @dataclass(frozen=True)
 class Control:
-    role: str       # "slider" (moved with the arrow keys) or "spinbutton" (a number typed and Enter)
-    name: str       # its label
-    values: tuple   # what a visitor types (spinbuttons)
-    expect: str     # text that appears once the page shows the new value, formatted with {v}
+    role: str  # "slider" (moved with the arrow keys) or "spinbutton" (a number typed and Enter)
+    name: str  # its label
+    values: tuple  # what a visitor types (spinbuttons)
+    expect: str  # text that appears once the page shows the new value, formatted with {v}
     chart: int | None  # which chart shows it (None: anywhere on the page)
 
 
 # page link with small parameters (the hosted demo's visitors), charts it shows, its controls
 PAGES = (
-    ("/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000", 6, (
-        Control("slider", "Dimension n", (), "n = {v}:", 0),
-        Control("slider", "Privacy budget ε (claimed)", (), "ADePT claims ε = {v}", 1),
-    )),
-    ("/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50", 6, (
-        Control("slider", "Gaussian noise σ", (), "σ = {v}", None),
-    )),
-    ("/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30", 9, (
-        Control("slider", "ε", (), "(ε = {v}, the slider", None),
-    )),
-    ("/HoHo_attack?targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000", 7, (
-        Control("spinbutton", "Example sentence (#)", tuple(range(1, 199)), "#{v}:", 1),
-        Control("slider", "λ", (), "OME, λ = {v} at claimed", 0),
-    )),
+    (
+        "/ADePT_sensitivity?pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000",
+        6,
+        (
+            Control("slider", "Dimension n", (), "n = {v}:", 0),
+            Control("slider", "Privacy budget ε (claimed)", (), "ADePT claims ε = {v}", 1),
+        ),
+    ),
+    (
+        "/Partial_sensitivity?per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50",
+        6,
+        (Control("slider", "Gaussian noise σ", (), "σ = {v}", None),),
+    ),
+    (
+        "/Metric_DP?words=3&samples=100&knn_words=20&epsilons=2,5,10,30",
+        9,
+        (Control("slider", "ε", (), "(ε = {v}, the slider", None),),
+    ),
+    (
+        "/HoHo_attack?targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000",
+        7,
+        (
+            Control("spinbutton", "Example sentence (#)", tuple(range(1, 199)), "#{v}:", 1),
+            Control("slider", "λ", (), "OME, λ = {v} at claimed", 0),
+        ),
+    ),
 )
 
 
 @dataclass
 class Results:
-    changes: list = field(default_factory=list)   # seconds from a control change to the update
-    slowest: list = field(default_factory=list)   # (seconds, page, control) of every change
-    loads: list = field(default_factory=list)     # seconds from opening a link to all its charts
+    changes: list = field(default_factory=list)  # seconds from a control change to the update
+    slowest: list = field(default_factory=list)  # (seconds, page, control) of every change
+    loads: list = field(default_factory=list)  # seconds from opening a link to all its charts
     errors: list = field(default_factory=list)
-    machine_cpu: float = 0.0                      # CPU seconds the whole machine was busy
-    server_cpu: float = 0.0                       # of which the dpviz server
+    machine_cpu: float = 0.0  # CPU seconds the whole machine was busy
+    server_cpu: float = 0.0  # of which the dpviz server
 
 
 def machine_busy_seconds() -> float:
@@ -95,7 +107,9 @@ async def _change(page, ctl: Control, rng: random.Random, last: dict) -> str:
     return ctl.expect.format(v=v)
 
 
-async def session(browser, url: str, k: int, deadline: float, changes_per_visit: int, think: float, res: Results) -> None:
+async def session(
+    browser, url: str, k: int, deadline: float, changes_per_visit: int, think: float, res: Results
+) -> None:
     rng = random.Random(k)
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await ctx.new_page()
@@ -157,16 +171,25 @@ def report(label: str, res: Results) -> None:
     for e in res.errors[:10]:
         print(f"  {e}")
     if res.changes:
-        print(f"  control change -> chart updated: median {statistics.median(res.changes):.2f} s, "
-              f"95th percentile {_q(res.changes, 0.95):.2f} s")
+        print(
+            f"  control change -> chart updated: median {statistics.median(res.changes):.2f} s, "
+            f"95th percentile {_q(res.changes, 0.95):.2f} s"
+        )
     if res.slowest:
-        print("  slowest changes: " + "; ".join(f"{s:.1f} s {page} {name!r}" for s, page, name in sorted(res.slowest, reverse=True)[:4]))
+        print(
+            "  slowest changes: "
+            + "; ".join(f"{s:.1f} s {page} {name!r}" for s, page, name in sorted(res.slowest, reverse=True)[:4])
+        )
     if res.loads:
-        print(f"  link opened -> all charts shown: median {statistics.median(res.loads):.2f} s, "
-              f"95th percentile {_q(res.loads, 0.95):.2f} s")
+        print(
+            f"  link opened -> all charts shown: median {statistics.median(res.loads):.2f} s, "
+            f"95th percentile {_q(res.loads, 0.95):.2f} s"
+        )
     if res.machine_cpu:
-        print(f"  CPU: machine busy {res.machine_cpu:.0f} s, of which the server {res.server_cpu:.0f} s "
-              f"({100 * res.server_cpu / res.machine_cpu:.0f}%); the rest is the browsers and their driver")
+        print(
+            f"  CPU: machine busy {res.machine_cpu:.0f} s, of which the server {res.server_cpu:.0f} s "
+            f"({100 * res.server_cpu / res.machine_cpu:.0f}%); the rest is the browsers and their driver"
+        )
         actions = len(res.changes) + len(res.loads)
         if actions:
             print(f"  server CPU per action (page load or control change): {res.server_cpu / actions:.2f} s")
@@ -182,7 +205,9 @@ async def main_async(args) -> int:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             # warm-up: every page once (GloVe, corpora, training runs load on first use)
             await phase(browser, url, proc.pid, len(PAGES), 30, args)
-            await asyncio.to_thread(wait_until_idle, proc.pid)  # the hosted warm-up of the default views, started by the first visit
+            await asyncio.to_thread(
+                wait_until_idle, proc.pid
+            )  # the hosted warm-up of the default views, started by the first visit
             base = await phase(browser, url, proc.pid, 1, args.baseline_seconds, args)
             load = await phase(browser, url, proc.pid, args.sessions, args.seconds, args)
             await browser.close()
@@ -193,9 +218,11 @@ async def main_async(args) -> int:
     report("1 session (baseline)", base)
     report(f"{args.sessions} sessions, {args.seconds} s", load)
     if base.changes and load.changes:
-        print(f"ratio of medians, {args.sessions} sessions / 1: control change "
-              f"{statistics.median(load.changes) / statistics.median(base.changes):.1f}x, page load "
-              f"{statistics.median(load.loads) / statistics.median(base.loads):.1f}x")
+        print(
+            f"ratio of medians, {args.sessions} sessions / 1: control change "
+            f"{statistics.median(load.changes) / statistics.median(base.changes):.1f}x, page load "
+            f"{statistics.median(load.loads) / statistics.median(base.loads):.1f}x"
+        )
     print(f"server peak memory (VmHWM): {peak:,.0f} MiB")
     return 1 if (base.errors or load.errors) else 0
 

@@ -37,7 +37,10 @@ def figure(figure_id: str, *, progress: bool = False, **params):
     from dpviz import registry
     from dpviz.progress import printer
 
-    raw = {name: list(value) if isinstance(value, (range, tuple, set, frozenset)) else value for name, value in params.items()}
+    raw = {
+        name: list(value) if isinstance(value, (range, tuple, set, frozenset)) else value
+        for name, value in params.items()
+    }
     _, table, fig = registry.run(figure_id, raw, progress=printer(quiet=not progress))
     return fig, table
 

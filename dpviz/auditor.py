@@ -22,9 +22,11 @@ import numpy as np
 from scipy import stats
 
 
-
 class Mechanism(Protocol):
-    def sample(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray: ...
+    """What the auditor needs of a mechanism: samples of its output features."""
+
+    def sample(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` outputs of the mechanism on input ``x`` as an (n, k) float array, drawn from ``rng``."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class Laplace:
     scale: float
 
     def sample(self, x, n, rng):
+        """``n`` draws of x + Laplace(scale) noise per coordinate: an (n, len(x)) array."""
         x = np.atleast_1d(np.asarray(x, dtype=np.float64))
         return x[None, :] + rng.laplace(0.0, self.scale, (n, x.size))
 
@@ -45,6 +48,7 @@ class RandomizedResponse:
     epsilon: float
 
     def sample(self, x, n, rng):
+        """``n`` reports of the bit ``x`` (kept with probability e^ε / (1 + e^ε)): an (n, 1) array."""
         keep = rng.random(n) < np.exp(self.epsilon) / (1 + np.exp(self.epsilon))
         return np.where(keep, int(x), 1 - int(x)).astype(np.float64)[:, None]
 
@@ -80,8 +84,16 @@ def _in_attack(scores, t, gamma, rng) -> np.ndarray:
     return (scores > t) | ((scores == t) & (rng.random(len(scores)) < gamma))
 
 
-def audit_pair(mech: Mechanism, a, b, n: int, rng: np.random.Generator, c: float = 0.01, confidence: float = 0.9,
-               n_train: int | None = None) -> dict:
+def audit_pair(
+    mech: Mechanism,
+    a,
+    b,
+    n: int,
+    rng: np.random.Generator,
+    c: float = 0.01,
+    confidence: float = 0.9,
+    n_train: int | None = None,
+) -> dict:
     """epsilon_hat and its lower bound for one ordered pair (a, b)."""
     n_train = n_train or max(2000, n // 10)
     score = _classifier(mech.sample(a, n_train, rng), mech.sample(b, n_train, rng))
@@ -94,11 +106,26 @@ def audit_pair(mech: Mechanism, a, b, n: int, rng: np.random.Generator, c: float
     _, pb_high = clopper_pearson(kb, n, 2 * joint - 1)
     eps_hat = np.log(max(ka, 1) / n) - np.log(max(kb, 1) / n)
     eps_lb = np.log(pa_low) - np.log(pb_high) if pa_low > 0 else 0.0
-    return {"a": a, "b": b, "p_a": ka / n, "p_b": kb / n, "epsilon_hat": float(eps_hat), "epsilon_lower_bound": max(0.0, float(eps_lb)), "samples": n}
+    return {
+        "a": a,
+        "b": b,
+        "p_a": ka / n,
+        "p_b": kb / n,
+        "epsilon_hat": float(eps_hat),
+        "epsilon_lower_bound": max(0.0, float(eps_lb)),
+        "samples": n,
+    }
 
 
-def audit(mech: Mechanism, pairs: Sequence[tuple], n: int, rng: np.random.Generator, c: float = 0.01,
-          confidence: float = 0.9, search_samples: int = 5000) -> dict:
+def audit(
+    mech: Mechanism,
+    pairs: Sequence[tuple],
+    n: int,
+    rng: np.random.Generator,
+    c: float = 0.01,
+    confidence: float = 0.9,
+    search_samples: int = 5000,
+) -> dict:
     """Search the candidate pairs (both orders) on small samples, then audit the best with n fresh samples."""
     best, best_eps = None, -np.inf
     for a, b in pairs:

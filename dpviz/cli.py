@@ -41,9 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     fs.add_argument("--quick", action="store_true", help="reduced sample sizes (about a minute)")
     sw = sub.add_parser("sweep", help="whole-vocabulary sweeps on Dask (metric DP)")
     sw.add_argument("analysis", choices=["mdp"], help="what to sweep (mdp: N_w, S_w per word)")
-    sw.add_argument("--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local, a gensim model name or a file path")
+    sw.add_argument(
+        "--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local, a gensim model name or a file path"
+    )
     sw.add_argument("--words", default="all", help="'all' (the whole vocabulary) or how many words to sample")
-    sw.add_argument("--vocab", type=int, default=10_000, help="sample words from this many most frequent (with --words N)")
+    sw.add_argument(
+        "--vocab", type=int, default=10_000, help="sample words from this many most frequent (with --words N)"
+    )
     sw.add_argument("--epsilons", default="1,2,3,4,5,6,8,10,12,15,20,25,30,40", help="comma-separated epsilons")
     sw.add_argument("--samples", type=int, default=1000, help="draws per word")
     sw.add_argument("--eta", type=float, default=0.05)
@@ -54,7 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
-    dl.add_argument("model", help="glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300 or word2vec-google-news-300")
+    dl.add_argument(
+        "model", help="glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300 or word2vec-google-news-300"
+    )
     return p
 
 
@@ -65,7 +71,9 @@ def _list() -> str:
         lines.append(f"    columns: {', '.join(spec.columns)}")
         for prm in spec.params:
             cap = f"; hosted cap {prm.hosted_max:g}" if prm.hosted_max is not None else ""
-            lines.append(f"    --set {prm.name}=...  default {format_value(prm, prm.default)}; {prm.allowed()}{cap}. {prm.help}")
+            lines.append(
+                f"    --set {prm.name}=...  default {format_value(prm, prm.default)}; {prm.allowed()}{cap}. {prm.help}"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -83,15 +91,22 @@ def _parse_sets(items: Sequence[str]) -> dict[str, str]:
 
 
 def _sweep(args) -> int:
-    from dpviz.params import Param, parse_value
     from dpviz.papers.metric.sweep import sweep
+    from dpviz.params import Param, parse_value
 
-    eps = parse_value(Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons)
+    eps = parse_value(
+        Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons
+    )
     words = args.words.strip().lower()
     if words != "all":
         words = parse_value(Param("words", "int", 1, "", "", min=1, max=10_000_000), words)
-    for name, value, low in (("samples", args.samples, 1), ("partition-size", args.partition_size, 1), ("vocab", args.vocab, 2),
-                             ("seed", args.seed, 0), ("workers", args.workers if args.workers is not None else 1, 1)):
+    for name, value, low in (
+        ("samples", args.samples, 1),
+        ("partition-size", args.partition_size, 1),
+        ("vocab", args.vocab, 2),
+        ("seed", args.seed, 0),
+        ("workers", args.workers if args.workers is not None else 1, 1),
+    ):
         if value < low:
             raise ParamError(f"--{name} must be at least {low}, got {value}.")
     if args.seed >= 2**63:
@@ -99,17 +114,34 @@ def _sweep(args) -> int:
     if not 0 <= args.eta < 1:
         raise ParamError(f"--eta must be in [0, 1), got {args.eta}.")
     try:
-        m = sweep(args.embedding, words, eps, args.samples, args.out, eta=args.eta, seed=args.seed, vocab=args.vocab,
-                  partition_size=args.partition_size, scheduler=args.scheduler, n_workers=args.workers, quiet=args.quiet)
+        m = sweep(
+            args.embedding,
+            words,
+            eps,
+            args.samples,
+            args.out,
+            eta=args.eta,
+            seed=args.seed,
+            vocab=args.vocab,
+            partition_size=args.partition_size,
+            scheduler=args.scheduler,
+            n_workers=args.workers,
+            quiet=args.quiet,
+        )
     except OSError as err:
         raise InputError(f"cannot write the sweep to {args.out!r}: {err.strerror or err}.") from None
     rate = m.get("words_per_second_this_run")
-    sys.stderr.write(f"sweep complete: {m['words_total']:,} words in {m['partitions']} partitions"
-                     + (f", {rate:.2f} words/s this run" if rate else " (nothing left to do)") + f"; {args.out}/manifest.json\n")
+    sys.stderr.write(
+        f"sweep complete: {m['words_total']:,} words in {m['partitions']} partitions"
+        + (f", {rate:.2f} words/s this run" if rate else " (nothing left to do)")
+        + f"; {args.out}/manifest.json\n"
+    )
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: sys.argv[1:]); returns the exit status: 0, or 2 for
+    input dpviz refuses (one line on stderr). Any other exception is a bug and propagates."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "sweep":
@@ -127,7 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 m = generate(args.out, quick=args.quick)
             except OSError as err:
                 raise ExportError(f"cannot write the figures to {args.out!r}: {err.strerror or err}.") from None
-            sys.stderr.write(f"wrote {len(m['figures'])} figures to {args.out} in {m['total_seconds']:.0f} s (manifest.json)\n")
+            sys.stderr.write(
+                f"wrote {len(m['figures'])} figures to {args.out} in {m['total_seconds']:.0f} s (manifest.json)\n"
+            )
             return 0
         if args.command == "figure":
             if args.list:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from dpviz.theme import HEIGHT, WIDTH
 from dpviz.errors import InputError
+from dpviz.theme import HEIGHT, WIDTH
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

@@ -24,6 +24,7 @@ import pandas as pd
 
 
 def sidecar(path: Path) -> Path:
+    """The check file beside a table: ``NAME.check.json``."""
     return path.with_name(path.name + ".check.json")
 
 
@@ -72,6 +73,7 @@ def read_meta(path: Path) -> dict | None:
 
 
 def remove(path: Path) -> None:
+    """Delete a table and its check (whichever exist)."""
     for p in (path, sidecar(path)):
         try:
             p.unlink()

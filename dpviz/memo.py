@@ -19,7 +19,11 @@ def nbytes_of(value: Any, _depth: int = 0) -> int:
     if isinstance(value, np.ndarray):
         return int(value.nbytes)
     if isinstance(value, (pd.DataFrame, pd.Series)):
-        return int(value.memory_usage(index=True, deep=False).sum()) if isinstance(value, pd.DataFrame) else int(value.memory_usage())
+        return (
+            int(value.memory_usage(index=True, deep=False).sum())
+            if isinstance(value, pd.DataFrame)
+            else int(value.memory_usage())
+        )
     if isinstance(value, (str, bytes)):
         return len(value)
     if _depth >= 4:
@@ -53,10 +57,12 @@ class ProcessMemo:
         self._computing: dict[Any, threading.Lock] = {}
 
     def nbytes(self) -> int:
+        """The bytes the memo holds now (as :func:`nbytes_of` counts them)."""
         with self._lock:
             return sum(self._sizes.values())
 
     def discard(self, key) -> None:
+        """Forget ``key`` (if held)."""
         with self._lock:
             self._items.pop(key, None)
             self._sizes.pop(key, None)
@@ -67,6 +73,7 @@ class ProcessMemo:
             return list(self._items)
 
     def contains(self, key) -> bool:
+        """Whether ``key`` is held (without computing or reordering anything)."""
         with self._lock:
             return key in self._items
 
@@ -78,6 +85,8 @@ class ProcessMemo:
             return False, None
 
     def get(self, key, compute: Callable[[], Any]):
+        """The value for ``key``: held, or ``compute()``d once (concurrent callers of the same key
+        wait for the first) and kept within the memo's bounds, least recently used dropped first."""
         found, value = self._hit(key)
         if found:
             return value
@@ -94,7 +103,9 @@ class ProcessMemo:
                     if self.max_bytes is not None:  # entries grow (cached properties): measure again
                         self._sizes = {k: nbytes_of(v) for k, v in self._items.items()}
                     while len(self._items) > self.maxsize or (
-                        len(self._items) > 1 and self.max_bytes is not None and sum(self._sizes.values()) > self.max_bytes
+                        len(self._items) > 1
+                        and self.max_bytes is not None
+                        and sum(self._sizes.values()) > self.max_bytes
                     ):
                         old, _ = self._items.popitem(last=False)
                         self._sizes.pop(old, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
+
 from dpviz.errors import InputError
 
 KINDS = ("int", "float", "choice", "choices", "int_list", "float_list", "bool", "text")
@@ -78,10 +79,7 @@ class Param:
             return "one or more of " + ", ".join(self.choices) + " (comma-separated)"
         item = "whole numbers" if self.kind == "int_list" else "numbers"
         form = "a range like 1-255 or a list like 2,10,20" if self.kind == "int_list" else "a list like 1,2,5"
-        return (
-            f"{form} of {item} from {_num(self.min)} to {_num(self.max)}, "
-            f"at most {self.max_items} values"
-        )
+        return f"{form} of {item} from {_num(self.min)} to {_num(self.max)}, at most {self.max_items} values"
 
 
 LOG_STEPS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)
@@ -320,5 +318,13 @@ def text_items(text: str) -> list[str]:
     return [t for t in text.replace(",", " ").split() if t]
 
 
-SEED = Param("seed", "int", 0, "Random seed", "Seed of every random draw on this page; the same seed gives the same figures.", min=0, max=2**32 - 1)
+SEED = Param(
+    "seed",
+    "int",
+    0,
+    "Random seed",
+    "Seed of every random draw on this page; the same seed gives the same figures.",
+    min=0,
+    max=2**32 - 1,
+)
 """The seed parameter every page with random draws shares (shown on the page, carried by the URL)."""

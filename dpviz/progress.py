@@ -38,6 +38,7 @@ class Printer:
         self.open = False
 
     def __call__(self, fraction: float, message: str) -> None:
+        """Report ``fraction`` (clipped to [0, 1]) done, with ``message``."""
         fraction = min(max(float(fraction), 0.0), 1.0)
         pct = int(100 * fraction)
         if (pct, message) == self.last:

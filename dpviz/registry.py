@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import pandas as pd
 
-from dpviz import memo, tables, hosted_mode  # noqa: F401  (hosted_mode re-exported for the pages)
+from dpviz import hosted_mode, memo, tables  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
 from dpviz.progress import Progress
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
-
 
 
 @dataclass(frozen=True)
@@ -62,15 +61,18 @@ class FigureSpec:
             raise ValueError(f"figure {self.id!r}: live parameters {sorted(unknown)} are not among its parameters")
 
     def param(self, name: str) -> Param:
+        """The parameter spec named ``name``; KeyError if the figure has none."""
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(name)
 
     def defaults(self) -> dict[str, Any]:
+        """Every parameter's default value."""
         return {p.name: p.default for p in self.params}
 
     def canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
+        """The values as canonical strings (what URLs, cache keys and ``--set`` carry)."""
         return {p.name: format_value(p, values[p.name]) for p in self.params}
 
     def fixed(self, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -126,7 +128,8 @@ class FigureSpec:
         if self.prepare is not None:
             canonical = self._fixed_canonical(values)
             return _STATES.contains(self._state_key(canonical)) or (
-                self.disk_cache and tables.is_cached(f"{self.id}.prepared", canonical))
+                self.disk_cache and tables.is_cached(f"{self.id}.prepared", canonical)
+            )
         return self.disk_cache and tables.is_cached(self.id, self.canonical(values))
 
 
@@ -146,6 +149,7 @@ REGISTRY: dict[str, FigureSpec] = {}
 
 
 def register(spec: FigureSpec) -> FigureSpec:
+    """Add a figure to the registry (ValueError if its id is taken); returns the spec."""
     if spec.id in REGISTRY:
         raise ValueError(f"figure id {spec.id!r} registered twice")
     REGISTRY[spec.id] = spec
@@ -157,9 +161,7 @@ def get(figure_id: str) -> FigureSpec:
     _load_all()
     figure_id = _ALIASES.get(figure_id, figure_id)
     if figure_id not in REGISTRY:
-        raise ParamError(
-            f"Unknown figure {str(figure_id)[:60]!r}: the figures are {', '.join(sorted(REGISTRY))}."
-        )
+        raise ParamError(f"Unknown figure {str(figure_id)[:60]!r}: the figures are {', '.join(sorted(REGISTRY))}.")
     return REGISTRY[figure_id]
 
 
@@ -225,8 +227,10 @@ def _load_all() -> None:
         registered = [fid for fid, spec in REGISTRY.items() if spec.page == paper.key]
         declared = paper.figures
         if sorted(registered) != sorted(declared) or len(set(declared)) != len(declared):
-            raise ValueError(f"paper {paper.key!r}: declared figures {sorted(declared)} differ from the registered "
-                             f"{sorted(registered)}")
+            raise ValueError(
+                f"paper {paper.key!r}: declared figures {sorted(declared)} differ from the registered "
+                f"{sorted(registered)}"
+            )
         wrong = [fid for fid in registered if not fid.startswith(paper.key + "-")]
         if wrong:
             raise ValueError(f"paper {paper.key!r}: figure ids {wrong} do not start with {paper.key + '-'!r}")

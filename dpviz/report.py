@@ -20,6 +20,7 @@ from dpviz import __version__, registry
 from dpviz.export import ExportError, find_chromium
 from dpviz.progress import Printer
 
+
 def paper_figures() -> list:
     """Every paper's figures as ``python -m dpviz figures`` regenerates them (from the declarations)."""
     from dpviz.papers import all_papers
@@ -32,7 +33,10 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
     import plotly.io as pio
 
     if find_chromium() is None:
-        raise ExportError("No Chromium found for the PNG/SVG figures: install it (Debian/Ubuntu: `apt-get install -y chromium`) or set BROWSER_PATH.")
+        raise ExportError(
+            "No Chromium found for the PNG/SVG figures: install it (Debian/Ubuntu: `apt-get install -y chromium`) or "
+            "set BROWSER_PATH."
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     entries, figs, paths = [], [], []
@@ -49,16 +53,35 @@ def generate(out: str | Path, quick: bool = False, stream=sys.stderr) -> dict:
         for suffix in ("png", "svg"):
             figs.append(fig)
             paths.append(out / f"{stem}.{suffix}")
-        entries.append({"id": fid, "paper_figure": spec.paper_figure, "title": spec.title, "parameters": spec.canonical(values),
-                        "files": [f"{stem}.csv", f"{stem}.png", f"{stem}.svg"], "compute_seconds": round(time.perf_counter() - t, 2)})
+        entries.append(
+            {
+                "id": fid,
+                "paper_figure": spec.paper_figure,
+                "title": spec.title,
+                "parameters": spec.canonical(values),
+                "files": [f"{stem}.csv", f"{stem}.png", f"{stem}.svg"],
+                "compute_seconds": round(time.perf_counter() - t, 2),
+            }
+        )
     show(0.99, f"rendering {len(figs)} images with kaleido")
     t = time.perf_counter()
     os.environ["BROWSER_PATH"] = find_chromium()
-    pio.write_images(figs, paths, scale=[2 if str(p).endswith(".png") else 1 for p in paths],
-                     width=[f.layout.width or 900 for f in figs], height=[f.layout.height or 500 for f in figs])
+    pio.write_images(
+        figs,
+        paths,
+        scale=[2 if str(p).endswith(".png") else 1 for p in paths],
+        width=[f.layout.width or 900 for f in figs],
+        height=[f.layout.height or 500 for f in figs],
+    )
     render = time.perf_counter() - t
     show.close()
-    manifest = {"dpviz_version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "quick": quick,
-                "render_seconds": round(render, 2), "total_seconds": round(time.perf_counter() - start, 2), "figures": entries}
+    manifest = {
+        "dpviz_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "quick": quick,
+        "render_seconds": round(render, 2),
+        "total_seconds": round(time.perf_counter() - start, 2),
+        "figures": entries,
+    }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return manifest

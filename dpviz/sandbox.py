@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 from typing import Any, Callable
+
 from dpviz.errors import InputError
 
 CPU_SECONDS = 8
@@ -55,11 +56,12 @@ class WorkerError(InputError):
 
 # the wire: an 8-byte length, then a pickle --------------------------------------------------------
 
+
 def _send(fd: int, obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(struct.pack("<Q", len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exactly(fd: int, n: int, deadline: float | None) -> bytes | None:
@@ -89,6 +91,7 @@ def _receive(fd: int, deadline: float | None = None) -> Any:
 
 
 # the fork server (runs as ``python -m dpviz.sandbox``) --------------------------------------------
+
 
 def _address_space() -> int:
     with open("/proc/self/statm") as fh:
@@ -182,6 +185,7 @@ def _serve(preload: list[str]) -> None:
 
 # the client (in the server process) ---------------------------------------------------------------
 
+
 def _helper(module: str) -> subprocess.Popen:
     """The running fork server, started (again) if needed with ``module`` and sympy preloaded."""
     global _HELPER
@@ -189,10 +193,21 @@ def _helper(module: str) -> subprocess.Popen:
         if _HELPER is None or _HELPER.poll() is not None:
             # a fixed hash seed: sympy's path through a formula (set iteration order) is then the same on
             # every run and every server, so a formula that works once always works
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), OMP_NUM_THREADS="1",
-                       OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-            _HELPER = subprocess.Popen([sys.executable, "-m", "dpviz.sandbox", module, "sympy"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, env=env, close_fds=True)
+            env = dict(
+                os.environ,
+                PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                OMP_NUM_THREADS="1",
+                OPENBLAS_NUM_THREADS="1",
+                MKL_NUM_THREADS="1",
+                PYTHONHASHSEED="0",
+            )
+            _HELPER = subprocess.Popen(
+                [sys.executable, "-m", "dpviz.sandbox", module, "sympy"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                close_fds=True,
+            )
         return _HELPER
 
 
@@ -205,8 +220,16 @@ def _stop_helper(helper: subprocess.Popen) -> None:
             _HELPER = None
 
 
-def run_limited(fn: Callable, args: tuple, *, what: str = "This request", expected: tuple = (ValueError,),
-                cpu_seconds: int | None = None, memory_bytes: int | None = None, wall_seconds: float | None = None) -> Any:
+def run_limited(
+    fn: Callable,
+    args: tuple,
+    *,
+    what: str = "This request",
+    expected: tuple = (ValueError,),
+    cpu_seconds: int | None = None,
+    memory_bytes: int | None = None,
+    wall_seconds: float | None = None,
+) -> Any:
     """``fn(*args)`` in a limited child process (``fn`` must be importable by module and name).
 
     Returns its result. An exception of an ``expected`` class raised by ``fn`` becomes
@@ -220,14 +243,25 @@ def run_limited(fn: Callable, args: tuple, *, what: str = "This request", expect
     cpu_seconds = CPU_SECONDS if cpu_seconds is None else cpu_seconds
     memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
     wall_seconds = WALL_SECONDS if wall_seconds is None else wall_seconds
-    too_costly = (f"{what} needs more than the {cpu_seconds} CPU-seconds, {wall_seconds:.0f} s or "
-                  f"{memory_bytes / 2**30:.0f} GiB of memory that one request may use here.")
+    too_costly = (
+        f"{what} needs more than the {cpu_seconds} CPU-seconds, {wall_seconds:.0f} s or "
+        f"{memory_bytes / 2**30:.0f} GiB of memory that one request may use here."
+    )
     if not _SLOTS.acquire(timeout=wall_seconds):
-        raise LimitExceeded(f"{what} has to wait: the server is busy with other visitors' requests; try again in a minute.")
+        raise LimitExceeded(
+            f"{what} has to wait: the server is busy with other visitors' requests; try again in a minute."
+        )
     try:
         helper = _helper(fn.__module__)
-        request = {"module": fn.__module__, "name": fn.__qualname__, "args": tuple(args), "expected": [c.__name__ for c in expected],
-                   "cpu_seconds": cpu_seconds, "memory_bytes": memory_bytes, "wall_seconds": wall_seconds}
+        request = {
+            "module": fn.__module__,
+            "name": fn.__qualname__,
+            "args": tuple(args),
+            "expected": [c.__name__ for c in expected],
+            "cpu_seconds": cpu_seconds,
+            "memory_bytes": memory_bytes,
+            "wall_seconds": wall_seconds,
+        }
         try:
             _send(helper.stdin.fileno(), request)
             # the fork server answers within wall_seconds; more slack for its own start (imports)

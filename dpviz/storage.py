@@ -11,6 +11,7 @@ from pathlib import Path
 
 
 def cache_dir() -> Path:
+    """The cache directory: ``$DPVIZ_CACHE_DIR``, else the user cache directory for dpviz."""
     root = os.environ.get("DPVIZ_CACHE_DIR")
     if root:
         return Path(root)
@@ -33,12 +34,15 @@ def quota_bytes(name: str, default_mb: int) -> int:
     if mb == float("inf"):
         return sys.maxsize
     if not mb >= 0:
-        print(f"dpviz: ${name}={raw[:40]!r} is not a size in MB (a number >= 0 or inf); using {default_mb} MB.", file=sys.stderr)
+        print(
+            f"dpviz: ${name}={raw[:40]!r} is not a size in MB (a number >= 0 or inf); using {default_mb} MB.",
+            file=sys.stderr,
+        )
         return default_mb * 2**20
     return int(mb * 2**20)
 
 
-TABLES_QUOTA_MB = 2000   # $DPVIZ_CACHE_QUOTA_MB: computed tables, all figures together
+TABLES_QUOTA_MB = 2000  # $DPVIZ_CACHE_QUOTA_MB: computed tables, all figures together
 UPLOADS_QUOTA_MB = 1000  # $DPVIZ_UPLOAD_QUOTA_MB: uploaded embeddings and corpora
 
 

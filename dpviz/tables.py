@@ -19,13 +19,12 @@ if TYPE_CHECKING:
 
 
 def cache_key(figure_id: str, canonical: Mapping[str, str]) -> str:
+    """The SHA-256 key (32 hex digits) of a figure id, its canonical parameters and dpviz's version."""
     blob = json.dumps({"id": figure_id, "params": dict(sorted(canonical.items())), "v": __version__})
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def cached_table(
-    figure_id: str, canonical: Mapping[str, str], compute: Callable[[], pd.DataFrame]
-) -> pd.DataFrame:
+def cached_table(figure_id: str, canonical: Mapping[str, str], compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
     """Return the cached table for this key, computing and storing it on a miss.
 
     A cached file is believed only if it verifies (:mod:`dpviz.integrity`: its SHA-256, row count
@@ -34,7 +33,11 @@ def cached_table(
     cannot be written (read-only disk) still returns the result.
     """
     path = table_path(figure_id, canonical)
-    meta = {"figure": figure_id, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    meta = {
+        "figure": figure_id,
+        "params": dict(sorted((k, str(v)) for k, v in canonical.items())),
+        "version": __version__,
+    }
     df = integrity.read_table(path, meta)
     if df is not None:
         _touch(path)
@@ -49,6 +52,7 @@ def cached_table(
 
 
 def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:
+    """Where the cached table of a figure at these parameters lives."""
     return cache_dir() / "tables" / figure_id / f"{cache_key(figure_id, canonical)}.parquet"
 
 

@@ -34,7 +34,6 @@ def _template(pio: ModuleType) -> "go.layout.Template":
     return t
 
 
-
 def _register(pio: ModuleType) -> None:
     pio.templates[TEMPLATE_NAME] = _template(pio)
 
@@ -64,8 +63,12 @@ def log_ticks(low: float, high: float) -> dict:
     values = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in steps if (k - lo) % stride == 0 or m != 1]
     values = [v for v in values if low / 1.6 <= v <= high * 1.6]
     minor = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in range(1, 10) if low / 1.6 <= m * 10.0**k <= high * 1.6]
-    return dict(tickmode="array", tickvals=values, ticktext=[_tick_text(v) for v in values],
-                minor=dict(tickmode="array", tickvals=minor, ticks="outside", showgrid=True, gridcolor="#f3f3f3"))
+    return dict(
+        tickmode="array",
+        tickvals=values,
+        ticktext=[_tick_text(v) for v in values],
+        minor=dict(tickmode="array", tickvals=minor, ticks="outside", showgrid=True, gridcolor="#f3f3f3"),
+    )
 
 
 def _tick_text(v: float) -> str:
@@ -115,12 +118,34 @@ def mark_x(fig: go.Figure, x: float, y0: float, y1: float, name: str, axes=(("x"
     axes, so it also works on a figure rebuilt from a dict), then the log x axes re-labelled,
     as the value may lie outside the data."""
     for k, (xaxis, yaxis) in enumerate(axes):
-        ref_line(fig, [x, x], [y0, y1], name, color="#000", dash="dot", width=1.5, showlegend=k == 0, xaxis=xaxis, yaxis=yaxis)
+        ref_line(
+            fig,
+            [x, x],
+            [y0, y1],
+            name,
+            color="#000",
+            dash="dot",
+            width=1.5,
+            showlegend=k == 0,
+            xaxis=xaxis,
+            yaxis=yaxis,
+        )
     return relabel_log_x(fig)
 
 
-def ref_line(fig: go.Figure, x, y, name: str, color: str = "#777", dash: str = "dot", width: float = 2,
-             showlegend: bool = True, row: int | None = None, col: int | None = None, **kw) -> go.Figure:
+def ref_line(
+    fig: go.Figure,
+    x,
+    y,
+    name: str,
+    color: str = "#777",
+    dash: str = "dot",
+    width: float = 2,
+    showlegend: bool = True,
+    row: int | None = None,
+    col: int | None = None,
+    **kw,
+) -> go.Figure:
     """A reference line (a claim, a target, a marked value) drawn as a data trace from
     (x[0], y[0]) to (x[1], y[1]).
 
@@ -128,8 +153,16 @@ def ref_line(fig: go.Figure, x, y, name: str, color: str = "#777", dash: str = "
     horizontal line "at 6" lands at 10^6 and stretches the axis to a million), so every mark a
     caption promises is a trace instead: data coordinates on any axis, a name in the legend
     that says what it is, and something a test can find by that name."""
-    trace = go.Scatter(x=list(x), y=list(y), mode=kw.pop("mode", "lines"), name=name, showlegend=showlegend,
-                       line=dict(color=color, dash=dash, width=width), hoverinfo="skip", **kw)
+    trace = go.Scatter(
+        x=list(x),
+        y=list(y),
+        mode=kw.pop("mode", "lines"),
+        name=name,
+        showlegend=showlegend,
+        line=dict(color=color, dash=dash, width=width),
+        hoverinfo="skip",
+        **kw,
+    )
     if row is not None:
         fig.add_trace(trace, row=row, col=col)
     else:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from dpviz.storage import UPLOADS_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
 from dpviz.errors import InputError
-
+from dpviz.storage import UPLOADS_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
 
 UPLOAD_PREFIX = "upload:"
 
@@ -39,7 +38,7 @@ def existing_upload(ref: str) -> Path:
 
 def upload_path(ref: str) -> Path:
     """The file behind ``upload:NAME``; a name that could leave the uploads folder is refused."""
-    name = ref[len(UPLOAD_PREFIX):] if ref.startswith(UPLOAD_PREFIX) else ref
+    name = ref[len(UPLOAD_PREFIX) :] if ref.startswith(UPLOAD_PREFIX) else ref
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise InputError("An upload reference must be a plain file name.")
     return cache_dir() / "uploads" / name

@@ -16,8 +16,10 @@ _EMB = {}  # this run's embedding, for the try-it box
 
 def upload_box() -> None:
     with st.sidebar.expander("Use your own embedding file", expanded=False):
-        st.caption("A word2vec/fastText .vec, a GloVe .txt or a fastText/word2vec .bin (at most 50 MB here). "
-                   "For the paper's vectors, run dpviz locally with --set embedding=/path/to/crawl-300d-2M.vec.")
+        st.caption(
+            "A word2vec/fastText .vec, a GloVe .txt or a fastText/word2vec .bin (at most 50 MB here). "
+            "For the paper's vectors, run dpviz locally with --set embedding=/path/to/crawl-300d-2M.vec."
+        )
         up = st.file_uploader("Embedding file", type=list(UPLOAD_TYPES), key="_upload")
         if up is not None:
             ref = uploads.save_upload(up.getvalue(), up.name)
@@ -28,7 +30,9 @@ def upload_box() -> None:
                 st.error(f"{err}")
                 path.unlink(missing_ok=True)
             else:
-                st.success(f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it.")
+                st.success(
+                    f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it."
+                )
                 if st.button("Use this file", key="_use_upload"):
                     st.session_state["embedding"] = ref
                     st.rerun()
@@ -58,18 +62,23 @@ def load_embedding(values: dict) -> bool:
     (and, for an absent gensim model, its download button) and no figure is drawn."""
     try:
         bar = st.progress(0.0, text="Loading the embedding…")
-        _EMB['emb'] = emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
+        _EMB["emb"] = emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
         bar.empty()
         st.info(f"**{emb.name}**: {emb.source}. {emb.note}")
     except (EmbeddingError, ValueError) as err:
         bar.empty()
-        st.error(f"{err} Allowed: glove-6b-50d, fasttext-local, a gensim model name, an uploaded file, or (running locally) a file path.")
+        st.error(
+            f"{err} Allowed: glove-6b-50d, fasttext-local, a gensim model name, an uploaded file, or (running "
+            "locally) a file path."
+        )
         offer_download(values["embedding"].strip())
         return False
 
     if values["compare"].strip() == "fasttext-local" or values["embedding"].strip() == "fasttext-local":
-        st.caption("fasttext-local is trained here once (about 15 s, cached): 100-d fastText on the ~0.5M English tokens "
-                   "gensim ships (a Wikipedia excerpt and the Lee corpora), not the paper's 300-d vectors trained on billions.")
+        st.caption(
+            "fasttext-local is trained here once (about 15 s, cached): 100-d fastText on the ~0.5M English tokens "
+            "gensim ships (a Wikipedia excerpt and the Lee corpora), not the paper's 300-d vectors trained on billions."
+        )
     return True
 
 
@@ -78,25 +87,34 @@ def try_it_box(values: dict) -> None:
     st.subheader("Try it: privatise a sentence", anchor="try-it")
     try:
         with st.spinner("Privatising…"):
-            tokens, rows, status, per_word = try_it(_EMB['emb'], values)
+            tokens, rows, status, per_word = try_it(_EMB["emb"], values)
     except ValueError as err:
         st.error(str(err))
         return
     st.markdown(f"Original: **{html.escape(' '.join(tokens))}** (ε = {values['epsilon']:g}, the slider's)")
     for r in rows:
         spans = [
-            f"<span style='background:#F0E442;padding:0 3px;border-radius:3px'>{html.escape(o)}</span>" if o != t
-            else html.escape(o) for o, t in zip(r, tokens)
+            f"<span style='background:#F0E442;padding:0 3px;border-radius:3px'>{html.escape(o)}</span>"
+            if o != t
+            else html.escape(o)
+            for o, t in zip(r, tokens)
         ]
         st.markdown("→ " + " ".join(spans), unsafe_allow_html=True)
     unknown = [t for t, s in zip(tokens, status) if s != "in vocabulary"]
     if unknown:
-        st.caption("Not in the vocabulary: " + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
-                   + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them.")
+        st.caption(
+            "Not in the vocabulary: "
+            + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
+            + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them."
+        )
     if per_word is not None:
         st.caption(f"Each word's plausible deniability at ε = {values['epsilon']:g} ({TRY_DRAWS} draws):")
-        st.dataframe(per_word[["word", "n_w", "s_w", "cosine"]].rename(columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}),
-                     hide_index=True)
+        st.dataframe(
+            per_word[["word", "n_w", "s_w", "cosine"]].rename(
+                columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}
+            ),
+            hide_index=True,
+        )
     st.divider()
 
 

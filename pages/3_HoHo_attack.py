@@ -9,7 +9,10 @@ from webui.paper_page import show
 
 def upload_box() -> None:
     with st.sidebar.expander("Use your own sentences", expanded=False):
-        st.caption("A .txt (one sentence per line) or a .csv with a 'sentence' column and optionally 'label' (0/1); at most 5 MB.")
+        st.caption(
+            "A .txt (one sentence per line) or a .csv with a 'sentence' column and optionally 'label' (0/1); at most "
+            "5 MB."
+        )
         up = st.file_uploader("Sentences", type=["txt", "csv"], key="_corpus_upload")
         if up is not None:
             data = up.getvalue()
@@ -19,7 +22,10 @@ def upload_box() -> None:
                 st.error(str(err))
             else:
                 ref = uploads.save_upload(data, up.name)
-                st.success(f"{len(sents):,} sentences" + (" with labels." if labels is not None else " (no labels: the utility chart needs them)."))
+                st.success(
+                    f"{len(sents):,} sentences"
+                    + (" with labels." if labels is not None else " (no labels: the utility chart needs them).")
+                )
                 if st.button("Use these sentences", key="_use_corpus"):
                     st.session_state["corpus"] = ref
                     st.rerun()

@@ -12,6 +12,7 @@ C = 10.0
 
 # --- sensitivity by brute force over the sphere ------------------------------------------
 
+
 def _sphere(n, m, rng):
     u = rng.standard_normal((m, n))
     return C * u / np.linalg.norm(u, axis=1, keepdims=True)
@@ -36,12 +37,21 @@ def test_l1_sensitivity_in_3d_by_random_pairs_on_the_sphere():
 def test_l1_sensitivity_by_constrained_optimisation(n):
     """maximise ||x - y||_1 subject to ||x||_2 <= C, ||y||_2 <= C, from random starts."""
     rng = np.random.default_rng(n)
-    cons = [{"type": "ineq", "fun": lambda z: C**2 - z[:n] @ z[:n]}, {"type": "ineq", "fun": lambda z: C**2 - z[n:] @ z[n:]}]
+    cons = [
+        {"type": "ineq", "fun": lambda z: C**2 - z[:n] @ z[:n]},
+        {"type": "ineq", "fun": lambda z: C**2 - z[n:] @ z[n:]},
+    ]
     best = 0.0
     for _ in range(8):
         z0 = np.r_[_sphere(n, 1, rng)[0], _sphere(n, 1, rng)[0]]
         # smooth |.| as sqrt(.^2 + tiny) so SLSQP can climb
-        res = optimize.minimize(lambda z: -np.sqrt((z[:n] - z[n:]) ** 2 + 1e-12).sum(), z0, constraints=cons, method="SLSQP", options={"maxiter": 500})
+        res = optimize.minimize(
+            lambda z: -np.sqrt((z[:n] - z[n:]) ** 2 + 1e-12).sum(),
+            z0,
+            constraints=cons,
+            method="SLSQP",
+            options={"maxiter": 500},
+        )
         x, y = adept.clip_l2(res.x[:n], C), adept.clip_l2(res.x[n:], C)
         best = max(best, np.abs(x - y).sum())
     true = adept.sensitivity_l1(n, C)
@@ -89,6 +99,7 @@ def test_guards_name_the_parameter(bad):
 
 # --- violation rates ------------------------------------------------------------------------
 
+
 def _direct_counts(x, y, dims, l1):
     clip = adept.clip_l1 if l1 else adept.clip_l2
     out = {}
@@ -129,7 +140,9 @@ def test_fast_engine_agrees_with_the_reference_loop_statistically():
 
 def test_paper_figure_1_shape():
     dims = [10, 17, 35, 150, 215]
-    df = adept.violation_rates(dims, 10_000, C, seed=0).pivot(index="dim", columns="distribution", values="violation_rate")
+    df = adept.violation_rates(dims, 10_000, C, seed=0).pivot(
+        index="dim", columns="distribution", values="violation_rate"
+    )
     assert df.loc[17, "uniform"] > 0.99
     assert df.loc[10, "normal"] < 0.01 and df.loc[35, "normal"] > 0.99
     assert df.loc[150, "normal_tight"] < 0.01 and df.loc[215, "normal_tight"] > 0.99
@@ -154,6 +167,7 @@ def test_violation_rate_guards():
 
 
 # --- privacy loss -----------------------------------------------------------------------
+
 
 def _direct_loss(n, eps, m, rng):
     x, xp = adept.worst_case_pair(n, C)
@@ -193,7 +207,10 @@ def test_exceed_probability_from_histogram_equals_an_exact_per_release_decision(
     d, k, middle = adept._privacy_loss_units(n, C, 1.0, 50_000, stream(3, 101))
     # independent decision: the loss as a fraction (d + middle) against sqrt(n), ties at k = 0
     # decided with Python integers
-    above = [(dd > 0 and dd * dd > n) if kk == 0 else (dd + mm > n**0.5) for dd, kk, mm in zip(d.tolist(), k.tolist(), middle.tolist())]
+    above = [
+        (dd > 0 and dd * dd > n) if kk == 0 else (dd + mm > n**0.5)
+        for dd, kk, mm in zip(d.tolist(), k.tolist(), middle.tolist())
+    ]
     p, lo, hi = adept.exceed_probability(hist)
     assert p == pytest.approx(np.mean(above))
     assert lo <= p <= hi
@@ -217,8 +234,19 @@ def test_exact_exceed_probability_vs_direct_laplace_simulation(n, eps):
     assert abs((loss > eps).mean() - exact) < 4.5 * se
 
 
-@pytest.mark.parametrize("n, clip, eps", [(4, 3.0, 0.7), (9, 7.0, 1.3), (16, 10.0, 1.0), (25, 1.0, 0.2),
-                                          (4, 10.0, 5.0), (5, 3.0, 0.7), (10, 2.0, 1.3), (1, 1.0, 1.0)])
+@pytest.mark.parametrize(
+    "n, clip, eps",
+    [
+        (4, 3.0, 0.7),
+        (9, 7.0, 1.3),
+        (16, 10.0, 1.0),
+        (25, 1.0, 0.2),
+        (4, 10.0, 5.0),
+        (5, 3.0, 0.7),
+        (10, 2.0, 1.3),
+        (1, 1.0, 1.0),
+    ],
+)
 def test_histogram_exceed_probability_vs_exact(n, clip, eps):
     """Square and non-square n: the page's sampled share is within sampling error of the exact one."""
     m = 200_000
@@ -231,7 +259,7 @@ def test_histogram_exceed_probability_vs_exact(n, clip, eps):
 def test_exact_exceed_probability_edge_cases():
     from math import comb
 
-    assert adept.exceed_probability_exact(1, 3.0) == 0.0           # L <= eps always in one dimension
+    assert adept.exceed_probability_exact(1, 3.0) == 0.0  # L <= eps always in one dimension
     # eps -> 0: the middle region's mass (1 - e^(-a))/2 vanishes and each coordinate is +-a with
     # probability 1/2, so P -> P[2 Bin(n, 1/2) - n > sqrt(n)]; for square n the tie 2k - n = sqrt(n)
     # does not count.
@@ -245,6 +273,7 @@ def test_exact_exceed_probability_edge_cases():
 
 
 # --- Gaussian calibration and the fixes ------------------------------------------------------
+
 
 def _hockey_stick_delta(sigma, sens, eps):
     """delta = integral of max(0, p(y) - e^eps q(y)), p = N(0, s^2), q = N(sens, s^2), numerically."""
@@ -303,6 +332,7 @@ def test_fixes_simulated_rms_matches_closed_form():
 
 
 # --- geometry ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_geometry(n):

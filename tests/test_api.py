@@ -16,11 +16,30 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_figure_returns_the_chart_and_the_table_the_command_line_writes(tmp_path):
     fig, table = dpviz.figure("adept-violations", dims=range(1, 9), pairs=400, seed=3)
-    out = subprocess.run([sys.executable, "-m", "dpviz", "figure", "adept-violations", "--set", "dims=1-8", "--set", "pairs=400",
-                          "--set", "seed=3", "--quiet", "--out", str(tmp_path / "v.csv")], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dpviz",
+            "figure",
+            "adept-violations",
+            "--set",
+            "dims=1-8",
+            "--set",
+            "pairs=400",
+            "--set",
+            "seed=3",
+            "--quiet",
+            "--out",
+            str(tmp_path / "v.csv"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     pd.testing.assert_frame_equal(table, pd.read_csv(tmp_path / "v.csv"), check_dtype=False)
-    assert fig.layout.title.text and len(fig.data) >= 4          # a drawn chart, one curve per distribution
+    assert fig.layout.title.text and len(fig.data) >= 4  # a drawn chart, one curve per distribution
     assert set(table.dim) == set(range(1, 9))
 
 
@@ -34,13 +53,27 @@ def test_strings_and_python_values_mean_the_same():
 def test_bad_values_raise_the_command_lines_sentence(kwargs, cli_set, tmp_path):
     with pytest.raises(InputError) as err:
         dpviz.figure("adept-violations", **kwargs)
-    out = subprocess.run([sys.executable, "-m", "dpviz", "figure", "adept-violations", "--set", cli_set, "--out",
-                          str(tmp_path / "v.csv")], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dpviz",
+            "figure",
+            "adept-violations",
+            "--set",
+            cli_set,
+            "--out",
+            str(tmp_path / "v.csv"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and out.stderr.strip() == f"dpviz: {err.value}"
 
 
 def test_unknown_and_earlier_ids():
     with pytest.raises(InputError, match="Unknown figure 'nope'"):
         dpviz.figure("nope")
-    assert dpviz.figure("ome-bounds")[1].equals(dpviz.figure("hoho-bounds")[1])   # an id of an earlier version
+    assert dpviz.figure("ome-bounds")[1].equals(dpviz.figure("hoho-bounds")[1])  # an id of an earlier version
     assert dpviz.figure_ids()[0] == "adept-sensitivity" and "metric-live" in dpviz.figure_ids()

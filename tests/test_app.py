@@ -93,11 +93,14 @@ def test_partial_page_defaults_draw_all_charts():
     assert at.text_input(key="expr").value == "a**2 + exp(2*b - a)"
 
 
-@pytest.mark.parametrize("expr, fragment", [
-    ("__import__('os').system('id')", "cannot be used in a formula"),
-    ("a.__class__", "Attribute access"),
-    ("a +", "could not be read"),
-])
+@pytest.mark.parametrize(
+    "expr, fragment",
+    [
+        ("__import__('os').system('id')", "cannot be used in a formula"),
+        ("a.__class__", "Attribute access"),
+        ("a +", "could not be read"),
+    ],
+)
 def test_hostile_formula_in_the_url_gives_a_message_and_the_network_still_works(expr, fragment):
     at = _run(PARTIAL, dict(NET_FAST, expr=expr))
     assert not at.exception
@@ -183,7 +186,9 @@ def _page_with_a_failing_chart():
     def broken(v, progress=None):
         raise RuntimeError("/srv/secret/path internal detail")
 
-    spec = FigureSpec(id="test-broken", title="Broken", page="test", params=(), compute=broken, render=None, caption="", columns=())
+    spec = FigureSpec(
+        id="test-broken", title="Broken", page="test", params=(), compute=broken, render=None, caption="", columns=()
+    )
     show_figure(spec, {}, [])
     from dpviz.params import validate
 
@@ -208,7 +213,10 @@ def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):
 
 def test_an_absent_gensim_model_offers_its_download_and_the_page_keeps_working(tmp_path, monkeypatch):
     monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
-    at = _run("pages/2_Metric_DP.py", {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"})
+    at = _run(
+        "pages/2_Metric_DP.py",
+        {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"},
+    )
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert "python -m dpviz download glove-wiki-gigaword-300" in errors
@@ -220,7 +228,10 @@ def test_an_absent_gensim_model_offers_its_download_and_the_page_keeps_working(t
 def test_a_hosted_demo_offers_no_download(tmp_path, monkeypatch):
     monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
-    at = _run("pages/2_Metric_DP.py", {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"})
+    at = _run(
+        "pages/2_Metric_DP.py",
+        {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"},
+    )
     assert not at.exception
     assert "does not download" in " ".join(e.value for e in at.error)
     assert not any("Download" in b.label for b in at.button)

@@ -25,7 +25,9 @@ def test_never_above_the_exact_ome_loss_over_seeds():
     dom = np.arange(-320, 321) / 32
     for seed in range(3):
         for lam, eps in [(1.0, 1.0), (1.0, 0.001), (10.0, 1.0)]:
-            r = A.audit(ome.OMEFloat(lam, eps), [(-10.0, 10.0), (0.0, 9.96875)], 20_000, stream(seed, 7), search_samples=2000)
+            r = A.audit(
+                ome.OMEFloat(lam, eps), [(-10.0, 10.0), (0.0, 9.96875)], 20_000, stream(seed, 7), search_samples=2000
+            )
             assert r["epsilon_lower_bound"] <= ome.exact_worst_case(lam, eps, dom) + 1e-9
 
 

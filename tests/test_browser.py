@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from urllib.parse import parse_qs, urlsplit
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import pytest
@@ -26,8 +26,13 @@ pytestmark = pytest.mark.skipif(
     reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
 )
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200"
 
@@ -122,8 +127,10 @@ def settled(page, url_pattern: str, chart: int, before: str) -> None:
     """Wait for the URL to carry the new value, chart ``chart`` to be redrawn and the run to end."""
     page.wait_for_url(re.compile(url_pattern), timeout=90_000)
     page.wait_for_function(
-        "([i, before]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; return c && c.innerHTML !== before; }",
-        arg=[chart, before], timeout=90_000,
+        "([i, before]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; return c && c.innerHTML !== "
+        "before; }",
+        arg=[chart, before],
+        timeout=90_000,
     )
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -138,15 +145,18 @@ def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
     page.wait_for_function(
         "([i, t, present]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; "
         "return !!c && c.innerText.includes(t) === present; }",  # a chart being redrawn is briefly absent
-        arg=[index, text, present], timeout=60_000,
+        arg=[index, text, present],
+        timeout=60_000,
     )
 
 
 def wait_3d_scene(page, index: int, present: bool) -> None:
     """Plotly builds (or removes) the WebGL canvas after the chart's first redraw: wait for it."""
     page.wait_for_function(
-        "([i, present]) => (document.querySelectorAll('.js-plotly-plot')[i].querySelector('canvas') !== null) === present",
-        arg=[index, present], timeout=60_000,
+        "([i, present]) => (document.querySelectorAll('.js-plotly-plot')[i].querySelector('canvas') !== null) === "
+        "present",
+        arg=[index, present],
+        timeout=60_000,
     )
 
 
@@ -279,7 +289,10 @@ PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
 def test_partial_page_deep_link_and_a_hostile_formula(server, page):
     from urllib.parse import quote
 
-    page.goto(f"{server}/Partial_sensitivity?expr={quote('a*b')}&ranges={quote('a=0:1,b=0:2')}&individuals=1&people={quote('1,2; 0.5,0.5')}&{PS_FAST}")
+    page.goto(
+        f"{server}/Partial_sensitivity?expr={quote('a*b')}&ranges={quote('a=0:1,b=0:2')}&individuals=1"
+        f"&people={quote('1,2; 0.5,0.5')}&{PS_FAST}"
+    )
     wait_for_charts(page, 6)
     box = page.get_by_role("textbox", name="Query per individual f", exact=True)
     assert box.input_value() == "a*b"
@@ -332,6 +345,7 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
 
 
 # --- every page: each kind of control it has, downloads, bad links, defaults ----------------------
+
 
 def test_adept_selectbox_multiselect_radio_and_list_controls(server, page):
     page.goto(f"{server}/ADePT_sensitivity?{FAST}")
@@ -428,7 +442,7 @@ def test_metric_page_uses_an_uploaded_embedding_and_refuses_a_broken_one(server,
     glove = get("glove-6b-50d")
     path = tmp_path / "glove-top2000.vec"
     lines = [f"{w} " + " ".join(f"{x:.5f}" for x in glove.vectors[i]) for i, w in enumerate(glove.vocab[:2000])]
-    path.write_text(f"2000 50\n" + "\n".join(lines) + "\n")
+    path.write_text("2000 50\n" + "\n".join(lines) + "\n")
     page.goto(f"{server}/Metric_DP?{MDP_FAST}")
     wait_for_charts(page, 8)
     before = chart_html(page, 0)
@@ -438,7 +452,9 @@ def test_metric_page_uses_an_uploaded_embedding_and_refuses_a_broken_one(server,
     page.get_by_role("button", name="Use this file").click()
     settled(page, r"embedding=upload%3A[0-9a-f]{16}\.vec", 0, before)
     # the select box shows the upload as the chosen embedding
-    page.wait_for_function("document.querySelector('.st-key-embedding input').value.startsWith('your upload (')", timeout=60_000)
+    page.wait_for_function(
+        "document.querySelector('.st-key-embedding input').value.startsWith('your upload (')", timeout=60_000
+    )
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 8", timeout=90_000)
 
     broken = tmp_path / "broken.bin"
@@ -452,8 +468,20 @@ def test_metric_page_uses_an_uploaded_embedding_and_refuses_a_broken_one(server,
 
 def test_hoho_page_uses_uploaded_sentences_and_refuses_too_few(server, page, tmp_path):
     good = tmp_path / "reviews.csv"
-    rows = [f"the film was {w} and the acting {v},{k % 2}" for k, (w, v) in enumerate(
-        [("wonderful", "superb"), ("dull", "weak"), ("moving", "strong"), ("boring", "flat"), ("funny", "sharp"), ("slow", "stiff")] * 4)]
+    rows = [
+        f"the film was {w} and the acting {v},{k % 2}"
+        for k, (w, v) in enumerate(
+            [
+                ("wonderful", "superb"),
+                ("dull", "weak"),
+                ("moving", "strong"),
+                ("boring", "flat"),
+                ("funny", "sharp"),
+                ("slow", "stiff"),
+            ]
+            * 4
+        )
+    ]
     good.write_text("sentence,label\n" + "\n".join(rows) + "\n")
     page.goto(f"{server}/HoHo_attack?{HOHO_FAST}")
     wait_for_charts(page, 6)
@@ -482,10 +510,13 @@ PAGES_FAST = {
 }
 
 
-@pytest.mark.parametrize("path, chart", [("ADePT_sensitivity", 0), ("Metric_DP", 0), ("HoHo_attack", 1), ("Partial_sensitivity", 3)])
+@pytest.mark.parametrize(
+    "path, chart", [("ADePT_sensitivity", 0), ("Metric_DP", 0), ("HoHo_attack", 1), ("Partial_sensitivity", 3)]
+)
 def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart):
-    from dpviz import registry
     from PIL import Image
+
+    from dpviz import registry
 
     query, n = PAGES_FAST[path]
     page.goto(f"{server}/{path}?{query}")
@@ -503,12 +534,21 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
 
 
 BAD_LINKS = {
-    "Metric_DP": ("samples=5&epsilons=x,2&shade=blue", ["samples = '5' is not allowed (out of range)", "epsilons = 'x,2' is not allowed", "no parameter 'shade'"],
-                  ("spinbutton", "Draws per word (N)", "1000")),
-    "HoHo_attack": ("targets=0&lambdas=abc&colour=red", ["targets = '0' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
-                    ("textbox", "Values of λ", "1,10,100")),
-    "Partial_sensitivity": ("grid=5&sigma=abc&x=1", ["grid = '5' is not allowed (out of range)", "sigma = 'abc' is not allowed", "no parameter 'x'"],
-                            ("slider", "Gaussian noise σ", "10")),
+    "Metric_DP": (
+        "samples=5&epsilons=x,2&shade=blue",
+        ["samples = '5' is not allowed (out of range)", "epsilons = 'x,2' is not allowed", "no parameter 'shade'"],
+        ("spinbutton", "Draws per word (N)", "1000"),
+    ),
+    "HoHo_attack": (
+        "targets=0&lambdas=abc&colour=red",
+        ["targets = '0' is not allowed (out of range)", "lambdas = 'abc' is not allowed", "no parameter 'colour'"],
+        ("textbox", "Values of λ", "1,10,100"),
+    ),
+    "Partial_sensitivity": (
+        "grid=5&sigma=abc&x=1",
+        ["grid = '5' is not allowed (out of range)", "sigma = 'abc' is not allowed", "no parameter 'x'"],
+        ("slider", "Gaussian noise σ", "10"),
+    ),
 }
 
 
@@ -531,7 +571,9 @@ def test_bad_links_on_every_page_say_what_was_wrong_and_the_page_works(server, p
     assert left["seed"] == ["0"]
 
 
-@pytest.mark.parametrize("path, n", [("ADePT_sensitivity", 6), ("Metric_DP", 9), ("HoHo_attack", 7), ("Partial_sensitivity", 6)])
+@pytest.mark.parametrize(
+    "path, n", [("ADePT_sensitivity", 6), ("Metric_DP", 9), ("HoHo_attack", 7), ("Partial_sensitivity", 6)]
+)
 def test_every_page_on_its_defaults_has_no_error(server, page, path, n):
     page.goto(f"{server}/{path}")
     wait_for_charts(page, n)
@@ -542,10 +584,24 @@ def test_every_page_on_its_defaults_has_no_error(server, page, path, n):
 
 
 @pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
-@pytest.mark.parametrize("name, path", [("home", ""), ("adept", "/ADePT_sensitivity"), ("metric", "/Metric_DP"), ("hoho", "/HoHo_attack"), ("partial", "/Partial_sensitivity")])
+@pytest.mark.parametrize(
+    "name, path",
+    [
+        ("home", ""),
+        ("adept", "/ADePT_sensitivity"),
+        ("metric", "/Metric_DP"),
+        ("hoho", "/HoHo_attack"),
+        ("partial", "/Partial_sensitivity"),
+    ],
+)
 def test_write_screenshots(server, browser, name, path):
     """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": {"": 1100, "/ADePT_sensitivity": 6100, "/Metric_DP": 7300, "/HoHo_attack": 4900}.get(path, 5300)})
+    ctx = browser.new_context(
+        viewport={
+            "width": 1500,
+            "height": {"": 1100, "/ADePT_sensitivity": 6100, "/Metric_DP": 7300, "/HoHo_attack": 4900}.get(path, 5300),
+        }
+    )
     pg = ctx.new_page()
     pg.goto(server + path)
     if path:
@@ -563,7 +619,9 @@ def test_write_screenshots(server, browser, name, path):
 
 # --- list boxes keep their whole value ------------------------------------------------------------
 
-NEWEST_CHART = "const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`); const gd = all[all.length - 1];"
+NEWEST_CHART = (
+    "const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`); const gd = all[all.length - 1];"
+)
 """JS: ``gd``, the newest chart drawn under figure ``id``'s key (a rerun briefly shows old and new side by side)."""
 
 
@@ -571,17 +629,28 @@ def wait_chart_shows(page, figure_id: str, xs=(), text: str = "") -> None:
     """Wait until the newest chart drawn under a figure's key has every x value in ``xs`` in
     its Plotly data and ``text`` in its legend."""
     page.wait_for_function(
-        """([id, xs, text]) => { """ + NEWEST_CHART + """ if (!gd || !gd._fullData) return false;
+        """([id, xs, text]) => { """
+        + NEWEST_CHART
+        + """ if (!gd || !gd._fullData) return false;
                // Plotly's decoded traces (numpy arrays arrive base64-encoded in gd.data)
-               const drawn = new Set(gd._fullData.flatMap(t => Array.from(t.x || []).filter(v => typeof v === 'number')));
+               const drawn = new Set(gd._fullData.flatMap(
+                   t => Array.from(t.x || []).filter(v => typeof v === 'number')));
                return xs.every(x => drawn.has(x)) && gd.innerText.includes(text); }""",
-        arg=[figure_id, list(xs), text], timeout=180_000,
+        arg=[figure_id, list(xs), text],
+        timeout=180_000,
     )
 
 
 # (page, query, box label, a long valid list, the figure that draws it, legend text it must show)
 LONG_LISTS = [
-    ("ADePT_sensitivity", FAST, "Dimensions to simulate", "2,4,6,8,10,12,14,16,18,20,24,28,32,36,40", "adept-violations", ""),
+    (
+        "ADePT_sensitivity",
+        FAST,
+        "Dimensions to simulate",
+        "2,4,6,8,10,12,14,16,18,20,24,28,32,36,40",
+        "adept-violations",
+        "",
+    ),
     ("Metric_DP", MDP_FAST, "Values of ε", "1,2,3,4,5,6,7,8,9,10,12,15,20,25,30,40,50,60", "metric-figure3", ""),
     ("Metric_DP", MDP_FAST, "ε for the histograms", "5,6,7,8,9,11,12,13", "metric-histograms", "ε = 13"),
     ("HoHo_attack", HOHO_FAST, "Values of ε", "0.001,0.002,0.005,0.01,0.02,0.05,0.1,0.2,0.5,1", "hoho-linking", ""),
@@ -589,7 +658,9 @@ LONG_LISTS = [
 ]
 
 
-@pytest.mark.parametrize("path, query, label, typed, figure_id, legend", LONG_LISTS, ids=[f"{p}-{lab}" for p, _, lab, _, _, _ in LONG_LISTS])
+@pytest.mark.parametrize(
+    "path, query, label, typed, figure_id, legend", LONG_LISTS, ids=[f"{p}-{lab}" for p, _, lab, _, _, _ in LONG_LISTS]
+)
 def test_a_long_list_survives_a_change_of_another_control(server, page, path, query, label, typed, figure_id, legend):
     """A list longer than its item cap in characters was cut to that many characters by the text
     box; after another control changed, the cut text was refused or silently lost values."""
@@ -598,7 +669,9 @@ def test_a_long_list_survives_a_change_of_another_control(server, page, path, qu
     wait_for_charts(page, 6)
     box = page.get_by_role("textbox", name=label, exact=True)
     submit(box, typed)
-    page.wait_for_function("(t) => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes(t)", arg=typed, timeout=120_000)
+    page.wait_for_function(
+        "(t) => decodeURIComponent(location.search.replace(/\\+/g, ' ')).includes(t)", arg=typed, timeout=120_000
+    )
     wait_chart_shows(page, figure_id, xs, legend)
     submit(page.get_by_role("spinbutton", name="Random seed", exact=True), "7")
     page.wait_for_url(re.compile(r"seed=7"), timeout=120_000)
@@ -645,7 +718,9 @@ LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRig
 ]
 
 
-@pytest.mark.parametrize("path, query, label, key, after, figure_id", LIVE_SLIDERS, ids=[f"{p}-{k}" for p, _, _, k, _, _ in LIVE_SLIDERS])
+@pytest.mark.parametrize(
+    "path, query, label, key, after, figure_id", LIVE_SLIDERS, ids=[f"{p}-{k}" for p, _, _, k, _, _ in LIVE_SLIDERS]
+)
 def test_every_live_slider_moves_its_chart_and_the_link(server, page, path, query, label, key, after, figure_id):
     charts = PAGES_FAST[path][1]
     page.goto(f"{server}/{path}?{query}")

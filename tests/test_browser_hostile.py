@@ -10,8 +10,14 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.test_browser import (PS_FAST, browser, chart_html, pytestmark, start_server, stop_server, submit,  # noqa: F401
-                                wait_for_charts)
+from tests.test_browser import (
+    PS_FAST,
+    chart_html,
+    start_server,
+    stop_server,
+    submit,  # noqa: F401
+    wait_for_charts,
+)
 
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000"
 
@@ -94,7 +100,7 @@ def _one_sentence_and_no_traceback(page, fragment: str) -> None:
         raise AssertionError(f"no {fragment!r} on the page: {page.locator('body').inner_text()[:3000]}") from None
     assert page.locator('[data-testid="stException"]').count() == 0
     body = page.locator("body").inner_text()
-    assert "Traceback" not in body and "/site-packages/" not in body and "File \"" not in body
+    assert "Traceback" not in body and "/site-packages/" not in body and 'File "' not in body
 
 
 def _slider_move_seconds(page) -> float:
@@ -104,13 +110,16 @@ def _slider_move_seconds(page) -> float:
     start = time.perf_counter()
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("(b) => { const c = document.querySelectorAll('.js-plotly-plot')[0]; return c && c.innerHTML !== b; }",
-                           arg=before, timeout=90_000)
+    page.wait_for_function(
+        "(b) => { const c = document.querySelectorAll('.js-plotly-plot')[0]; return c && c.innerHTML !== b; }",
+        arg=before,
+        timeout=90_000,
+    )
     return time.perf_counter() - start
 
 
 HOSTILE_FORMULAS = [  # alternating, so that each sentence differs from the one still on the page
-    ("max(exp(exp(exp(20))), a)", "CPU-seconds"),            # never finishes: ends in the worker
+    ("max(exp(exp(exp(20))), a)", "CPU-seconds"),  # never finishes: ends in the worker
     ("a + log(0)", "infinite or undefined"),
     ("min(exp(exp(exp(20))), b) + a", "CPU-seconds"),
     ("a*(-1)**0.5", "complex values"),
@@ -145,9 +154,15 @@ def test_hostile_formulas_end_in_a_sentence_while_another_visitor_keeps_working(
         submit(box, "abs(a - 1.5)*b + max(a, b)")
         attacker.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=90_000)
         assert attacker.locator('[data-testid="stException"]').count() == 0
-        print(f"\nslider move, seconds: alone {[round(x, 2) for x in baseline]}, during the attack {[round(x, 2) for x in during]}")
+        print(
+            f"\nslider move, seconds: alone {[round(x, 2) for x in baseline]}, during the attack "
+            f"{[round(x, 2) for x in during]}"
+        )
         for formula, server_cpu, worker_cpu in costs:
-            print(f"  {formula}: server process {server_cpu:.2f} CPU-s (both visitors' reruns), formula worker {worker_cpu:.2f} CPU-s")
+            print(
+                f"  {formula}: server process {server_cpu:.2f} CPU-s (both visitors' reruns), formula worker "
+                f"{worker_cpu:.2f} CPU-s"
+            )
             assert worker_cpu <= 8 + 1  # the kernel's limit on the worker
     finally:
         ctx_a.close()
@@ -184,7 +199,9 @@ def test_hostile_uploads_are_refused_with_a_sentence_and_the_server_keeps_its_me
             _one_sentence_and_no_traceback(page, fragment)
             peak = max(peak, _all_rss(proc.pid))
         assert page.locator(".js-plotly-plot").count() >= 8  # the page still works on its embedding
-        print(f"\nserver memory: {base / 2**20:.0f} MiB before the hostile uploads, at most {peak / 2**20:.0f} MiB during")
+        print(
+            f"\nserver memory: {base / 2**20:.0f} MiB before the hostile uploads, at most {peak / 2**20:.0f} MiB during"
+        )
         assert peak - base < 2**30
     finally:
         ctx.close()
@@ -207,10 +224,18 @@ def test_hostile_sentence_files_are_refused_with_a_sentence(hosted, browser, tmp
     _, url = hosted
     ctx, page = _page(browser)
     files = {
-        "many.txt": ("\n".join(f"the film number {i} was fine" for i in range(2_500)).encode(), "At most 2,000 sentences"),
-        "labels.csv": (("sentence,label\n" + "\n".join(f"sentence {i} here,{i % 3}" for i in range(12))).encode(), "found '2'"),
-        "field.csv": (("sentence,label\n" + "\n".join(f"s {i},0" for i in range(11)) + '\n"' + "x" * 140_000 + '",1\n').encode(),
-                      "could not be read"),
+        "many.txt": (
+            "\n".join(f"the film number {i} was fine" for i in range(2_500)).encode(),
+            "At most 2,000 sentences",
+        ),
+        "labels.csv": (
+            ("sentence,label\n" + "\n".join(f"sentence {i} here,{i % 3}" for i in range(12))).encode(),
+            "found '2'",
+        ),
+        "field.csv": (
+            ("sentence,label\n" + "\n".join(f"s {i},0" for i in range(11)) + '\n"' + "x" * 140_000 + '",1\n').encode(),
+            "could not be read",
+        ),
     }
     try:
         page.goto(f"{url}/HoHo_attack?targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000")
@@ -223,7 +248,10 @@ def test_hostile_sentence_files_are_refused_with_a_sentence(hosted, browser, tmp
             upload.set_input_files(str(path))
             _one_sentence_and_no_traceback(page, fragment)
         bom = tmp_path / "excel.csv"
-        bom.write_bytes(b"\xef\xbb\xbf" + ("sentence,label\n" + "\n".join(f"the film {i} was good,{i % 2}" for i in range(12))).encode())
+        bom.write_bytes(
+            b"\xef\xbb\xbf"
+            + ("sentence,label\n" + "\n".join(f"the film {i} was good,{i % 2}" for i in range(12))).encode()
+        )
         upload.set_input_files(str(bom))
         _one_sentence_and_no_traceback(page, "12 sentences with labels.")
         assert page.locator(".js-plotly-plot").count() >= 6

@@ -1,8 +1,8 @@
 """The command line: listing, every output format, and bad input (one line, exit 2)."""
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +21,14 @@ needs_chromium = pytest.mark.skipif(
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "dpviz", *args], cwd=ROOT, capture_output=True, text=True, env=env or os.environ.copy(), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "dpviz", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env or os.environ.copy(),
+        timeout=300,
+    )
 
 
 def test_list_names_every_figure_with_parameters_and_ranges():
@@ -33,7 +40,18 @@ def test_list_names_every_figure_with_parameters_and_ranges():
 
 
 def test_csv_matches_compute(tmp_path):
-    out = cli("figure", "adept-violations", "--set", "dims=2,10,20", "--set", "pairs=1000", "--set", "seed=4", "--out", str(tmp_path / "v.csv"))
+    out = cli(
+        "figure",
+        "adept-violations",
+        "--set",
+        "dims=2,10,20",
+        "--set",
+        "pairs=1000",
+        "--set",
+        "seed=4",
+        "--out",
+        str(tmp_path / "v.csv"),
+    )
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "v.csv")
     assert list(df.columns) == ["dim", "distribution", "violation_rate", "ci_low", "ci_high"]
@@ -49,7 +67,9 @@ def test_json_and_html(tmp_path):
     assert cli("figure", "adept-geometry", "--out", str(tmp_path / "g.html")).returncode == 0
     html = (tmp_path / "g.html").read_text()
     assert "<html>" in html and "plotly" in html.lower()
-    assert re.search(r"<script[^>]+src=\"https?://", html) is None and len(html) > 1_000_000  # plotly.js inlined: opens offline
+    assert (
+        re.search(r"<script[^>]+src=\"https?://", html) is None and len(html) > 1_000_000
+    )  # plotly.js inlined: opens offline
 
 
 @needs_chromium
@@ -120,7 +140,10 @@ def test_ps_query_csv_has_the_global_sensitivity_and_maximiser(tmp_path):
     assert df.loc["a", "argmax"] == pytest.approx(1.0) and df.loc["b", "argmax"] == pytest.approx(3.0)
 
 
-@pytest.mark.parametrize("expr, fragment", [("__import__('os')", "Unknown function"), ("a.real", "Attribute access"), ("9**9**9", "too large")])
+@pytest.mark.parametrize(
+    "expr, fragment",
+    [("__import__('os')", "Unknown function"), ("a.real", "Attribute access"), ("9**9**9", "too large")],
+)
 def test_ps_query_refuses_hostile_formulas(tmp_path, expr, fragment):
     out = cli("figure", "partial-query", "--set", f"expr={expr}", "--out", str(tmp_path / "q.csv"))
     assert out.returncode == 2 and fragment in out.stderr and "Traceback" not in out.stderr
@@ -128,8 +151,20 @@ def test_ps_query_refuses_hostile_formulas(tmp_path, expr, fragment):
 
 
 def test_ps_dpsgd_csv(tmp_path):
-    out = cli("figure", "partial-dpsgd", "--set", "per_class=100", "--set", "sgd_steps=100", "--set", "dpsgd_steps=100",
-              "--set", "eval_per_class=50", "--out", str(tmp_path / "d.csv"))
+    out = cli(
+        "figure",
+        "partial-dpsgd",
+        "--set",
+        "per_class=100",
+        "--set",
+        "sgd_steps=100",
+        "--set",
+        "dpsgd_steps=100",
+        "--set",
+        "eval_per_class=50",
+        "--out",
+        str(tmp_path / "d.csv"),
+    )
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "d.csv")
     assert {"optimizer", "pixel_row", "pixel_col", "max_partial_sensitivity"} <= set(df.columns)
@@ -137,8 +172,18 @@ def test_ps_dpsgd_csv(tmp_path):
 
 
 def test_mdp_stats_csv_and_bad_embedding(tmp_path):
-    out = cli("figure", "metric-stats", "--set", "word_list=privacy,hospital", "--set", "samples=100", "--set", "epsilons=1,10,1000",
-              "--out", str(tmp_path / "m.csv"))
+    out = cli(
+        "figure",
+        "metric-stats",
+        "--set",
+        "word_list=privacy,hospital",
+        "--set",
+        "samples=100",
+        "--set",
+        "epsilons=1,10,1000",
+        "--out",
+        str(tmp_path / "m.csv"),
+    )
     assert out.returncode == 0, out.stderr
     df = pd.read_csv(tmp_path / "m.csv")
     assert list(df.columns) == ["word", "epsilon", "n_w", "s_w", "s_w_eta"]
@@ -156,7 +201,16 @@ def test_figures_quick_regenerates_every_paper_figure(tmp_path):
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["quick"] and manifest["dpviz_version"]
     ids = {f["id"] for f in manifest["figures"]}
-    assert {"adept-violations", "metric-figure3", "metric-histograms", "metric-knn-distances", "hoho-linking", "hoho-audit", "partial-query-surface", "partial-dpsgd"} <= ids
+    assert {
+        "adept-violations",
+        "metric-figure3",
+        "metric-histograms",
+        "metric-knn-distances",
+        "hoho-linking",
+        "hoho-audit",
+        "partial-query-surface",
+        "partial-dpsgd",
+    } <= ids
     for f in manifest["figures"]:
         assert "seed" in f["parameters"] or f["id"] == "partial-query-surface"
         for name in f["files"]:
@@ -196,25 +250,45 @@ def test_every_specific_error_is_an_input_error():
     from dpviz.params import ParamError
     from dpviz.sandbox import LimitExceeded, WorkerError
 
-    for err in (CorpusError, EmbeddingError, ExportError, ProgramError, FormulaError, ParamError, LimitExceeded, WorkerError):
+    for err in (
+        CorpusError,
+        EmbeddingError,
+        ExportError,
+        ProgramError,
+        FormulaError,
+        ParamError,
+        LimitExceeded,
+        WorkerError,
+    ):
         assert issubclass(err, InputError), err
 
 
 def test_an_unwritable_output_is_one_line(tmp_path):
     (tmp_path / "a-file").write_text("")
-    out = cli("figure", "adept-sensitivity", "--out", str(tmp_path / "a-file" / "x.csv"), "--quiet")  # a file is no folder
-    assert out.returncode == 2 and out.stderr.startswith("dpviz: cannot write the output") and "Traceback" not in out.stderr
+    out = cli(
+        "figure", "adept-sensitivity", "--out", str(tmp_path / "a-file" / "x.csv"), "--quiet"
+    )  # a file is no folder
+    assert (
+        out.returncode == 2
+        and out.stderr.startswith("dpviz: cannot write the output")
+        and "Traceback" not in out.stderr
+    )
 
 
 HEAVY = ("plotly", "scipy", "sklearn", "sympy", "gensim", "faiss", "dask", "streamlit")
 
 
-@pytest.mark.parametrize("argv", [["figure", "--list"], ["figure", "adept-violations", "--set", "dims=1-20", "--set", "pairs=200", "--quiet"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["figure", "--list"], ["figure", "adept-violations", "--set", "dims=1-20", "--set", "pairs=200", "--quiet"]],
+)
 def test_the_command_line_imports_only_what_it_uses(argv, tmp_path):
     """--list and a CSV of a figure that needs no heavy library import none (the fast start
     benchmarks/bench_cli.py measures); an image of the same figure does import Plotly."""
-    code = ("import sys; from dpviz import cli; argv = sys.argv[1:]; rc = cli.main(argv); "
-            f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        "import sys; from dpviz import cli; argv = sys.argv[1:]; rc = cli.main(argv); "
+        f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     csv = argv + (["--out", str(tmp_path / "f.csv")] if len(argv) > 2 else [])
     out = subprocess.run([sys.executable, "-c", code, *csv], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -21,8 +21,16 @@ def test_glove_wheel_is_memory_mapped_and_complete():
     assert emb.word_id("privacy") > 0
 
 
-@pytest.mark.parametrize("name, subwords", [("lee_fasttext.bin", True), ("lee_fasttext.vec", False), ("crime-and-punishment.vec", False),
-                                            ("crime-and-punishment.bin", True), ("test_glove.txt", False)])
+@pytest.mark.parametrize(
+    "name, subwords",
+    [
+        ("lee_fasttext.bin", True),
+        ("lee_fasttext.vec", False),
+        ("crime-and-punishment.vec", False),
+        ("crime-and-punishment.bin", True),
+        ("test_glove.txt", False),
+    ],
+)
 def test_real_gensim_files_load(name, subwords):
     from gensim.models import KeyedVectors
     from gensim.models.fasttext import load_facebook_vectors
@@ -40,8 +48,14 @@ def test_real_gensim_files_load(name, subwords):
     assert (emb.oov is not None) == subwords
 
 
-@pytest.mark.parametrize("content, fragment", [(b"", "empty"), (b"this is not\nan embedding file\n", "Could not read|neither"),
-                                               (os.urandom(4096), "Could not read|neither")])
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"", "empty"),
+        (b"this is not\nan embedding file\n", "Could not read|neither"),
+        (os.urandom(4096), "Could not read|neither"),
+    ],
+)
 def test_bad_files_give_a_sentence(tmp_path, content, fragment):
     for suffix in (".vec", ".bin"):
         p = tmp_path / f"bad{suffix}"
@@ -80,7 +94,11 @@ def test_truncated_or_forged_fasttext_bin_is_refused_not_hung(tmp_path):
     """gensim loops forever at EOF on a broken vocabulary: dpviz must refuse it first."""
     good = (DATA / "lee_fasttext.bin").read_bytes()
     assert E.looks_like_fasttext_bin(good)
-    for name, data in [("cut.bin", good[:5000]), ("header.bin", good[:92]), ("forged.bin", good[:64] + (10**6).to_bytes(4, "little") * 3 + good[76:3000])]:
+    for name, data in [
+        ("cut.bin", good[:5000]),
+        ("header.bin", good[:92]),
+        ("forged.bin", good[:64] + (10**6).to_bytes(4, "little") * 3 + good[76:3000]),
+    ]:
         assert not E.looks_like_fasttext_bin(data)
         p = tmp_path / name
         p.write_bytes(data)
@@ -127,17 +145,17 @@ def _header_bombs() -> dict[str, bytes]:
     vec = (DATA / "lee_fasttext.vec").read_bytes()
     body = vec.split(b"\n", 1)[1]
     return {
-        "billion.vec": b"1000000000 300\nthe 0.1\n",                  # the issue's 21-byte kind
-        "wide.vec": b"3 100000000\n" + body[:2000],                    # absurd dimension
-        "long.vec": b"99999 10\n" + body,                             # more words than the bytes can hold
-        "billion.bin": b"1000000000 300\n" + bytes(400),             # word2vec binary
+        "billion.vec": b"1000000000 300\nthe 0.1\n",  # the issue's 21-byte kind
+        "wide.vec": b"3 100000000\n" + body[:2000],  # absurd dimension
+        "long.vec": b"99999 10\n" + body,  # more words than the bytes can hold
+        "billion.bin": b"1000000000 300\n" + bytes(400),  # word2vec binary
         "wide.bin": b"2 2000000\n" + bytes(400),
         "bucket.bin": _fasttext_with(good, bucket=2_000_000_000),
         "rows.bin": _fasttext_with(good, rows=10**9),
         "cols.bin": _fasttext_with(good, cols=10**6),
         "dim.bin": _fasttext_with(good, dim=10**6, cols=10**6),
-        "wideline.txt": b"word " + b"0.5 " * 20_000 + b"\n",         # GloVe text, 20,000 "dimensions"
-        "noline.txt": b"w" + b"1" * (1 << 17),                        # one endless first line
+        "wideline.txt": b"word " + b"0.5 " * 20_000 + b"\n",  # GloVe text, 20,000 "dimensions"
+        "noline.txt": b"w" + b"1" * (1 << 17),  # one endless first line
     }
 
 
@@ -176,13 +194,22 @@ def test_headers_that_claim_more_than_the_file_holds_are_refused_before_allocati
 
 
 def test_the_size_check_accepts_every_real_file_and_reports_its_format():
-    expected = {"lee_fasttext.bin": "fasttext-bin", "crime-and-punishment.bin": "fasttext-bin", "lee_fasttext.vec": "word2vec-text",
-                "test_glove.txt": "glove-text"}
+    expected = {
+        "lee_fasttext.bin": "fasttext-bin",
+        "crime-and-punishment.bin": "fasttext-bin",
+        "lee_fasttext.vec": "word2vec-text",
+        "test_glove.txt": "glove-text",
+    }
     for name, layout in expected.items():
         assert E.check_declared_size(DATA / name).format == layout
     layout = E.fasttext_bin_layout((DATA / "crime-and-punishment.bin").read_bytes())
     # the new layout; gensim reads the same sizes its own way
-    assert {k: layout[k] for k in ("dim", "nwords", "bucket", "rows")} == {"dim": 5, "nwords": 291, "bucket": 100, "rows": 391}
+    assert {k: layout[k] for k in ("dim", "nwords", "bucket", "rows")} == {
+        "dim": 5,
+        "nwords": 291,
+        "bucket": 100,
+        "rows": 391,
+    }
     from gensim.models.fasttext import load_facebook_vectors
 
     kv = load_facebook_vectors(str(DATA / "crime-and-punishment.bin"))

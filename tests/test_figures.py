@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpviz import memo, tables, registry
+from dpviz import memo, registry, tables
 from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
@@ -16,14 +16,30 @@ SMALL = {  # reduced sizes so the whole registry runs in seconds
     "adept-violations": {"dims": "1-40", "pairs": "500"},
     "adept-privacy-loss": {"samples": "5000"},
     "adept-fixes": {"draws": "200"},
-    **{fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"} for fid in ("metric-stats", "metric-figure3", "metric-histograms", "metric-calibrate", "metric-entropy", "metric-utility")},
-    **{fid: {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"} for fid in ("hoho-linking", "hoho-reconstruction")},
+    **{
+        fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"}
+        for fid in (
+            "metric-stats",
+            "metric-figure3",
+            "metric-histograms",
+            "metric-calibrate",
+            "metric-entropy",
+            "metric-utility",
+        )
+    },
+    **{
+        fid: {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"}
+        for fid in ("hoho-linking", "hoho-reconstruction")
+    },
     "hoho-audit": {"audit_samples": "2000"},
     "adept-audit": {"audit_samples": "2000"},
     "hoho-utility": {"epsilons": "0.1,1", "lambdas": "1,10"},
     "metric-knn-distances": {"knn_words": "20"},
     "metric-knn-histogram": {"knn_words": "20"},
-    **{fid: {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"} for fid in ("partial-dpsgd", "partial-histograms", "partial-training")},
+    **{
+        fid: {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"}
+        for fid in ("partial-dpsgd", "partial-histograms", "partial-training")
+    },
 }
 IDS = [s.id for s in registry.all_figures()]
 
@@ -110,8 +126,13 @@ def test_live_figures_evaluate_without_preparing_again(monkeypatch):
     is evaluated from it, and equals a fresh computation at that position."""
     spec = registry.get("adept-fixes")
     calls = []
-    spec2 = registry.FigureSpec(**{**spec.__dict__, "id": "adept-fixes-probe",
-                                  "prepare": lambda v, p=None: calls.append(1) or spec.prepare(v, p)})
+    spec2 = registry.FigureSpec(
+        **{
+            **spec.__dict__,
+            "id": "adept-fixes-probe",
+            "prepare": lambda v, p=None: calls.append(1) or spec.prepare(v, p),
+        }
+    )
     base = registry.run("adept-fixes", {"draws": "200", "sweep": "dim"})[0]
     for eps in (0.3, 2.0, 17.0):
         for n in (64, 100):
@@ -136,13 +157,19 @@ def test_compute_layer_never_imports_streamlit():
 
 
 def test_no_eval_or_exec_anywhere():
-    for p in list((ROOT / "dpviz").rglob("*.py")) + list((ROOT / "webui").rglob("*.py")) + list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+    for p in (
+        list((ROOT / "dpviz").rglob("*.py"))
+        + list((ROOT / "webui").rglob("*.py"))
+        + list((ROOT / "pages").glob("*.py"))
+        + [ROOT / "app.py"]
+    ):
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("eval", "exec"), p
 
 
 # --- what the captions promise is drawn, where the data are ------------------------------------------
+
 
 def _axis_names(fig):
     return {k: fig.layout[k] for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))}
@@ -182,7 +209,9 @@ def test_no_mark_lands_outside_the_data_on_a_log_axis(fid):
             if " domain" in ref or ref == "paper" or axes.get(name) is None or axes[name].type != "log":
                 continue
             data = _trace_values(fig, ref)
-            coords = [getattr(item, a, None) for a in ((letter,) if hasattr(item, "text") else (f"{letter}0", f"{letter}1"))]
+            coords = [
+                getattr(item, a, None) for a in ((letter,) if hasattr(item, "text") else (f"{letter}0", f"{letter}1"))
+            ]
             for c in coords:
                 if c is not None and len(data):
                     assert np.log10(data.min()) - 1 <= float(c) <= np.log10(data.max()) + 1, (fid, item)
@@ -208,7 +237,9 @@ def test_epsilon_chart_marks_six_times_the_claim_on_its_data_scale():
 
 
 def test_calibration_chart_draws_the_target_and_each_matched_epsilon():
-    values, df, fig = registry.run("metric-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"})
+    values, df, fig = registry.run(
+        "metric-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"}
+    )
     (target,) = _named(fig, "target: average n_w at most 10")
     assert list(target.y) == [10, 10] and list(target.x) == [2, 30]
     e = float(df["epsilon_at_target"].iloc[0])

@@ -9,20 +9,23 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dpviz.papers.partial import sensitivity as ps
 from dpviz import sandbox
+from dpviz.papers.partial import sensitivity as ps
 from dpviz.papers.partial.expr_program import ProgramError, compile_expressions, tree_size
 from dpviz.papers.partial.safe_expr import FormulaError, parse_formula
 
 BOX = "a=1:2,b=0.5:3"
 
 
-@pytest.mark.parametrize("text", [
-    "a**2 + exp(2*b - a)",
-    "sin(a)*cosh(b) - tan(a/3)/b + log(a + b)**3",
-    "sigmoid(a*b - 2) + sqrt(a)*tanh(b) - sinh(a - b)",
-    "pi*a**(-1.5) + e**b - 3/(a*b)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a**2 + exp(2*b - a)",
+        "sin(a)*cosh(b) - tan(a/3)/b + log(a + b)**3",
+        "sigmoid(a*b - 2) + sqrt(a)*tanh(b) - sinh(a - b)",
+        "pi*a**(-1.5) + e**b - 3/(a*b)",
+    ],
+)
 def test_program_equals_sympy_lambdify_on_the_formula_and_its_derivatives(text):
     """Independent route: sympy's own numeric printer on the same expressions."""
     f, symbols = parse_formula(text, ("a", "b"))
@@ -60,11 +63,14 @@ def _central_difference(fn, x, h=1e-6):
     return grad
 
 
-@pytest.mark.parametrize("text", [
-    "abs(a - 1.5)*b + max(a, b)**2 - min(a, 2*b)",
-    "max(a*b, a + b, 2) - abs(sin(3*a))",
-    "min(exp(a - b), b**2) + abs(a - b)*a",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "abs(a - 1.5)*b + max(a, b)**2 - min(a, 2*b)",
+        "max(a*b, a + b, 2) - abs(sin(3*a))",
+        "min(exp(a - b), b**2) + abs(a - b)*a",
+    ],
+)
 def test_abs_min_max_work_and_their_derivatives_match_finite_differences_off_the_kinks(text):
     a = ps.analyse(text, BOX, 3)
     rng = np.random.default_rng(11)
@@ -85,26 +91,32 @@ def test_abs_min_max_work_and_their_derivatives_match_finite_differences_off_the
     assert ps.global_sensitivity(a)["value"] > 0
 
 
-@pytest.mark.parametrize("text, n, value", [
-    ("abs(a) + 2*abs(b)", 5, np.sqrt(5) / 5),    # gradient (±1, ±2) everywhere off the axes
-    ("max(a, b)", 2, 0.5),                         # gradient (1, 0) or (0, 1)
-    ("min(3*a, 4*b) + 0*a", 1, 4.0),               # 3 where 3a < 4b, 4 where 4b < 3a
-])
+@pytest.mark.parametrize(
+    "text, n, value",
+    [
+        ("abs(a) + 2*abs(b)", 5, np.sqrt(5) / 5),  # gradient (±1, ±2) everywhere off the axes
+        ("max(a, b)", 2, 0.5),  # gradient (1, 0) or (0, 1)
+        ("min(3*a, 4*b) + 0*a", 1, 4.0),  # 3 where 3a < 4b, 4 where 4b < 3a
+    ],
+)
 def test_non_smooth_global_sensitivity_closed_forms(text, n, value):
     a = ps.analyse(text, "a=-1:2,b=-1:3", n)
     assert ps.global_sensitivity(a)["value"] == pytest.approx(value, rel=1e-6)
 
 
-@pytest.mark.parametrize("text, ranges, fragment", [
-    ("a + log(0)", BOX, "infinite or undefined"),
-    ("a*(-1)**0.5", BOX, "complex values"),
-    ("sqrt(-2)*a + b", BOX, "complex values"),
-    ("a*1e9**30*1e9**30", BOX, "not finite"),       # a constant beyond the float range
-    ("a + exp(exp(exp(20)))", BOX, "infinite or undefined"),
-    ("a + b", "a=1:1.0000000000000002,b=0:1", "too narrow"),
-    ("a + b", "a=0:2e-16,b=0:1", "too narrow"),
-    ("a/(b - b)", BOX, "divides by zero"),
-])
+@pytest.mark.parametrize(
+    "text, ranges, fragment",
+    [
+        ("a + log(0)", BOX, "infinite or undefined"),
+        ("a*(-1)**0.5", BOX, "complex values"),
+        ("sqrt(-2)*a + b", BOX, "complex values"),
+        ("a*1e9**30*1e9**30", BOX, "not finite"),  # a constant beyond the float range
+        ("a + exp(exp(exp(20)))", BOX, "infinite or undefined"),
+        ("a + b", "a=1:1.0000000000000002,b=0:1", "too narrow"),
+        ("a + b", "a=0:2e-16,b=0:1", "too narrow"),
+        ("a/(b - b)", BOX, "divides by zero"),
+    ],
+)
 def test_values_that_used_to_crash_get_one_sentence(text, ranges, fragment):
     with pytest.raises(FormulaError, match=fragment):
         a = ps.analyse(text, ranges, 5)
@@ -116,11 +128,14 @@ def _own_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-@pytest.mark.parametrize("text", [
-    "max(exp(exp(exp(20))), a)",       # Max compares its arguments numerically
-    "a**exp(exp(exp(20)))",            # the power's exponent is evaluated
-    "2**exp(exp(exp(20)))*a + b",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max(exp(exp(exp(20))), a)",  # Max compares its arguments numerically
+        "a**exp(exp(exp(20)))",  # the power's exponent is evaluated
+        "2**exp(exp(exp(20)))*a + b",
+    ],
+)
 def test_formulas_that_never_finish_end_in_the_worker_with_a_sentence(text, monkeypatch):
     monkeypatch.setattr(sandbox, "CPU_SECONDS", 2)
     monkeypatch.setattr(ps, "_ANALYSES", type(ps._ANALYSES)())

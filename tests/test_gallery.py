@@ -8,10 +8,8 @@ named and non-blank on every run."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
-
 from test_browser import ROOT, browser, pytestmark, server, wait_for_charts  # noqa: F401 (fixtures, skip mark)
 
 GALLERY = ROOT / "docs" / "gallery"
@@ -20,9 +18,17 @@ WRITE_DOCS = bool(os.environ.get("DPVIZ_SCREENSHOTS"))
 # (page path, state name, query): defaults, then one changed setting per page
 VIEWS = [
     ("ADePT_sensitivity", "default", ""),
-    ("ADePT_sensitivity", "changed", "dim=9&clip=7&epsilon=1.3&sweep=dim&geometry_dim=3&distributions=uniform,normal,normal_tight"),
+    (
+        "ADePT_sensitivity",
+        "changed",
+        "dim=9&clip=7&epsilon=1.3&sweep=dim&geometry_dim=3&distributions=uniform,normal,normal_tight",
+    ),
     ("Metric_DP", "default", ""),
-    ("Metric_DP", "changed", "words=12&epsilons=1,2,5,10,20,40&hist_epsilons=5,9,12&target_stat=s_w&target=500&compare=fasttext-local"),
+    (
+        "Metric_DP",
+        "changed",
+        "words=12&epsilons=1,2,5,10,20,40&hist_epsilons=5,9,12&target_stat=s_w&target=500&compare=fasttext-local",
+    ),
     ("HoHo_attack", "default", ""),
     ("HoHo_attack", "changed", "epsilons=0.001,1&lambdas=1,10,50&r=50&lambda_=2&sentence_index=3"),
     ("Partial_sensitivity", "default", ""),
@@ -71,9 +77,13 @@ def test_gallery_of_every_chart(server, browser, tmp_path, path, state, query): 
 
 def _write_index() -> None:
     shots = sorted(GALLERY.glob("*.png"))
-    lines = ["# Gallery: every chart alone, at the size the page draws it", "",
-             "Written by `DPVIZ_SCREENSHOTS=1 python -m pytest tests/test_gallery.py`: each chart on its page's",
-             "defaults and after one changed setting (the settings are in `tests/test_gallery.py`).", ""]
+    lines = [
+        "# Gallery: every chart alone, at the size the page draws it",
+        "",
+        "Written by `DPVIZ_SCREENSHOTS=1 python -m pytest tests/test_gallery.py`: each chart on its page's",
+        "defaults and after one changed setting (the settings are in `tests/test_gallery.py`).",
+        "",
+    ]
     for shot in shots:
         fid, state = shot.stem.split("--")
         lines += [f"## {fid} ({state})", "", f"![{fid}, {state}]({shot.name})", ""]

@@ -108,8 +108,24 @@ def test_an_absent_model_is_one_sentence_saying_what_to_download_and_where(data_
 
 def test_the_command_line_says_it_in_one_line(tmp_path):
     env = dict(os.environ, GENSIM_DATA_DIR=str(tmp_path / "empty"), DPVIZ_CACHE_DIR=str(tmp_path / "cache"))
-    out = subprocess.run([sys.executable, "-m", "dpviz", "figure", "metric-stats", "--set", "embedding=glove-wiki-gigaword-300",
-                          "--out", str(tmp_path / "s.csv")], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dpviz",
+            "figure",
+            "metric-stats",
+            "--set",
+            "embedding=glove-wiki-gigaword-300",
+            "--out",
+            str(tmp_path / "s.csv"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 2 and "python -m dpviz download glove-wiki-gigaword-300" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 

@@ -16,12 +16,15 @@ def corpus():
     return corpus_vectors("movie-reviews")[0]
 
 
-@pytest.mark.parametrize("counts, agree", [
-    ([30, 5, 7, 100], [0.7, 0.2, 0.3, 0.8]),
-    ([0, 0, 0, 142], [0.5, 0.5, 0.5, 0.5]),      # one class only; p = 1/2 puts a zero at z = -1
-    ([71, 0, 0, 71], [1.0, 0.1, 0.0, 0.9]),      # a certain class
-    ([1, 1, 1, 0], [0.5, 0.5, 0.5, 0.5]),        # odd support length
-])
+@pytest.mark.parametrize(
+    "counts, agree",
+    [
+        ([30, 5, 7, 100], [0.7, 0.2, 0.3, 0.8]),
+        ([0, 0, 0, 142], [0.5, 0.5, 0.5, 0.5]),  # one class only; p = 1/2 puts a zero at z = -1
+        ([71, 0, 0, 71], [1.0, 0.1, 0.0, 0.9]),  # a certain class
+        ([1, 1, 1, 0], [0.5, 0.5, 0.5, 0.5]),  # odd support length
+    ],
+)
 def test_score_pmf_equals_a_convolution_of_binomials(counts, agree):
     positions = sum(counts)
     got = H.score_pmfs(np.array([counts]), np.array(agree), positions)[0]
@@ -48,7 +51,10 @@ def _simulated_auc(X, mechanism, lam, eps, targets, rng, repeats=100):
     return np.mean(aucs), (one[:, sl] == full[:, sl]).mean(1).mean()
 
 
-@pytest.mark.parametrize("mechanism, lam, eps", [("ome", 1.2, 1.0), ("ome", 1.05, 0.001), ("ome", 10.0, 1.0), ("oue", 1.0, 5.0), ("sue", 1.0, 20.0)])
+@pytest.mark.parametrize(
+    "mechanism, lam, eps",
+    [("ome", 1.2, 1.0), ("ome", 1.05, 0.001), ("ome", 10.0, 1.0), ("oue", 1.0, 5.0), ("sue", 1.0, 20.0)],
+)
 def test_exact_attack_matches_the_simulated_attack(corpus, mechanism, lam, eps):
     """The simulated mean AUC over the same targets is an unbiased estimate of the exact one;
     12 independent runs give its standard error."""

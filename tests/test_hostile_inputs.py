@@ -9,21 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from dpviz import storage, uploads, registry
+from dpviz import registry, storage, uploads
 from dpviz.data import corpora
 from dpviz.papers.hoho import figures as H
 from dpviz.papers.metric import figures as M
-from dpviz.params import ParamError, validate
+from dpviz.params import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "dpviz", *args], cwd=ROOT, capture_output=True, text=True,
-                          env=env or os.environ.copy(), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "dpviz", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env or os.environ.copy(),
+        timeout=300,
+    )
 
 
 # caps that could be walked around -----------------------------------------------------------
+
 
 def test_a_word_list_is_held_to_the_hosted_cap_on_words():
     many = ",".join(["of", "to", "in", "is", "it"] * 32)  # 160 short words in under 500 characters
@@ -49,13 +56,21 @@ def test_a_large_corpus_is_refused_on_the_hosted_demo_before_any_attack(tmp_path
         H.corpus_vectors(ref)
 
 
-@pytest.mark.parametrize("raw, fragment", [
-    ({"targets": "1.0"}, "pairs"),                                        # every sentence a target
-    ({"epsilons": "0.001,0.01,0.1,1,3,10,30,100,300,1000", "lambdas": "1,2,5,10,20,50,100,1000"}, "pair evaluations"),
-])
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        ({"targets": "1.0"}, "pairs"),  # every sentence a target
+        (
+            {"epsilons": "0.001,0.01,0.1,1,3,10,30,100,300,1000", "lambdas": "1,2,5,10,20,50,100,1000"},
+            "pair evaluations",
+        ),
+    ],
+)
 def test_the_attack_is_held_to_a_hosted_work_budget_whichever_parameter_carries_it(raw, fragment, monkeypatch):
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
-    monkeypatch.setattr(H.hoho_exact, "attack_counts", lambda *a, **k: pytest.fail("computed before the cap was checked"))
+    monkeypatch.setattr(
+        H.hoho_exact, "attack_counts", lambda *a, **k: pytest.fail("computed before the cap was checked")
+    )
     with pytest.raises(ValueError, match=fragment):
         registry.run("hoho-linking", raw)
 
@@ -70,6 +85,7 @@ def test_the_default_attack_fits_the_hosted_budget(monkeypatch):
 
 
 # corpus files ---------------------------------------------------------------------------------
+
 
 def _csv(rows: list[str], bom: bool = False) -> bytes:
     text = "sentence,label\n" + "\n".join(rows) + "\n"
@@ -97,8 +113,18 @@ def test_a_csv_field_beyond_the_csv_limit_is_a_sentence():
 
 # operator settings ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("raw, expected", [("inf", sys.maxsize), ("12", 12 * 2**20), ("0.5", 2**19), ("nan", 7 * 2**20),
-                                           ("-3", 7 * 2**20), ("lots", 7 * 2**20)])
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("inf", sys.maxsize),
+        ("12", 12 * 2**20),
+        ("0.5", 2**19),
+        ("nan", 7 * 2**20),
+        ("-3", 7 * 2**20),
+        ("lots", 7 * 2**20),
+    ],
+)
 def test_quota_settings_never_raise(raw, expected, monkeypatch, capsys):
     monkeypatch.setenv("DPVIZ_TEST_QUOTA_MB", raw)
     assert storage.quota_bytes("DPVIZ_TEST_QUOTA_MB", 7) == expected
@@ -113,6 +139,7 @@ def test_an_infinite_cache_quota_serves_figures(tmp_path):
 
 
 # every input checked before anything is computed ---------------------------------------------
+
 
 def test_a_bad_comparison_embedding_is_refused_before_the_main_one_is_computed(monkeypatch):
     monkeypatch.setattr(M.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking every input"))
@@ -131,14 +158,18 @@ def test_a_header_bomb_as_comparison_is_refused_before_computing(tmp_path, monke
 
 # the command line: one line, exit 2 ----------------------------------------------------------
 
-@pytest.mark.parametrize("args, fragment", [
-    (("sweep", "mdp", "--seed", "-1", "--out", "OUT", "--words", "3"), "--seed"),
-    (("sweep", "mdp", "--workers", "0", "--out", "OUT", "--words", "3"), "--workers"),
-    (("figure", "partial-query", "--set", "expr=a+log(0)", "--out", "OUT.csv"), "infinite or undefined"),
-    (("figure", "partial-query", "--set", "expr=a*(-1)**0.5", "--out", "OUT.csv"), "complex values"),
-    (("figure", "partial-query", "--set", "ranges=a=0:2e-16,b=0:1", "--out", "OUT.csv"), "too narrow"),
-    (("figure", "metric-stats", "--set", "compare=/dev/zero", "--out", "OUT.csv"), "No embedding file"),
-])
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("sweep", "mdp", "--seed", "-1", "--out", "OUT", "--words", "3"), "--seed"),
+        (("sweep", "mdp", "--workers", "0", "--out", "OUT", "--words", "3"), "--workers"),
+        (("figure", "partial-query", "--set", "expr=a+log(0)", "--out", "OUT.csv"), "infinite or undefined"),
+        (("figure", "partial-query", "--set", "expr=a*(-1)**0.5", "--out", "OUT.csv"), "complex values"),
+        (("figure", "partial-query", "--set", "ranges=a=0:2e-16,b=0:1", "--out", "OUT.csv"), "too narrow"),
+        (("figure", "metric-stats", "--set", "compare=/dev/zero", "--out", "OUT.csv"), "No embedding file"),
+    ],
+)
 def test_command_line_bad_inputs_are_one_line_and_exit_2(args, fragment, tmp_path):
     out = cli(*(a.replace("OUT", str(tmp_path / "o")) for a in args))
     assert out.returncode == 2, out.stderr

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import tables, integrity
+from dpviz import integrity, tables
 from dpviz.papers.metric import sweep as S
 
 
@@ -88,7 +88,16 @@ SMALL = dict(words=12, epsilons=[3.0, 30.0], samples=30, vocab=2000, seed=5, par
 
 def _sweep(out):
     args = dict(SMALL)
-    return S.sweep("glove-6b-50d", args.pop("words"), args.pop("epsilons"), args.pop("samples"), out, quiet=True, local=True, **args)
+    return S.sweep(
+        "glove-6b-50d",
+        args.pop("words"),
+        args.pop("epsilons"),
+        args.pop("samples"),
+        out,
+        quiet=True,
+        local=True,
+        **args,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +127,19 @@ def test_swapped_emptied_and_unchecked_partitions_are_recomputed(tmp_path, clean
     clean_dir, clean = clean_sweep
     p0, p1 = "part-00000.parquet", "part-00001.parquet"
     setups = {
-        "swapped data and checks": lambda d: [shutil.copy(clean_dir / p1, d / p0), shutil.copy(integrity.sidecar(clean_dir / p1), integrity.sidecar(d / p0)),
-                                            shutil.copy(clean_dir / p0, d / p1), shutil.copy(integrity.sidecar(clean_dir / p0), integrity.sidecar(d / p1))],
+        "swapped data and checks": lambda d: [
+            shutil.copy(clean_dir / p1, d / p0),
+            shutil.copy(integrity.sidecar(clean_dir / p1), integrity.sidecar(d / p0)),
+            shutil.copy(clean_dir / p0, d / p1),
+            shutil.copy(integrity.sidecar(clean_dir / p0), integrity.sidecar(d / p1)),
+        ],
         "emptied": lambda d: (d / p0).write_bytes(b""),
         "check deleted": lambda d: integrity.sidecar(d / p0).unlink(),
-        "other words": lambda d: integrity.write_table(pd.read_parquet(clean_dir / p1), d / p0, S.partition_meta(d / p0, pd.read_parquet(clean_dir / p1)["word_id"])),
+        "other words": lambda d: integrity.write_table(
+            pd.read_parquet(clean_dir / p1),
+            d / p0,
+            S.partition_meta(d / p0, pd.read_parquet(clean_dir / p1)["word_id"]),
+        ),
     }
     for name, damage in setups.items():
         out = tmp_path / name.replace(" ", "_")

@@ -30,18 +30,22 @@ def test_crossing_matches_a_fine_grid_on_monotone_curves(seed):
 
 
 def test_crossing_edges():
-    assert calibration.crossing(np.array([3.0]), np.array([7.0]), 7.0) == 3.0          # one ε, on the target
-    assert np.isnan(calibration.crossing(np.array([3.0]), np.array([7.0]), 6.0))       # one ε, off it
-    assert np.isnan(calibration.crossing(np.array([]), np.array([]), 1.0))             # none
-    assert calibration.crossing(np.array([1.0, 2.0, 4.0]), np.array([9.0, 5.0, 5.0]), 5.0) == 2.0  # reaches it at a listed ε
-    assert calibration.crossing(np.array([1.0, 2.0]), np.array([5.0, 5.0]), 5.0) == 1.0           # flat on it from the start
-    assert np.isnan(calibration.crossing(np.array([1.0, 2.0]), np.array([5.0, 5.0]), 4.0))         # flat elsewhere
+    assert calibration.crossing(np.array([3.0]), np.array([7.0]), 7.0) == 3.0  # one ε, on the target
+    assert np.isnan(calibration.crossing(np.array([3.0]), np.array([7.0]), 6.0))  # one ε, off it
+    assert np.isnan(calibration.crossing(np.array([]), np.array([]), 1.0))  # none
+    assert (
+        calibration.crossing(np.array([1.0, 2.0, 4.0]), np.array([9.0, 5.0, 5.0]), 5.0) == 2.0
+    )  # reaches it at a listed ε
+    assert calibration.crossing(np.array([1.0, 2.0]), np.array([5.0, 5.0]), 5.0) == 1.0  # flat on it from the start
+    assert np.isnan(calibration.crossing(np.array([1.0, 2.0]), np.array([5.0, 5.0]), 4.0))  # flat elsewhere
 
 
 def test_summary_is_mean_and_quartiles_per_embedding_epsilon_and_statistic():
     rng = np.random.default_rng(0)
-    df = pd.DataFrame([(e, w, eps, *rng.integers(0, 100, 3)) for e in ("a", "b") for w in range(7) for eps in (1.0, 5.0)],
-                      columns=["embedding", "word", "epsilon", "n_w", "s_w", "s_w_eta"])
+    df = pd.DataFrame(
+        [(e, w, eps, *rng.integers(0, 100, 3)) for e in ("a", "b") for w in range(7) for eps in (1.0, 5.0)],
+        columns=["embedding", "word", "epsilon", "n_w", "s_w", "s_w_eta"],
+    )
     out = calibration.summary(df)
     assert len(out) == 2 * 2 * 3
     for _, row in out.iterrows():
@@ -53,7 +57,7 @@ def test_summary_is_mean_and_quartiles_per_embedding_epsilon_and_statistic():
 def test_kth_neighbour_distances_match_brute_force_with_duplicates():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((300, 7)).astype(np.float32)
-    x[5] = x[9]                                   # a duplicate: a neighbour at distance 0
+    x[5] = x[9]  # a duplicate: a neighbour at distance 0
     ids = np.array([0, 5, 9, 299])
     got = neighbours.kth_neighbour_distances(x, ids, 20)
     x64 = x.astype(np.float64)
@@ -62,4 +66,4 @@ def test_kth_neighbour_distances_match_brute_force_with_duplicates():
         expected = np.sort(np.delete(d, i))[:20]
         assert np.allclose(row, expected, atol=1e-5)
     assert got[1, 0] == pytest.approx(0.0, abs=1e-6) and got.shape == (4, 20)
-    assert neighbours.kth_neighbour_distances(x[:6], np.array([2]), 20).shape == (1, 5)   # fewer words than k
+    assert neighbours.kth_neighbour_distances(x[:6], np.array([2]), 20).shape == (1, 5)  # fewer words than k

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz.papers.metric import mechanism as mdp
 from dpviz.data.embeddings import Embedding, get
+from dpviz.papers.metric import mechanism as mdp
 
 
 def small_embedding(v=400, d=6, seed=0, duplicates=True):
@@ -155,7 +155,13 @@ def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypat
 
     monkeypatch.setattr(metric, "_TRY", type(metric._TRY)(maxsize=64))  # this route's own prepared draws
 
-    v = {"embedding": "glove-6b-50d", "sentence": "The hospital  qzxqzxqzx in boston", "epsilon": 8.0, "rewrites": 3, "seed": 4}
+    v = {
+        "embedding": "glove-6b-50d",
+        "sentence": "The hospital  qzxqzxqzx in boston",
+        "epsilon": 8.0,
+        "rewrites": 3,
+        "seed": 4,
+    }
     tokens, rows, status, per_word = try_it(glove, v)
     assert tokens == ["the", "hospital", "qzxqzxqzx", "in", "boston"]
     assert (rows, status) == mdp.rewrite(glove, tokens, 8.0, 3, 4)
@@ -169,8 +175,6 @@ def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypat
     assert per_word2.equals(mdp.mdp_stats(glove, known, [23.0], TRY_DRAWS, 0.05, 4))
     try_it(glove, dict(v, seed=5))
     assert len(metric._TRY.keys()) == keys + 1  # the seed is part of the prepared state's key
-
-
 
 
 @pytest.fixture(scope="module")
@@ -195,11 +199,11 @@ def test_envelope_structure(glove50):
     u, g = mdp.sample_directions_and_radii(glove50.dim, 300, mdp.word_stream(0, 1234))
     env = mdp.draw_envelopes(glove50, glove50.vectors64[1234], u, g, self_id=1234)
     finite = np.isfinite(env.breaks)
-    assert (env.winners[:, 0] == 1234).all()                             # nearest at t = 0+
+    assert (env.winners[:, 0] == 1234).all()  # nearest at t = 0+
     with np.errstate(invalid="ignore"):
         step = np.diff(env.breaks, axis=1)
-    assert np.all(~finite[:, 1:] | (step >= 0))                           # breakpoints ascend
-    assert (finite.sum(1) >= 1).all()                                    # every draw leaves the word at some t
+    assert np.all(~finite[:, 1:] | (step >= 0))  # breakpoints ascend
+    assert (finite.sum(1) >= 1).all()  # every draw leaves the word at some t
     # consecutive winners differ, and every used winner is a real id
     used = np.c_[np.ones(len(finite), bool), finite]
     assert (env.winners[used] >= 0).all()

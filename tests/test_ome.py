@@ -4,7 +4,6 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from dpviz.papers.hoho import ome
 
@@ -14,7 +13,10 @@ def reference_bits(x: float) -> str:
     return "{:0{}b}".format(round(x * 2**5), 11).replace("-", "1")
 
 
-@pytest.mark.parametrize("x", list(np.random.default_rng(0).uniform(-31.9, 63.9, 300)) + [0.0, 0.015625, -0.015625, 0.03125 / 2, 32.0, -31.96875])
+@pytest.mark.parametrize(
+    "x",
+    list(np.random.default_rng(0).uniform(-31.9, 63.9, 300)) + [0.0, 0.015625, -0.015625, 0.03125 / 2, 32.0, -31.96875],
+)
 def test_encoding_matches_the_reference_formatter(x):
     assert "".join(map(str, ome.encode_values(x))) == reference_bits(float(x))
 
@@ -39,7 +41,11 @@ def test_perturbation_frequencies_match_p1_p2_q(lam, eps):
     bits[:2000] = 1
     out = ome.perturb_ome(bits, lam, eps, np.random.default_rng(1))
     p1, p2, q = ome.ome_probabilities(lam, eps, 550)
-    for est, p, n in [(out[:2000, ::2].mean(), p1, 2000 * 275), (out[:2000, 1::2].mean(), p2, 2000 * 275), (out[2000:].mean(), q, 2000 * 550)]:
+    for est, p, n in [
+        (out[:2000, ::2].mean(), p1, 2000 * 275),
+        (out[:2000, 1::2].mean(), p2, 2000 * 275),
+        (out[2000:].mean(), q, 2000 * 550),
+    ]:
         assert abs(est - p) < 5 * np.sqrt(p * (1 - p) / n) + 1e-12
     assert p1 == pytest.approx(lam / (1 + lam)) and p2 == pytest.approx(1 / (1 + lam**3))
     assert q == pytest.approx(1 / (1 + lam * np.exp(eps / 550)))
@@ -65,7 +71,11 @@ def test_unary_baselines_formulas_and_ldp_ratio(scheme):
     else:
         assert p == 0.5 and q == pytest.approx(1 / (1 + np.exp(e)))
     # unary encoding: two inputs differ in two bits; the worst ratio over both equals e^eps'
-    worst = np.log(max(p / q, (1 - q) / (1 - p))) + np.log(max(p / q, (1 - q) / (1 - p))) if scheme == "sue" else np.log(p * (1 - q) / (q * (1 - p)))
+    worst = (
+        np.log(max(p / q, (1 - q) / (1 - p))) + np.log(max(p / q, (1 - q) / (1 - p)))
+        if scheme == "sue"
+        else np.log(p * (1 - q) / (q * (1 - p)))
+    )
     assert worst == pytest.approx(e)
     bits = ome.unary_encode(np.array([[0.0, -1.0, 0.99]]), 8, -1, 1)
     assert bits.shape == (1, 24) and bits.reshape(3, 8).sum(1).tolist() == [1, 1, 1]
@@ -128,12 +138,15 @@ def _brute_force_vector_loss(lam, eps, domain, r, m, n):
     return best
 
 
-@pytest.mark.parametrize("r, m, n, domain", [
-    (2, 2, 1, [-1.5, 0.0, 1.0, 3.5]),           # l = 3 (odd): the second float starts on an odd bit
-    (3, 2, 1, [-1.5, -0.5, 0.0, 2.5, 3.5]),     # l = 3, r = 3: two even starts, one odd
-    (3, 2, 2, [-0.75, 0.0, 0.5, 1.75]),         # l = 4 (even): every float starts on an even bit
-    (2, 6, 5, [-10.0, 0.03125, 9.96875]),       # OME's own l = 11
-])
+@pytest.mark.parametrize(
+    "r, m, n, domain",
+    [
+        (2, 2, 1, [-1.5, 0.0, 1.0, 3.5]),  # l = 3 (odd): the second float starts on an odd bit
+        (3, 2, 1, [-1.5, -0.5, 0.0, 2.5, 3.5]),  # l = 3, r = 3: two even starts, one odd
+        (3, 2, 2, [-0.75, 0.0, 0.5, 1.75]),  # l = 4 (even): every float starts on an even bit
+        (2, 6, 5, [-10.0, 0.03125, 9.96875]),  # OME's own l = 11
+    ],
+)
 @pytest.mark.parametrize("lam, eps", [(2.0, 3.0), (10.0, 0.5), (0.5, 1.0)])
 def test_exact_vector_loss_equals_enumeration_of_every_output(r, m, n, domain, lam, eps):
     brute = _brute_force_vector_loss(lam, eps, domain, r, m, n)
@@ -158,8 +171,16 @@ def test_linking_and_reconstruction_over_the_movie_review_corpus():
     """The paper's shape: AUC = 1 for lambda >= 10, near chance for lambda = 1; recovery ~ lambda/(1+lambda)."""
     from dpviz.papers.hoho import figures as hoho
 
-    df = hoho.attack_table({"corpus": "movie-reviews", "epsilons": (0.001, 1.0), "lambdas": (1.0, 10.0, 100.0), "mechanisms": ("ome", "oue"),
-                            "targets": 0.1, "seed": 0})
+    df = hoho.attack_table(
+        {
+            "corpus": "movie-reviews",
+            "epsilons": (0.001, 1.0),
+            "lambdas": (1.0, 10.0, 100.0),
+            "mechanisms": ("ome", "oue"),
+            "targets": 0.1,
+            "seed": 0,
+        }
+    )
     ome_rows = df[df.mechanism == "ome"].set_index(["lambda", "epsilon"])
     assert (ome_rows.loc[[10.0, 100.0], "auc_mean"] > 0.99).all()
     # lambda = 1 and OUE: chance level, within what 20 targets x 50 encodings can show
@@ -170,11 +191,16 @@ def test_linking_and_reconstruction_over_the_movie_review_corpus():
     assert (df.mechanism.isin(["ome", "oue"])).all() and df["lambda"][df.mechanism == "oue"].isna().all()
 
 
-@pytest.mark.parametrize("data, name, fragment", [
-    (b"one sentence\n" * 5, "s.txt", "At least 10"), (b"\xff\xfe\x00bad", "s.txt", "not UTF-8"),
-    (b"text,label\nhello,1\n" * 3, "s.csv", "'sentence' column"), (b"sentence,label\n" + b"good film,maybe\n" * 12, "s.csv", "0 or 1"),
-    (b"x" * (5 * 1024 * 1024 + 1), "s.txt", "at most 5 MiB"),
-])
+@pytest.mark.parametrize(
+    "data, name, fragment",
+    [
+        (b"one sentence\n" * 5, "s.txt", "At least 10"),
+        (b"\xff\xfe\x00bad", "s.txt", "not UTF-8"),
+        (b"text,label\nhello,1\n" * 3, "s.csv", "'sentence' column"),
+        (b"sentence,label\n" + b"good film,maybe\n" * 12, "s.csv", "0 or 1"),
+        (b"x" * (5 * 1024 * 1024 + 1), "s.txt", "at most 5 MiB"),
+    ],
+)
 def test_corpus_uploads_are_checked(data, name, fragment):
     from dpviz.data import corpora
 
@@ -228,6 +254,6 @@ def test_classifier_accuracy_tracks_what_the_encodings_keep():
     assert list(df.columns) == list(utility.COLUMNS) and len(df) == 3
     assert acc["none"] == 1.0
     assert acc["ome"] >= 0.95
-    assert abs(acc["sue"] - 0.5) <= 3 * 0.5 / np.sqrt(120)   # binomial standard error of chance at n = 120
+    assert abs(acc["sue"] - 0.5) <= 3 * 0.5 / np.sqrt(120)  # binomial standard error of chance at n = 120
     again = utility.classifier_accuracy(X, y, ["ome", "sue"], [1000.0], [1e-3], seed=0)
-    assert again.equals(df)                                    # seeded
+    assert again.equals(df)  # seeded

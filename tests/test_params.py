@@ -1,7 +1,8 @@
 """The one validator behind widgets, URL parameters and --set."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, format_value, parse_value, validate
 
@@ -17,12 +18,23 @@ PAIRS = Param("pairs", "int", 10, "p", "help", min=1, max=10_000, hosted_max=100
 @pytest.mark.parametrize(
     "param, raw, expected",
     [
-        (N, "7", 7), (N, 7, 7), (N, "7.0", 7), (N, "1024", 1024),
-        (EPS, "0.5", 0.5), (EPS, 2, 2.0), (EPS, "1e2", 100.0),
-        (DIMS, "1-5", (1, 2, 3, 4, 5)), (DIMS, "20,2,10", (2, 10, 20)), (DIMS, "1-3,3-4,9", (1, 2, 3, 4, 9)),
+        (N, "7", 7),
+        (N, 7, 7),
+        (N, "7.0", 7),
+        (N, "1024", 1024),
+        (EPS, "0.5", 0.5),
+        (EPS, 2, 2.0),
+        (EPS, "1e2", 100.0),
+        (DIMS, "1-5", (1, 2, 3, 4, 5)),
+        (DIMS, "20,2,10", (2, 10, 20)),
+        (DIMS, "1-3,3-4,9", (1, 2, 3, 4, 9)),
         (DIMS, ["2", "3"], (2, 3)),
-        (DISTS, "c,a", ("a", "c")), (DISTS, ["b", "b"], ("b",)),
-        (MODE, "y", "y"), (FLAG, "true", True), (FLAG, "0", False), (FLAG, True, True),
+        (DISTS, "c,a", ("a", "c")),
+        (DISTS, ["b", "b"], ("b",)),
+        (MODE, "y", "y"),
+        (FLAG, "true", True),
+        (FLAG, "0", False),
+        (FLAG, True, True),
     ],
 )
 def test_parses_good_values(param, raw, expected):
@@ -32,13 +44,25 @@ def test_parses_good_values(param, raw, expected):
 @pytest.mark.parametrize(
     "param, raw, fragment",
     [
-        (N, "0", "out of range"), (N, "1025", "out of range"), (N, "2.5", "not a whole number"),
-        (N, "abc", "not a number"), (N, "nan", "not a finite number"), (N, True, "n must be"),
-        (EPS, "inf", "not a finite number"), (EPS, "-1", "out of range"), (EPS, "1e400", "not a finite number"),
-        (DIMS, "5-1", "runs backwards"), (DIMS, "1-2000", "out of range"), (DIMS, "1-400", "too many"),
-        (DIMS, "1,,2", "empty item"), (DIMS, "1-2-3", "cannot read"), (DIMS, "x", "not a number"),
-        (DISTS, "a,zz", "unknown choice"), (DISTS, "", "unknown choice"),
-        (MODE, "z", "mode must be one of x, y"), (FLAG, "maybe", "true or false"),
+        (N, "0", "out of range"),
+        (N, "1025", "out of range"),
+        (N, "2.5", "not a whole number"),
+        (N, "abc", "not a number"),
+        (N, "nan", "not a finite number"),
+        (N, True, "n must be"),
+        (EPS, "inf", "not a finite number"),
+        (EPS, "-1", "out of range"),
+        (EPS, "1e400", "not a finite number"),
+        (DIMS, "5-1", "runs backwards"),
+        (DIMS, "1-2000", "out of range"),
+        (DIMS, "1-400", "too many"),
+        (DIMS, "1,,2", "empty item"),
+        (DIMS, "1-2-3", "cannot read"),
+        (DIMS, "x", "not a number"),
+        (DISTS, "a,zz", "unknown choice"),
+        (DISTS, "", "unknown choice"),
+        (MODE, "z", "mode must be one of x, y"),
+        (FLAG, "maybe", "true or false"),
         (N, "9" * (MAX_RAW_LENGTH + 1), "longer than"),
     ],
 )

@@ -58,8 +58,15 @@ def test_global_sensitivity_closed_forms(expr, ranges, n, value, argmax):
         assert gs["argmax"][k] == pytest.approx(v, abs=1e-4)
 
 
-@pytest.mark.parametrize("expr, ranges, fragment", [("log(a)", "a=-1:1", "undefined"), ("sqrt(a - b)", "a=0:1,b=0:1", "undefined"),
-                                                      ("1/a", "a=-1:1", "unbounded"), ("exp(exp(exp(a)))", "a=0:10", "undefined")])
+@pytest.mark.parametrize(
+    "expr, ranges, fragment",
+    [
+        ("log(a)", "a=-1:1", "undefined"),
+        ("sqrt(a - b)", "a=0:1,b=0:1", "undefined"),
+        ("1/a", "a=-1:1", "unbounded"),
+        ("exp(exp(exp(a)))", "a=0:10", "undefined"),
+    ],
+)
 def test_undefined_or_unbounded_norm_on_the_box_is_a_clear_error(expr, ranges, fragment):
     a = ps.analyse(expr, ranges, 1)
     with pytest.raises(FormulaError, match=fragment):
@@ -79,12 +86,19 @@ def test_individuals_table_shares_add_up_and_bad_rows_are_refused():
     t = ps.individuals_table(a, ps.parse_people("1,3; 1.5,0.5", a), 10.0, 2.0)
     assert np.allclose(t["share_a"] + t["share_b"], 1.0)
     assert t.loc[0, "rdp_epsilon"] == pytest.approx(2 * 66.19446391885754**2 / 200, rel=1e-9)
-    for bad, frag in [("1", "needs 2 values"), ("5,1", "outside its range"), ("x,1", "not a number"), ("", "at least one"), ("1,1;" * 21, "At most 20")]:
+    for bad, frag in [
+        ("1", "needs 2 values"),
+        ("5,1", "outside its range"),
+        ("x,1", "not a number"),
+        ("", "at least one"),
+        ("1,1;" * 21, "At most 20"),
+    ]:
         with pytest.raises(FormulaError, match=frag):
             ps.parse_people(bad, a)
 
 
 # --- the network -----------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def trained():
@@ -111,7 +125,7 @@ def test_per_example_gradients_against_finite_differences(trained):
         return bn.bce(bn.forward(q, X[i : i + 1])[1], y[i : i + 1])[0]
 
     for i in range(3):
-        fd = _fd_grad(lambda f: loss(f, i), flat0)
+        fd = _fd_grad(lambda f, i=i: loss(f, i), flat0)
         assert np.allclose(grads[i], fd, atol=1e-7)
 
 
@@ -124,7 +138,7 @@ def test_pixel_partial_sensitivity_against_finite_differences(trained):
     p, X, y = trained
     exact = bn.partial_sensitivity(p, X[:8], y[:8])
     for i in range(8):
-        fd = _fd_grad(lambda x: bn.gradient_norm(p, x[None], y[i : i + 1])[0], X[i].copy())
+        fd = _fd_grad(lambda x, i=i: bn.gradient_norm(p, x[None], y[i : i + 1])[0], X[i].copy())
         assert np.allclose(exact[i], fd, rtol=1e-5, atol=1e-8)
 
 

@@ -21,7 +21,9 @@ def test_other_keys_and_hits_do_not_wait_for_a_running_computation():
     t.start()
     assert started.wait(10)
     done = []
-    other = threading.Thread(target=lambda: done.extend([memo.get("fast", lambda: "fast"), memo.get("cached", lambda: 2)]))
+    other = threading.Thread(
+        target=lambda: done.extend([memo.get("fast", lambda: "fast"), memo.get("cached", lambda: 2)])
+    )
     other.start()
     other.join(5)
     assert done == ["fast", 1]  # finished while "slow" was still computing

@@ -14,12 +14,16 @@ import pytest
 from dpviz.papers.metric import sweep as S
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = dict(embedding="glove-6b-50d", words=12, epsilons=[3.0, 10.0, 30.0], samples=40, vocab=2000, seed=7, partition_size=3)
+SMALL = dict(
+    embedding="glove-6b-50d", words=12, epsilons=[3.0, 10.0, 30.0], samples=40, vocab=2000, seed=7, partition_size=3
+)
 
 
 def _run(out, **kw):
     args = {**SMALL, **kw}
-    return S.sweep(args.pop("embedding"), args.pop("words"), args.pop("epsilons"), args.pop("samples"), out, quiet=True, **args)
+    return S.sweep(
+        args.pop("embedding"), args.pop("words"), args.pop("epsilons"), args.pop("samples"), out, quiet=True, **args
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +54,7 @@ def test_partitioning_does_not_change_results(tmp_path, reference):
 def test_a_killed_worker_then_a_rerun_completes_with_identical_results(tmp_path, reference):
     """Kill one worker process as soon as the first partition is done; Dask retries or the
     run fails; either way the rerun resumes from the finished partitions."""
-    from distributed import LocalCluster
-
-    from distributed import Client
+    from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
 
@@ -93,13 +95,39 @@ def test_other_parameters_in_the_same_directory_are_refused(tmp_path):
 
 
 def test_cli_sweep_and_bad_arguments(tmp_path):
-    cmd = [sys.executable, "-m", "dpviz", "sweep", "mdp", "--words", "4", "--vocab", "500", "--epsilons", "5,20",
-           "--samples", "30", "--partition-size", "2", "--workers", "2", "--out", str(tmp_path / "s"), "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dpviz",
+        "sweep",
+        "mdp",
+        "--words",
+        "4",
+        "--vocab",
+        "500",
+        "--epsilons",
+        "5,20",
+        "--samples",
+        "30",
+        "--partition-size",
+        "2",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path / "s"),
+        "--quiet",
+    ]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "sweep complete: 4 words in 2 partitions" in out.stderr
     assert len(S.load(tmp_path / "s")) == 8
-    bad = subprocess.run(cmd[:-3] + ["--epsilons", "5,-1", "--out", str(tmp_path / "t")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        cmd[:-3] + ["--epsilons", "5,-1", "--out", str(tmp_path / "t")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "epsilons" in bad.stderr and "Traceback" not in bad.stderr
 
 

@@ -4,8 +4,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpviz import memo
-from dpviz.registry import FigureSpec
 from dpviz.params import Param
+from dpviz.registry import FigureSpec
 from webui import controls
 
 N = Param("n", "int", 3, "n", "a count", min=1, max=10)
@@ -20,7 +20,16 @@ def _spec(calls):
         calls.append(("render", dict(v)))
         return go.Figure(go.Scatter(x=df["x"], y=df["x"] ** 2))
 
-    return FigureSpec(id="test-view", title="Test view", page="test", params=(N,), compute=compute, render=render, caption="caption", columns=("x",))
+    return FigureSpec(
+        id="test-view",
+        title="Test view",
+        page="test",
+        params=(N,),
+        compute=compute,
+        render=render,
+        caption="caption",
+        columns=("x",),
+    )
 
 
 def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_parameters():
@@ -53,7 +62,16 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
 
     calls, tried = [], []
     good = _spec(calls)
-    broken = FigureSpec(id="test-broken", title="Broken", page="test", params=(N,), compute=lambda v, p=None: 1 / 0, render=None, caption="c", columns=("x",))
+    broken = FigureSpec(
+        id="test-broken",
+        title="Broken",
+        page="test",
+        params=(N,),
+        compute=lambda v, p=None: 1 / 0,
+        render=None,
+        caption="c",
+        columns=("x",),
+    )
     monkeypatch.setattr(controls, "_VIEWS", memo.ProcessMemo(maxsize=128))
     monkeypatch.setattr(registry, "all_figures", lambda: [broken, good])
     monkeypatch.setattr(registry, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))

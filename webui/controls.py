@@ -21,10 +21,10 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dpviz import memo, uploads, registry
+from dpviz import memo, registry, uploads
 from dpviz.export import find_chromium, html_page, image_bytes
-from dpviz.registry import FigureSpec
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
+from dpviz.registry import FigureSpec
 
 ALWAYS_IN_URL = ("seed",)
 # (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
@@ -32,6 +32,7 @@ _VIEWS = memo.ProcessMemo(maxsize=128)
 
 
 # --- widgets and the URL ------------------------------------------------------------------
+
 
 def _to_widget(p: Param, value: Any) -> Any:
     """The widget-state form of a validated value."""
@@ -71,16 +72,22 @@ def _widget(p: Param, where) -> Any:
         fmt = "%.1e" if p.log and p.max <= 1 else "%g"
         return where.number_input(label, float(p.min), float(_top(p)), key=key, help=helptext, format=fmt)
     if p.kind == "choice":
-        return where.selectbox(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
+        return where.selectbox(
+            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+        )
     if p.kind == "choices":
-        return where.multiselect(label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c))
+        return where.multiselect(
+            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+        )
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
     if p.kind == "text" and p.options:
         return _text_with_options(p, where, label, helptext)
     # max_items counts characters only for free text; a list's length is counted in values by
     # the validator, and its raw text is bounded like every other raw value.
-    return where.text_input(label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH)
+    return where.text_input(
+        label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH
+    )
 
 
 def _log_slider(p: Param, where, label: str, helptext: str) -> float:
@@ -104,7 +111,7 @@ def _option_label(p: Param, value: str) -> str:
     if value == OTHER:
         return "a file on this machine (type its path)…"
     if value.startswith(uploads.UPLOAD_PREFIX):
-        return f"your upload ({value[len(uploads.UPLOAD_PREFIX):]})"
+        return f"your upload ({value[len(uploads.UPLOAD_PREFIX) :]})"
     return p.choice_labels.get(value, value)
 
 
@@ -121,8 +128,16 @@ def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
     choice = where.selectbox(label, options, key=p.name, help=helptext, format_func=lambda v: _option_label(p, v))
     if choice != OTHER:
         return choice
-    return where.text_input(f"{label}: file path", key=f"_{p.name}_path", help="A .vec/.txt/.bin file on the machine running dpviz.",
-                            max_chars=p.max_items, placeholder="/data/crawl-300d-2M.vec") or p.default
+    return (
+        where.text_input(
+            f"{label}: file path",
+            key=f"_{p.name}_path",
+            help="A .vec/.txt/.bin file on the machine running dpviz.",
+            max_chars=p.max_items,
+            placeholder="/data/crawl-300d-2M.vec",
+        )
+        or p.default
+    )
 
 
 def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
@@ -215,6 +230,7 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
 
 # --- figures ------------------------------------------------------------------------------------
 
+
 def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
     own = {p.name: values[p.name] for p in spec.params}  # render sees exactly what the CLI passes
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
@@ -274,8 +290,13 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
     return _VIEWS.get(key, compute)
 
 
-def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], intro: str = "",
-                 extra: Callable[[dict[str, Any]], None] | None = None) -> None:
+def live_figures(
+    specs: Sequence[FigureSpec],
+    values: dict[str, Any],
+    page_params: Sequence[Param],
+    intro: str = "",
+    extra: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
     """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
     fragment: moving a slider reruns only the sliders and the figures from the first one that
     depends on a slider onwards (page order kept; the later ones come from the shared view
@@ -296,7 +317,10 @@ def live_figures(specs: Sequence[FigureSpec], values: dict[str, Any], page_param
         st.divider()
 
     # the sliders stay in view while the reader scrolls to the charts they drive
-    st.markdown("<style>.st-key-live-panel{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>", unsafe_allow_html=True)
+    st.markdown(
+        "<style>.st-key-live-panel{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>",
+        unsafe_allow_html=True,
+    )
 
     @st.fragment
     def section() -> None:
@@ -334,8 +358,11 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
     if spec.on_demand and not _ready_view(spec, values):
         with text_col:
             st.markdown(spec.caption)
-        chart_col.info("This chart samples by nature, so it runs when you ask for it, not on every slider move "
-                       "(the command line runs it directly).", icon=":material/play_circle:")
+        chart_col.info(
+            "This chart samples by nature, so it runs when you ask for it, not on every slider move "
+            "(the command line runs it directly).",
+            icon=":material/play_circle:",
+        )
         if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
             return None
     try:
@@ -347,8 +374,10 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         traceback.print_exc()
         if not registry.hosted_mode():
             raise
-        chart_col.error(f"This chart failed with an internal error ({type(err).__name__}); it is logged on the server. "
-                        "The rest of the page works.")
+        chart_col.error(
+            f"This chart failed with an internal error ({type(err).__name__}); it is logged on the server. "
+            "The rest of the page works."
+        )
         return None
     chart_col.plotly_chart(fig, theme=None, key=f"chart-{spec.id}", config={"displaylogo": False})
     with text_col:
@@ -358,17 +387,41 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         st.caption(f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings).")
     cols = chart_col.columns(5)
     # every file is made when its button is clicked, not on each rerun of the page
-    cols[0].download_button("⬇ CSV", lambda: df.to_csv(index=False), file_name=f"{spec.id}.csv", mime="text/csv", key=f"dl-csv-{spec.id}", on_click="ignore")
+    cols[0].download_button(
+        "⬇ CSV",
+        lambda: df.to_csv(index=False),
+        file_name=f"{spec.id}.csv",
+        mime="text/csv",
+        key=f"dl-csv-{spec.id}",
+        on_click="ignore",
+    )
     if find_chromium() is None:
         cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
     else:
-        for col, fmt, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml"), (cols[3], "pdf", "application/pdf")):
-            col.download_button(f"⬇ {fmt.upper()}", lambda fig=fig, fmt=fmt: image_bytes(fig, fmt), file_name=f"{spec.id}.{fmt}", mime=mime, key=f"dl-{fmt}-{spec.id}", on_click="ignore")
-    cols[4].download_button("⬇ HTML", lambda: html_page(fig), file_name=f"{spec.id}.html", mime="text/html", key=f"dl-html-{spec.id}", on_click="ignore")
+        for col, fmt, mime in (
+            (cols[1], "png", "image/png"),
+            (cols[2], "svg", "image/svg+xml"),
+            (cols[3], "pdf", "application/pdf"),
+        ):
+            col.download_button(
+                f"⬇ {fmt.upper()}",
+                lambda fig=fig, fmt=fmt: image_bytes(fig, fmt),
+                file_name=f"{spec.id}.{fmt}",
+                mime=mime,
+                key=f"dl-{fmt}-{spec.id}",
+                on_click="ignore",
+            )
+    cols[4].download_button(
+        "⬇ HTML",
+        lambda: html_page(fig),
+        file_name=f"{spec.id}.html",
+        mime="text/html",
+        key=f"dl-html-{spec.id}",
+        on_click="ignore",
+    )
     with chart_col.expander("Reproduce this figure"):
         st.markdown("Link to this view (all the page's settings, seed included):")
         st.code(share_link(canonical_query(page_params, values)), language=None)
         st.markdown("The same figure from the command line:")
         st.code(cli_command(spec, values), language="bash")
     return df
-

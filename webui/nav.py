@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from webui import warmup
 from dpviz.papers import all_papers
+from webui import warmup
 
 
 def sidebar_nav() -> None:

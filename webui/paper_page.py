@@ -24,7 +24,11 @@ def sidebar(paper: papers.Paper, params: Sequence[Param]) -> Values:
     by_name = {p.name: p for p in params}
     values: Values = {}
     for group in paper.sidebar:
-        members = [by_name[n] for n in group.params if n in by_name] if group.params else [p for p in params if p.name not in named]
+        members = (
+            [by_name[n] for n in group.params if n in by_name]
+            if group.params
+            else [p for p in params if p.name not in named]
+        )
         st.sidebar.header(group.title)
         values.update(widgets(settings(members), st.sidebar))
     if "seed" in values:

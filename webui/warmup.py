@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from dpviz import env_flag, registry, hosted_mode
+from dpviz import env_flag, hosted_mode, registry
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -39,8 +39,8 @@ def start_once() -> threading.Thread | None:
 def warm_defaults() -> int:
     """Compute every registered figure on its page's defaults; returns how many were computed.
     A figure that fails is logged and skipped: the page will show its message to the visitor."""
-    from webui import controls
     from dpviz.papers.metric import figures as metric
+    from webui import controls
 
     done = 0
     for spec in registry.all_figures():

@@ -29,10 +29,13 @@ class CorpusError(InputError):
 
 
 def movie_reviews() -> tuple[list[str], np.ndarray]:
+    """The 200 labelled movie-review sentences gensim ships with its tests: (sentences, 0/1 labels)."""
     from dpviz.data.fasttext_local import gensim_test_data
 
     sents, labels = [], []
-    for line in (gensim_test_data() / "pang_lee_polarity.cor").read_text(encoding="cp1252", errors="replace").splitlines():
+    for line in (
+        (gensim_test_data() / "pang_lee_polarity.cor").read_text(encoding="cp1252", errors="replace").splitlines()
+    ):
         tag, _, text = line.partition(" ")
         if tag in ("__label__pos", "__label__neg") and text.strip():
             sents.append(text.strip())
@@ -43,16 +46,23 @@ def movie_reviews() -> tuple[list[str], np.ndarray]:
 def parse_upload(data: bytes, name: str) -> tuple[list[str], np.ndarray | None]:
     """Sentences (and labels if given) from an uploaded .txt or .csv; clear errors otherwise."""
     if len(data) > MAX_BYTES:
-        raise CorpusError(f"The file is {len(data) / 2**20:.1f} MiB; at most {MAX_BYTES // 2**20} MiB of sentences are accepted.")
+        raise CorpusError(
+            f"The file is {len(data) / 2**20:.1f} MiB; at most {MAX_BYTES // 2**20} MiB of sentences are accepted."
+        )
     try:
         text = data.decode("utf-8-sig")  # a byte-order mark (Excel's "CSV UTF-8") is dropped
     except UnicodeDecodeError:
-        raise CorpusError("The file is not UTF-8 text: upload a .txt (one sentence per line) or a .csv with a 'sentence' column.") from None
+        raise CorpusError(
+            "The file is not UTF-8 text: upload a .txt (one sentence per line) or a .csv with a 'sentence' column."
+        ) from None
     if name.lower().endswith(".csv"):
         try:
             rows = list(csv.DictReader(io.StringIO(text)))
         except csv.Error as err:  # e.g. a field longer than the csv module's limit (131,072 characters)
-            raise CorpusError(f"The CSV could not be read ({str(err)[:80]}): write one sentence per row, each under 100,000 characters.") from None
+            raise CorpusError(
+                f"The CSV could not be read ({str(err)[:80]}): write one sentence per row, each under 100,000 "
+                "characters."
+            ) from None
         if not rows or "sentence" not in rows[0]:
             raise CorpusError("The CSV needs a header with a 'sentence' column (and optionally 'label' with 0/1).")
         sents = [r["sentence"].strip() for r in rows if (r.get("sentence") or "").strip()]
@@ -77,6 +87,7 @@ def parse_upload(data: bytes, name: str) -> tuple[list[str], np.ndarray | None]:
 
 
 def tokenize(sentence: str) -> list[str]:
+    """Lower-cased word tokens of a sentence (letters, digits and inner apostrophes)."""
     return TOKEN_RE.findall(sentence.lower())
 
 
@@ -103,6 +114,8 @@ def sentence_vectors(sentences: list[str], emb: Embedding, vocab_size: int = 500
 
 
 def read_path(path: str | Path) -> tuple[list[str], np.ndarray | None]:
+    """Sentences (and 0/1 labels, if the file has them) from a .txt or .csv file, checked as
+    :func:`parse_upload` checks an upload; CorpusError with a sentence for a missing or bad file."""
     p = Path(path)
     if not p.is_file():
         raise CorpusError(f"No corpus file at {str(path)[:200]!r}.")

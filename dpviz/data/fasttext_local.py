@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpviz.storage import cache_dir
 from dpviz.data.embeddings import Embedding
+from dpviz.storage import cache_dir
 
 VERSION = 1
 SETTINGS = dict(vector_size=100, window=5, min_count=5, epochs=5, seed=0, workers=1)
@@ -29,6 +29,7 @@ CORPUS_FILES = ("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortene
 
 
 def gensim_test_data() -> Path:
+    """The folder of test corpora that ships with gensim (Lee corpus, a Wikipedia excerpt, ...)."""
     import gensim
 
     return Path(gensim.__file__).parent / "test" / "test_data"
@@ -54,6 +55,7 @@ def corpus_sentences() -> list[list[str]]:
 
 
 def model_dir() -> Path:
+    """Where the locally trained fastText model and its vectors are cached."""
     return cache_dir() / "embeddings" / f"fasttext-local-v{VERSION}"
 
 
@@ -69,7 +71,10 @@ def train(progress=None) -> Path:
         def on_epoch_end(self, model):
             self.epoch += 1
             if progress:
-                progress(0.1 + 0.9 * self.epoch / SETTINGS["epochs"], f"training fastText: epoch {self.epoch} of {SETTINGS['epochs']}")
+                progress(
+                    0.1 + 0.9 * self.epoch / SETTINGS["epochs"],
+                    f"training fastText: epoch {self.epoch} of {SETTINGS['epochs']}",
+                )
 
     if progress:
         progress(0.02, "reading gensim's English test corpora")
@@ -93,6 +98,8 @@ def train(progress=None) -> Path:
 
 
 def load_fasttext_local(progress=None) -> Embedding:
+    """The fasttext-local embedding (trained once, about 15 s, then read from the cache);
+    unknown words get fastText's subword vectors."""
     path = model_dir()
     if not (path / "vocab.json").exists():
         train(progress)
@@ -100,15 +107,23 @@ def load_fasttext_local(progress=None) -> Embedding:
     vocab = json.loads((path / "vocab.json").read_text())
     settings = json.loads((path / "settings.json").read_text())
 
-    def oov(word: str, _kv=[]):
-        if not _kv:
+    model: list = []  # the gensim model, loaded at the first unknown word
+
+    def oov(word: str):
+        if not model:
             from gensim.models import KeyedVectors
 
-            _kv.append(KeyedVectors.load(str(path / "kv.model")))
-        return _kv[0].get_vector(word)
+            model.append(KeyedVectors.load(str(path / "kv.model")))
+        return model[0].get_vector(word)
 
     return Embedding(
-        "fasttext-local", "fastText trained locally on gensim's English test corpora", vocab, vectors, oov=oov,
-        note=(f"{len(vocab):,} words, {vectors.shape[1]} dimensions, {settings['tokens']:,} training tokens "
-              "(the paper: 300-d vectors trained on billions of tokens)."),
+        "fasttext-local",
+        "fastText trained locally on gensim's English test corpora",
+        vocab,
+        vectors,
+        oov=oov,
+        note=(
+            f"{len(vocab):,} words, {vectors.shape[1]} dimensions, {settings['tokens']:,} training tokens "
+            "(the paper: 300-d vectors trained on billions of tokens)."
+        ),
     )

@@ -28,22 +28,28 @@ DOWNLOAD_BASE = "https://github.com/RaRe-Technologies/gensim-data/releases/downl
 
 @dataclass(frozen=True)
 class GensimModel:
+    """A model gensim's downloader serves: its name, file format and download size."""
+
     name: str
-    binary: bool       # word2vec binary (else word2vec text with a "count dim" header)
-    size_mb: int       # the download, as gensim's catalogue lists it
+    binary: bool  # word2vec binary (else word2vec text with a "count dim" header)
+    size_mb: int  # the download, as gensim's catalogue lists it
     words: int
     title: str
 
     @property
     def file_name(self) -> str:
+        """The file name gensim's downloader writes (``NAME.gz``)."""
         return f"{self.name}.gz"
 
 
-MODELS = {m.name: m for m in (
-    GensimModel("glove-wiki-gigaword-300", False, 376, 400_000, "GloVe 6B 300d (Wikipedia 2014 + Gigaword 5)"),
-    GensimModel("fasttext-wiki-news-subwords-300", False, 958, 999_999, "fastText 300d, wiki-news with subwords"),
-    GensimModel("word2vec-google-news-300", True, 1662, 3_000_000, "word2vec 300d, Google News"),
-)}
+MODELS = {
+    m.name: m
+    for m in (
+        GensimModel("glove-wiki-gigaword-300", False, 376, 400_000, "GloVe 6B 300d (Wikipedia 2014 + Gigaword 5)"),
+        GensimModel("fasttext-wiki-news-subwords-300", False, 958, 999_999, "fastText 300d, wiki-news with subwords"),
+        GensimModel("word2vec-google-news-300", True, 1662, 3_000_000, "word2vec 300d, Google News"),
+    )
+}
 
 
 def data_dir() -> Path:
@@ -52,10 +58,12 @@ def data_dir() -> Path:
 
 
 def model_file(name: str) -> Path:
+    """Where gensim's downloader keeps the model ``name``: ``$GENSIM_DATA_DIR/NAME/NAME.gz``."""
     return data_dir() / name / MODELS[name].file_name
 
 
 def is_present(name: str) -> bool:
+    """Whether the model is on this machine (downloaded, or already converted to dpviz's format)."""
     return model_file(name).is_file() or _converted(name) is not None
 
 
@@ -67,13 +75,21 @@ def label(name: str) -> str:
 
 
 def absent_sentence(name: str) -> str:
+    """The sentence for an absent model: what to download and where to put it (on a hosted demo:
+    that models are not downloaded there)."""
     from dpviz import hosted_mode
 
     m = MODELS[name]
     if hosted_mode():
-        return f"{name} is not on this server and a hosted demo does not download models: choose glove-6b-50d or upload a file."
-    return (f"{name} ({m.size_mb:,} MB) is not in {data_dir()}: download it with `python -m dpviz download {name}` (or gensim's "
-            f"downloader), or put {m.file_name} at {model_file(name)}.")
+        return (
+            f"{name} is not on this server and a hosted demo does not download models: "
+            "choose glove-6b-50d or upload a file."
+        )
+    return (
+        f"{name} ({m.size_mb:,} MB) is not in {data_dir()}: download it with `python -m dpviz download {name}` (or "
+        "gensim's "
+        f"downloader), or put {m.file_name} at {model_file(name)}."
+    )
 
 
 def _converted_dir(name: str) -> Path:
@@ -116,8 +132,9 @@ def _convert(name: str, progress: Callable[[float, str], None] | None) -> Path:
     np.save(tmp, vectors)
     os.replace(tmp, folder / "vectors.npy")
     (folder / "vocab.txt").write_text("\n".join(w.replace("\n", " ") for w in kv.index_to_key) + "\n", encoding="utf-8")
-    (folder / "meta.json").write_text(json.dumps({"name": name, "rows": int(vectors.shape[0]), "dim": int(vectors.shape[1]),
-                                                  "source": str(src)}))
+    (folder / "meta.json").write_text(
+        json.dumps({"name": name, "rows": int(vectors.shape[0]), "dim": int(vectors.shape[1]), "source": str(src)})
+    )
     if progress:
         progress(1.0, f"{name} converted.")
     return folder
@@ -133,13 +150,22 @@ def load(name: str, progress: Callable[[float, str], None] | None = None) -> Emb
     vectors = np.load(folder / "vectors.npy", mmap_mode="r")
     vocab = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[: vectors.shape[0]]
     if len(vocab) != vectors.shape[0]:
-        raise EmbeddingError(f"The converted copy of {name} in {folder} is incomplete: delete that folder to convert again.")
+        raise EmbeddingError(
+            f"The converted copy of {name} in {folder} is incomplete: delete that folder to convert again."
+        )
     m = MODELS[name]
-    return Embedding(name, f"{m.title}, gensim-data {name}", vocab, vectors,
-                     note=f"{vectors.shape[0]:,} words, {vectors.shape[1]} dimensions, from {model_file(name)}.")
+    return Embedding(
+        name,
+        f"{m.title}, gensim-data {name}",
+        vocab,
+        vectors,
+        note=f"{vectors.shape[0]:,} words, {vectors.shape[1]} dimensions, from {model_file(name)}.",
+    )
 
 
-def download(name: str, progress: Callable[[float, str], None] | None = None, cancel: threading.Event | None = None) -> Path:
+def download(
+    name: str, progress: Callable[[float, str], None] | None = None, cancel: threading.Event | None = None
+) -> Path:
     """Fetch a model from gensim-data's releases into gensim's data directory, with progress; a
     set ``cancel`` event (or an exception in ``progress``) stops it and removes the partial file.
     Not on a hosted demo. (Needs network access; kept thin: a streamed copy and a rename.)"""
@@ -165,7 +191,9 @@ def download(name: str, progress: Callable[[float, str], None] | None = None, ca
                 out.write(chunk)
                 done += len(chunk)
                 if progress:
-                    progress(min(done / total, 1.0), f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
+                    progress(
+                        min(done / total, 1.0), f"Downloading {name}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB"
+                    )
         os.replace(part, target)
     except OSError as err:
         raise EmbeddingError(f"Could not download {name} ({err}); {absent_sentence(name)}") from None

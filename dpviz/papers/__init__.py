@@ -89,7 +89,9 @@ def all_papers() -> tuple[Paper, ...]:
         if info.ispkg:
             paper = importlib.import_module(f"{__name__}.{info.name}").PAPER
             if paper.key != info.name:
-                raise ValueError(f"dpviz/papers/{info.name}/ declares the key {paper.key!r}: a paper's key is its folder's name")
+                raise ValueError(
+                    f"dpviz/papers/{info.name}/ declares the key {paper.key!r}: a paper's key is its folder's name"
+                )
             found.append(paper)
     return tuple(sorted(found, key=lambda p: p.order))
 

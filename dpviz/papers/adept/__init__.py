@@ -10,7 +10,7 @@ PAPER = Paper(
     page="pages/1_ADePT_sensitivity.py",
     citation="Habernal (2021), When differential privacy meets NLP: The devil is in the detail. EMNLP.",
     claim="L2-clipped vectors with Laplace noise calibrated to 2C are ε√n-DP, not ε-DP: "
-          "the L1 sensitivity of L2 clipping is 2C√n.",
+    "the L1 sensitivity of L2 clipping is 2C√n.",
     headline="ADePT's privacy guarantee does not hold",
     summary=(
         "ADePT (Krishna et al., EACL 2021) rewrites text with an auto-encoder whose latent vector is "
@@ -19,11 +19,20 @@ PAPER = Paper(
         "**ε√n-DP**. Every chart below is computed live from the settings in the sidebar; the URL "
         "holds them, so a copied link reopens this exact view."
     ),
-    sections=(Section(
-        figures=("adept-sensitivity", "adept-epsilon", "adept-violations", "adept-geometry", "adept-privacy-loss",
-                 "adept-fixes", "adept-audit"),
-        intro="**Live:** drag ε or n (or focus a slider and use the arrow keys); the charts below follow at once.",
-    ),),
+    sections=(
+        Section(
+            figures=(
+                "adept-sensitivity",
+                "adept-epsilon",
+                "adept-violations",
+                "adept-geometry",
+                "adept-privacy-loss",
+                "adept-fixes",
+                "adept-audit",
+            ),
+            intro="**Live:** drag ε or n (or focus a slider and use the arrow keys); the charts below follow at once.",
+        ),
+    ),
     sidebar=(SidebarGroup("Settings"),),
     seed_note="every random chart on this page is reproducible from it.",
     notes=(

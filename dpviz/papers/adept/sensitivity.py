@@ -10,15 +10,14 @@ attained at x = (C/sqrt(n)) (1, ..., 1) and x' = -x. So ADePT is epsilon*sqrt(n)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from dpviz.stats import stream, wilson_interval
-from dpviz.progress import Progress
 from dpviz.errors import InputError
-
+from dpviz.progress import Progress
+from dpviz.stats import stream, wilson_interval
 
 TIE_RTOL = 1e-9
 """Relative tolerance for "distance > 2C": float ties at exactly 2C are not violations."""
@@ -36,6 +35,7 @@ def _check_dim(n: int) -> None:
 
 # --- closed forms ---------------------------------------------------------------------
 
+
 def sensitivity_claimed(clip: float) -> float:
     """ADePT's claimed sensitivity, 2C (Krishna et al. 2021, Thm 3.2)."""
     _check_positive("clip", clip)
@@ -49,7 +49,14 @@ def sensitivity_l2(clip: float) -> float:
 
 
 def sensitivity_l1(dim, clip: float):
-    """True L1 sensitivity of L2 clipping in R^n: 2C*sqrt(n) (Habernal 2021, Thm 5.1)."""
+    """True L1 sensitivity of L2 clipping in R^n: 2C*sqrt(n) (Habernal 2021, Thm 5.1).
+
+    Takes n (a number or an array) and C > 0; returns 2C*sqrt(n) in the same shape; raises
+    InputError for n < 1 or C <= 0. At n = 1 it equals the claimed 2C; at n = 4 it is twice that:
+
+    >>> float(sensitivity_l1(1, 10.0)), float(sensitivity_l1(4, 10.0))
+    (20.0, 40.0)
+    """
     _check_positive("clip", clip)
     n = np.asarray(dim, dtype=float)
     if np.any(n < 1):
@@ -59,7 +66,11 @@ def sensitivity_l1(dim, clip: float):
 
 def epsilon_actual(epsilon: float, dim):
     """The epsilon ADePT really gives: Laplace calibrated to 2C against an L1 sensitivity
-    of 2C*sqrt(n) is (epsilon*sqrt(n))-DP (Habernal 2021, Sec. 5)."""
+    of 2C*sqrt(n) is (epsilon*sqrt(n))-DP (Habernal 2021, Sec. 5).
+
+    >>> float(epsilon_actual(1.0, 64))   # ADePT's claimed ε = 1 at n = 64 is ε = 8
+    8.0
+    """
     _check_positive("epsilon", epsilon)
     return epsilon * np.sqrt(np.asarray(dim, dtype=float))
 
@@ -250,6 +261,7 @@ def violation_rates_loop(
 
 # --- privacy loss of the worst-case pair ------------------------------------------------
 
+
 def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
     """E[L] for y ~ M(x) at the worst-case pair with Laplace scale b = 2C/epsilon.
 
@@ -304,9 +316,7 @@ def _exceeds_claim(d: np.ndarray, k: np.ndarray, middle: np.ndarray, dim: int) -
     return np.where(k == 0, exact, d + middle > np.sqrt(dim))
 
 
-def privacy_loss_samples(
-    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
-) -> np.ndarray:
+def privacy_loss_samples(dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator) -> np.ndarray:
     """Samples of the privacy loss L(y) = (||y - x'||_1 - ||y - x||_1)/b, y ~ x + Lap(b)^n,
     at the worst-case pair x = (C/sqrt n) 1, x' = -x, with ADePT's b = 2C/epsilon.
 
@@ -441,11 +451,11 @@ def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18)
     cell = 0.5 * np.exp(-a) * (np.exp(a * w1) - np.exp(a * w0))  # cells [j, j+1) for j = -m .. m-1
     up = np.zeros(2 * m + 1)
     down = np.zeros(2 * m + 1)
-    up[1:] += cell     # [j, j+1) rounded up to j + 1
+    up[1:] += cell  # [j, j+1) rounded up to j + 1
     down[:-1] += cell  # rounded down to j
     for pmf in (up, down):
-        pmf[-1] += 0.5                 # +a
-        pmf[0] += 0.5 * np.exp(-a)     # -a
+        pmf[-1] += 0.5  # +a
+        pmf[0] += 0.5 * np.exp(-a)  # -a
     size = 1 << int(np.ceil(np.log2(n * 2 * m + 1)))
     threshold = np.sqrt(n) * m  # epsilon on the summed lattice
     # the sum sits on whole lattice points (index - n m): above epsilon means index > sqrt(n) m,
@@ -459,6 +469,7 @@ def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18)
 
 
 # --- the fixes: privacy and utility ----------------------------------------------------
+
 
 def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """delta(epsilon) of the Gaussian mechanism N(0, sigma^2 I) with L2 sensitivity Delta:
@@ -548,13 +559,27 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
     return out
 
 
-FIXES_COLUMNS = ["mechanism", "dim", "epsilon", "epsilon_actual", "delta", "noise_scale",
-                 "rms_error", "rms_error_relative", "cosine", "cosine_se"]
+FIXES_COLUMNS = [
+    "mechanism",
+    "dim",
+    "epsilon",
+    "epsilon_actual",
+    "delta",
+    "noise_scale",
+    "rms_error",
+    "rms_error_relative",
+    "cosine",
+    "cosine_se",
+]
 
 
 def fixes_evaluate(
-    draws_by_dim: Mapping[int, Mapping[str, Any]], dims: Sequence[int], epsilons: Sequence[float], clip: float,
-    delta: float, mechanisms: Sequence[str] = FIXES,
+    draws_by_dim: Mapping[int, Mapping[str, Any]],
+    dims: Sequence[int],
+    epsilons: Sequence[float],
+    clip: float,
+    delta: float,
+    mechanisms: Sequence[str] = FIXES,
 ) -> pd.DataFrame:
     """Privacy and utility at every (n, epsilon) from :func:`fixes_draws` of each n (no sampling)."""
     rows = []
@@ -569,8 +594,20 @@ def fixes_evaluate(
                 norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
                 cos = num / (np.sqrt(norm_sq) * clip)
                 rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, int(n)) ** 2)
-                rows.append((mech, int(n), float(eps), eps_true, dlt, scale, rms, rms / clip, float(cos.mean()),
-                             float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan))
+                rows.append(
+                    (
+                        mech,
+                        int(n),
+                        float(eps),
+                        eps_true,
+                        dlt,
+                        scale,
+                        rms,
+                        rms / clip,
+                        float(cos.mean()),
+                        float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan,
+                    )
+                )
     return pd.DataFrame(rows, columns=FIXES_COLUMNS)
 
 
@@ -606,6 +643,7 @@ def fixes_utility(
 
 # --- geometry for intuition ---------------------------------------------------------------
 
+
 def geometry(dim: int, clip: float, points: int = 120) -> pd.DataFrame:
     """Shapes for the 2-D/3-D picture: the L2 ball's boundary, the L1 ball's boundary and
     the cube [-C/sqrt(n), C/sqrt(n)]^n (whose corners touch the L2 sphere), and the
@@ -618,7 +656,7 @@ def geometry(dim: int, clip: float, points: int = 120) -> pd.DataFrame:
     if dim == 2:
         t = np.linspace(0, 2 * np.pi, points)
         rows += [("l2_ball", 0, c * np.cos(a), c * np.sin(a), np.nan) for a in t]
-        for k, (px, py) in enumerate([(c, 0), (0, c), (-c, 0), (0, -c), (c, 0)]):
+        for px, py in [(c, 0), (0, c), (-c, 0), (0, -c), (c, 0)]:
             rows.append(("l1_ball", 0, px, py, np.nan))
         for px, py in [(h, h), (-h, h), (-h, -h), (h, -h), (h, h)]:
             rows.append(("cube", 0, px, py, np.nan))
@@ -627,10 +665,14 @@ def geometry(dim: int, clip: float, points: int = 120) -> pd.DataFrame:
         # Sphere as latitude rings (part = ring index), octahedron and cube as edge paths.
         for k, lat in enumerate(np.linspace(-np.pi / 2, np.pi / 2, 13)[1:-1]):
             t = np.linspace(0, 2 * np.pi, points // 2)
-            rows += [("l2_ball", k, c * np.cos(lat) * np.cos(a), c * np.cos(lat) * np.sin(a), c * np.sin(lat)) for a in t]
+            rows += [
+                ("l2_ball", k, c * np.cos(lat) * np.cos(a), c * np.cos(lat) * np.sin(a), c * np.sin(lat)) for a in t
+            ]
         for k, lon in enumerate(np.linspace(0, np.pi, 7)[:-1]):
             t = np.linspace(0, 2 * np.pi, points // 2)
-            rows += [("l2_ball", 100 + k, c * np.cos(a) * np.cos(lon), c * np.cos(a) * np.sin(lon), c * np.sin(a)) for a in t]
+            rows += [
+                ("l2_ball", 100 + k, c * np.cos(a) * np.cos(lon), c * np.cos(a) * np.sin(lon), c * np.sin(a)) for a in t
+            ]
         ax = [(c, 0, 0), (-c, 0, 0), (0, c, 0), (0, -c, 0), (0, 0, c), (0, 0, -c)]
         k = 0
         for i in range(6):

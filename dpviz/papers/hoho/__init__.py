@@ -11,7 +11,7 @@ PAPER = Paper(
     page="pages/3_HoHo_attack.py",
     citation="Salem & Zanella-Béguelin (2021), HoHo: a hop-on hop-off attack against optimized multiple encoding.",
     claim="OME's even bits survive perturbation: an attacker links and reconstructs sentences, "
-          "and the true bound is r·l·ln(λ) + ε/2, not ε.",
+    "and the true bound is r·l·ln(λ) + ε/2, not ε.",
     headline="OME's even bits give the sentence away",
     summary=(
         "Optimized Multiple Encoding (OME; Lyu et al., SIGIR 2020) writes each value of a sentence vector as "
@@ -21,11 +21,21 @@ PAPER = Paper(
         "sentences and reads the bits back. Sentences: the 200 labelled movie-review sentences gensim ships "
         "(the paper used 800 Yelp reviews), as max-pooled GloVe 6B 50d vectors (r = 50, 550 bits)."
     ),
-    sections=(Section(
-        figures=("hoho-live", "hoho-example", "hoho-linking", "hoho-reconstruction", "hoho-bounds", "hoho-utility",
-                 "hoho-audit"),
-        intro="**Live:** drag ε and λ (or focus a slider and use the arrow keys); every chart below follows, computed exactly.",
-    ),),
+    sections=(
+        Section(
+            figures=(
+                "hoho-live",
+                "hoho-example",
+                "hoho-linking",
+                "hoho-reconstruction",
+                "hoho-bounds",
+                "hoho-utility",
+                "hoho-audit",
+            ),
+            intro="**Live:** drag ε and λ (or focus a slider and use the arrow keys); every chart below follows, "
+            "computed exactly.",
+        ),
+    ),
     sidebar=(SidebarGroup("Settings"),),
     seed_note="every encoding on this page follows from it.",
     notes=(

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpviz.errors import InputError
 from dpviz.papers.hoho import ome
 from dpviz.stats import stream
-from dpviz.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,12 @@ class AttackCounts:
     """The (ε, λ)-free part of the attack on one corpus and mechanism."""
 
     mechanism: str
-    positions: int            # attacked positions per encoding
-    targets: np.ndarray       # (T,) sentence indices used as targets
-    target_ones: np.ndarray   # (T,) clean ones of each target at the attacked positions
-    pair_counts: np.ndarray   # (T, N-1, 4) class counts (11, 01, 10, 00) of every other sentence vs the target
-    ones: np.ndarray          # (N,) clean ones of every sentence (reconstruction)
-    r: int                    # values per sentence (OME's budget is split over r*l bits)
+    positions: int  # attacked positions per encoding
+    targets: np.ndarray  # (T,) sentence indices used as targets
+    target_ones: np.ndarray  # (T,) clean ones of each target at the attacked positions
+    pair_counts: np.ndarray  # (T, N-1, 4) class counts (11, 01, 10, 00) of every other sentence vs the target
+    ones: np.ndarray  # (N,) clean ones of every sentence (reconstruction)
+    r: int  # values per sentence (OME's budget is split over r*l bits)
 
 
 def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
@@ -75,13 +75,13 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
     if n < 2:
         raise InputError("the linking attack needs at least two sentences")
     ones = bits.sum(1)
-    t_bits = bits[targets]                      # (T, P)
-    both = t_bits @ bits.T                      # (T, N): s = 1 and t = 1
+    t_bits = bits[targets]  # (T, P)
+    both = t_bits @ bits.T  # (T, N): s = 1 and t = 1
     t_ones = ones[targets][:, None]
     s_ones = ones[None, :]
     c11 = both
-    c01 = t_ones - both                         # s = 0, t = 1
-    c10 = s_ones - both                         # s = 1, t = 0
+    c01 = t_ones - both  # s = 0, t = 1
+    c10 = s_ones - both  # s = 1, t = 0
     c00 = positions - c11 - c01 - c10
     counts = np.stack([c11, c01, c10, c00], axis=-1)  # (T, N, 4)
     others = np.ones((len(targets), n), dtype=bool)
@@ -110,13 +110,13 @@ def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndar
     k = positions + 1
     half = k // 2 + 1
     z = np.exp(-2j * np.pi * np.arange(half) / k)
-    factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]             # (C, half)
-    logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))       # a zero factor: p = 1/2 at z = -1
+    factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]  # (C, half)
+    logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))  # a zero factor: p = 1/2 at z = -1
     c = np.asarray(counts, dtype=np.float64)
     modulus = np.exp(c @ logf.real)
     angle = c @ logf.imag
-    values = modulus * np.cos(angle) + 1j * (modulus * np.sin(angle))    # prod_c factor_c ** n_c
-    pmf = np.fft.irfft(values, n=k, axis=-1)                               # values are the pmf's DFT (numpy's sign)
+    values = modulus * np.cos(angle) + 1j * (modulus * np.sin(angle))  # prod_c factor_c ** n_c
+    pmf = np.fft.irfft(values, n=k, axis=-1)  # values are the pmf's DFT (numpy's sign)
     return np.clip(pmf, 0.0, None)
 
 
@@ -125,15 +125,28 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     averaged over targets at every score threshold, for one (ε, λ)."""
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
-    pos_counts = np.stack([counts.target_ones, np.zeros_like(counts.target_ones), np.zeros_like(counts.target_ones),
-                           counts.positions - counts.target_ones], axis=-1)  # (T, 4)
-    px = score_pmfs(pos_counts, agree, counts.positions)                   # (T, K)
-    py = score_pmfs(counts.pair_counts, agree, counts.positions)           # (T, N-1, K)
+    pos_counts = np.stack(
+        [
+            counts.target_ones,
+            np.zeros_like(counts.target_ones),
+            np.zeros_like(counts.target_ones),
+            counts.positions - counts.target_ones,
+        ],
+        axis=-1,
+    )  # (T, 4)
+    px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
+    py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
     # P[X > y] and P[X = y] for every score y
-    sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px                   # P[X > y]
+    sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px  # P[X > y]
     auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
-    tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]                          # P[X >= θ], θ = 0..positions
-    fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)       # mean_j P[Y_j >= θ]
+    tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]  # P[X >= θ], θ = 0..positions
+    fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)  # mean_j P[Y_j >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions
-    return {"auc": np.clip(auc, 0.0, 1.0), "reconstruction": recon, "tpr": np.clip(tpr.mean(0), 0.0, 1.0),
-            "fpr": np.clip(fpr.mean(0), 0.0, 1.0), "p": p, "q": q}
+    return {
+        "auc": np.clip(auc, 0.0, 1.0),
+        "reconstruction": recon,
+        "tpr": np.clip(tpr.mean(0), 0.0, 1.0),
+        "fpr": np.clip(fpr.mean(0), 0.0, 1.0),
+        "p": p,
+        "q": q,
+    }

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from dpviz.errors import InputError
 
 M_BITS, N_BITS = 6, 5
@@ -33,10 +34,12 @@ def encode_values(x, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
     """Bits (uint8, last axis of length m+n) of each value, as the reference code writes them."""
     l = m + n
     k = np.round(np.asarray(x, dtype=np.float64) * 2**n).astype(np.int64)  # numpy rounds half to even, like Python
-    if np.any(k >= 2 ** l) or np.any(k <= -(2 ** (l - 1))):
-        bad = np.asarray(x).ravel()[np.flatnonzero((k >= 2 ** l) | (k <= -(2 ** (l - 1))))[0]]
-        raise InputError(f"value {bad:g} does not fit OME's {l}-bit encoding: round(x * 2^{n}) must lie in "
-                         f"[{-(2 ** (l - 1)) + 1}, {2 ** l - 1}]")
+    if np.any(k >= 2**l) or np.any(k <= -(2 ** (l - 1))):
+        bad = np.asarray(x).ravel()[np.flatnonzero((k >= 2**l) | (k <= -(2 ** (l - 1))))[0]]
+        raise InputError(
+            f"value {bad:g} does not fit OME's {l}-bit encoding: round(x * 2^{n}) must lie in "
+            f"[{-(2 ** (l - 1)) + 1}, {2**l - 1}]"
+        )
     mag = np.abs(k)
     bits = ((mag[..., None] >> np.arange(l - 1, -1, -1)) & 1).astype(np.uint8)
     bits[..., 0] |= (k < 0).astype(np.uint8)
@@ -59,10 +62,17 @@ def encode(vectors: np.ndarray) -> np.ndarray:
 
 
 def ome_probabilities(lam: float, epsilon: float, total_bits: int) -> tuple[float, float, float]:
-    """(p1, p2, q) of OME: p1 = lambda/(1+lambda), p2 = 1/(1+lambda^3), q = 1/(1+lambda e^(eps/(r l)))."""
+    """(p1, p2, q) of OME: p1 = lambda/(1+lambda), p2 = 1/(1+lambda^3), q = 1/(1+lambda e^(eps/(r l))).
+
+    ``total_bits`` is r l. At lambda = 1 an even 1-bit survives with probability 1/2 whatever ε:
+
+    >>> p1, p2, q = ome_probabilities(1.0, 1e-9, 11)
+    >>> p1, p2, round(q, 6)
+    (0.5, 0.5, 0.5)
+    """
     if not lam > 0 or not epsilon > 0:
         raise InputError(f"lambda and epsilon must be > 0, got lambda={lam}, epsilon={epsilon}")
-    return lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(epsilon / total_bits))
+    return float(lam / (1 + lam)), float(1 / (1 + lam**3)), float(1 / (1 + lam * np.exp(epsilon / total_bits)))
 
 
 def perturb_ome(bits: np.ndarray, lam: float, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -91,6 +101,7 @@ def perturb_ome_loop(bits, lam: float, epsilon: float, rng: np.random.Generator)
 
 # --- SUE / OUE baselines on a unary encoding ---------------------------------------------------
 
+
 def unary_encode(vectors: np.ndarray, bins: int, low: float, high: float) -> np.ndarray:
     """Each of the r values, clipped to [low, high] and cut into ``bins`` equal bins, becomes a
     one-hot block of ``bins`` bits: (N, r) -> (N, r*bins)."""
@@ -114,10 +125,13 @@ def unary_probabilities(scheme: str, epsilon: float, r: int) -> tuple[float, flo
 
 
 def perturb_unary(bits: np.ndarray, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
+    """Unary-encoding perturbation (SUE/OUE, Wang et al. 2017): each 1-bit reported as 1 with
+    probability ``p``, each 0-bit with probability ``q``; returns a uint8 array shaped like ``bits``."""
     return (rng.random(bits.shape) < np.where(bits == 1, p, q)).astype(np.uint8)
 
 
 # --- the HoHo attack -------------------------------------------------------------------------------
+
 
 def hoho_score(encodings: np.ndarray, plaintext_bits: np.ndarray) -> np.ndarray:
     """Share of even positions where an encoding equals the plaintext's encoding (Algorithm 1)."""
@@ -149,14 +163,16 @@ def expected_reconstruction(original: np.ndarray, lam: float, epsilon: float) ->
 
 # --- bounds ------------------------------------------------------------------------------------------
 
+
 def hoho_bound(lam: float, epsilon: float, r: int, l: int = L_BITS) -> float:
-    """HoHo's corrected bound (Sec. 3.2): r l ln(lambda) + eps/2."""
-    return r * l * np.log(lam) + epsilon / 2
+    """HoHo's corrected bound (Sec. 3.2): r l ln(lambda) + eps/2.
 
-
-def bit_loss(p_one: float, q: float) -> float:
-    """Largest |log ratio| of one output bit between inputs 1 and 0: max over outputs 1 and 0."""
-    return float(max(abs(np.log(p_one / q)), abs(np.log((1 - p_one) / (1 - q)))))
+    >>> hoho_bound(1.0, 2.0, r=50)            # lambda = 1: only the claimed part, halved
+    1.0
+    >>> round(hoho_bound(10.0, 1.0, r=1), 4)  # one value (11 bits) at lambda = 10: 11 ln 10 + 1/2
+    25.8284
+    """
+    return float(r * l * np.log(lam) + epsilon / 2)
 
 
 def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
@@ -168,16 +184,23 @@ def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.nd
         raise InputError("the input domain is empty: give at least one value")
     enc = encode_values(np.asarray(domain, dtype=np.float64), m, n).reshape(len(domain), -1).astype(np.int64)
     l = enc.shape[1]
-    code = enc @ (1 << np.arange(l - 1, -1, -1))                 # each encoding as an l-bit integer
+    code = enc @ (1 << np.arange(l - 1, -1, -1))  # each encoding as an l-bit integer
     full = (1 << l) - 1
-    up = code[:, None] & (~code[None, :] & full)                 # a_j = 1, a'_j = 0
-    down = (~code[:, None] & full) & code[None, :]               # a_j = 0, a'_j = 1
+    up = code[:, None] & (~code[None, :] & full)  # a_j = 1, a'_j = 0
+    down = (~code[:, None] & full) & code[None, :]  # a_j = 0, a'_j = 1
     pairs = np.unique((up << l) | down)
     return ((pairs[:, None] >> np.arange(2 * l - 1, -1, -1)) & 1).astype(np.float64)
 
 
-def exact_worst_case(lam: float, epsilon: float, domain: np.ndarray, r: int = 1,
-                     m: int = M_BITS, n: int = N_BITS, patterns: np.ndarray | None = None) -> float:
+def exact_worst_case(
+    lam: float,
+    epsilon: float,
+    domain: np.ndarray,
+    r: int = 1,
+    m: int = M_BITS,
+    n: int = N_BITS,
+    patterns: np.ndarray | None = None,
+) -> float:
     """Exact worst-case privacy loss of OME over inputs in ``domain``^r, bit by bit.
 
     Bits are independent, so for inputs a, a' and any output the log-ratio is a sum over the bits
@@ -214,8 +237,15 @@ MECHANISMS = ("ome", "sue", "oue")
 UNARY_BINS = 16
 
 
-def attack_corpus(vectors: np.ndarray, mechanism: str, lam: float, epsilon: float, target_share: float,
-                  repeats: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def attack_corpus(
+    vectors: np.ndarray,
+    mechanism: str,
+    lam: float,
+    epsilon: float,
+    target_share: float,
+    repeats: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """Linking AUCs (one per target) and reconstruction accuracies (one per sentence).
 
     Linking (HoHo Sec. 4): a target sentence encoded ``repeats`` times among one encoding of
@@ -256,5 +286,6 @@ class OMEFloat:
     epsilon: float
 
     def sample(self, x, n, rng):
+        """``n`` OME encodings of the float ``x`` (11 bits each), perturbed: an (n, 11) float array."""
         bits = np.repeat(encode_values(float(x))[None, :], n, axis=0)
         return perturb_ome(bits, self.lam, self.epsilon, rng).astype(np.float64)

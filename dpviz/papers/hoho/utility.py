@@ -15,9 +15,15 @@ from dpviz.stats import stream
 COLUMNS = ("mechanism", "lambda", "epsilon", "accuracy_mean", "accuracy_std")
 
 
-def classifier_accuracy(X: np.ndarray, y: np.ndarray, mechanisms: Sequence[str], lambdas: Sequence[float],
-                        epsilons: Sequence[float], seed: int,
-                        progress: Callable[[float, str], None] | None = None) -> pd.DataFrame:
+def classifier_accuracy(
+    X: np.ndarray,
+    y: np.ndarray,
+    mechanisms: Sequence[str],
+    lambdas: Sequence[float],
+    epsilons: Sequence[float],
+    seed: int,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
     """Accuracy (mean and std over the 5 folds) on the unperturbed encodings (mechanism "none")
     and on each mechanism's perturbed encodings at every ε (and, for OME, every λ; λ is nan for
     SUE and OUE). ``X``: sentence vectors (values below 32 in magnitude), ``y``: 0/1 labels.
@@ -38,7 +44,9 @@ def classifier_accuracy(X: np.ndarray, y: np.ndarray, mechanisms: Sequence[str],
                 Z = ome.perturb_ome(ome.encode(X), lam, eps, rng)
             else:
                 p, q = ome.unary_probabilities(m, eps, X.shape[1])
-                Z = ome.perturb_unary(ome.unary_encode(X, ome.UNARY_BINS, float(X.min()), float(X.max()) + 1e-9), p, q, rng)
+                Z = ome.perturb_unary(
+                    ome.unary_encode(X, ome.UNARY_BINS, float(X.min()), float(X.max()) + 1e-9), p, q, rng
+                )
             acc = accuracy(Z)
             rows.append((m, lam, eps, acc.mean(), acc.std()))
         if progress:

@@ -14,9 +14,9 @@ PAPER = Paper(
     title="Metric DP over word embeddings",
     page="pages/2_Metric_DP.py",
     citation="Feyisetan, Balle, Diethe & Drake (2020), Calibrating mechanisms for privacy "
-             "preserving text analysis. PrivateNLP @ WSDM.",
+    "preserving text analysis. PrivateNLP @ WSDM.",
     claim="The same ε means very different plausible deniability (N_w, S_w) on different "
-          "embeddings: calibrate ε per embedding, not by its number.",
+    "embeddings: calibrate ε per embedding, not by its number.",
     headline="Metric DP over word embeddings: how much does ε hide?",
     summary=(
         "The multivariate Laplace mechanism releases the word nearest to φ(w) + z, with noise density "
@@ -26,12 +26,24 @@ PAPER = Paper(
         "embeddings, so ε must be calibrated per embedding. Nearest-word search here is exact over the "
         "whole vocabulary (400,000 words for GloVe)."
     ),
-    sections=(Section(
-        figures=("metric-live", "metric-figure3", "metric-stats", "metric-histograms", "metric-calibrate",
-                 "metric-utility", "metric-entropy", "metric-knn-distances", "metric-knn-histogram"),
-        intro="**Live:** drag ε (or focus the slider and use the arrow keys): each word's draws were made once and are "
-              "answered exactly at any ε, so every chart below and the try-it box follow at once.",
-    ),),
+    sections=(
+        Section(
+            figures=(
+                "metric-live",
+                "metric-figure3",
+                "metric-stats",
+                "metric-histograms",
+                "metric-calibrate",
+                "metric-utility",
+                "metric-entropy",
+                "metric-knn-distances",
+                "metric-knn-histogram",
+            ),
+            intro="**Live:** drag ε (or focus the slider and use the arrow keys): each word's draws were made once "
+            "and are "
+            "answered exactly at any ε, so every chart below and the try-it box follow at once.",
+        ),
+    ),
     sidebar=(SidebarGroup("Words and ε"), SidebarGroup("Try it", ("sentence", "rewrites"))),
     seed_note="each word's draws follow from (seed, word), so results do not depend on which other words run.",
     notes=(
@@ -47,6 +59,18 @@ PAPER = Paper(
         Reproduction("metric-figure3", "metric_fig3", _FULL, _QUICK),
         Reproduction("metric-histograms", "metric_fig4-6", _FULL, {**_QUICK, "epsilons": "5,7,9,11,12"}),
     ),
-    aliases={f"mdp-{name}": f"metric-{name}" for name in (
-        "stats", "live", "figure3", "histograms", "calibrate", "entropy", "utility", "knn-distances", "knn-histogram")},
+    aliases={
+        f"mdp-{name}": f"metric-{name}"
+        for name in (
+            "stats",
+            "live",
+            "figure3",
+            "histograms",
+            "calibrate",
+            "entropy",
+            "utility",
+            "knn-distances",
+            "knn-histogram",
+        )
+    },
 )

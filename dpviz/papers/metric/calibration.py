@@ -11,7 +11,9 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Mean and interquartile range across words, per embedding, epsilon and statistic."""
     long = df.melt(id_vars=["embedding", "word", "epsilon"], value_vars=["n_w", "s_w", "s_w_eta"], var_name="statistic")
     g = long.groupby(["embedding", "epsilon", "statistic"])["value"]
-    out = pd.concat([g.mean().rename("mean"), g.quantile(0.25).rename("q25"), g.quantile(0.75).rename("q75")], axis=1).reset_index()
+    out = pd.concat(
+        [g.mean().rename("mean"), g.quantile(0.25).rename("q25"), g.quantile(0.75).rename("q75")], axis=1
+    ).reset_index()
     return out
 
 

@@ -8,22 +8,22 @@ import numpy as np
 import pandas as pd
 
 from dpviz import memo
-from dpviz.papers.metric import calibration, neighbours
-from dpviz.papers.metric import mechanism as mdp
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
-from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
-from dpviz.lazy import LazyModule
-from dpviz.params import SEED
-from dpviz.params import Param, format_value, text_items
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 from dpviz.errors import InputError
+from dpviz.lazy import LazyModule
+from dpviz.papers.metric import calibration, neighbours
+from dpviz.papers.metric import mechanism as mdp
+from dpviz.params import SEED, Param, format_value, text_items
+from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
+from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
 
 go = LazyModule("plotly.graph_objects")
 subplots = LazyModule("plotly.subplots")
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
+
 
 class _EmbeddingLabels(dict):
     """Labels of the embedding choices; a gensim-downloader model's label says whether it is on
@@ -46,32 +46,162 @@ class _EmbeddingLabels(dict):
         return key in E.GENSIM or super().__contains__(key)
 
 
-EMBEDDING_LABELS = _EmbeddingLabels({
-    "glove-6b-50d": "GloVe 6B 50d (built in, 400,000 words)",
-    "fasttext-local": "fastText 100d trained here (stand-in, ~15 s once)",
-    "none": "none",
-})
-EMBEDDING = Param("embedding", "text", "glove-6b-50d", "Embedding", "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), the papers' 300-d vectors by their gensim-downloader names (glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300, word2vec-google-news-300), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
-                  max_items=300, options=("glove-6b-50d", "fasttext-local", *E.GENSIM), choice_labels=EMBEDDING_LABELS)
-COMPARE = Param("compare", "text", "none", "Compare with", "A second embedding to overlay (same choices as Embedding), or none.",
-                max_items=300, options=("none", "glove-6b-50d", "fasttext-local", *E.GENSIM), choice_labels=EMBEDDING_LABELS)
-EPSILONS = Param("epsilons", "float_list", (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40), "Values of ε", "The privacy parameters to compute, comma-separated.", min=0.01, max=1000.0, max_items=40)
-WORDS = Param("words", "int", 10, "Words sampled", "How many words to draw (uniformly, seeded) from the most frequent ones.", min=1, max=2000, hosted_max=50)
-WORD_LIST = Param("word_list", "text", "", "Or these words", "Explicit words, comma-separated (overrides the sample).", max_items=500,
-                  hosted_max=WORDS.hosted_max)
-VOCAB = Param("vocab", "int", 10_000, "…from the top", "Sampled words come from this many most frequent words.", min=10, max=400_000)
-SAMPLES = Param("samples", "int", 1000, "Draws per word (N)", "Releases of each word (paper: 1,000); nearest-word search is always over the whole vocabulary.", min=10, max=20_000, hosted_max=1000)
-ETA = Param("eta", "float", 0.05, "η for S_w^η", "S_w^η is the size of the smallest set of outputs holding at least 1 − η of the draws.", min=0.0, max=0.5)
-HIST_EPS = Param("hist_epsilons", "float_list", (5, 7, 9, 11, 12), "ε for the histograms", "Histograms of S_w and N_w at these ε (paper's Figure 6: 5, 7, 9, 11, 12 for GloVe 50d).", min=0.01, max=1000.0, max_items=8)
-TARGET_STAT = Param("target_stat", "choice", "n_w", "Target statistic", "What the calibration target constrains.", choices=("n_w", "s_w"), choice_labels={"n_w": "average N_w (draws that keep the word)", "s_w": "average S_w (distinct outputs)"})
-TARGET_OP = Param("target_op", "choice", "at_most", "Target direction", "Whether the average must stay at most or at least the target.", choices=("at_most", "at_least"), choice_labels={"at_most": "at most", "at_least": "at least"})
-TARGET = Param("target", "float", 100.0, "Target value", "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.", min=0.0, max=20_000.0)
-KNN_WORDS = Param("knn_words", "int", 200, "Words for Figure 2", "Words sampled from the top-vocab for the k-nearest-neighbour distances.", min=10, max=5000, hosted_max=500)
+EMBEDDING_LABELS = _EmbeddingLabels(
+    {
+        "glove-6b-50d": "GloVe 6B 50d (built in, 400,000 words)",
+        "fasttext-local": "fastText 100d trained here (stand-in, ~15 s once)",
+        "none": "none",
+    }
+)
+EMBEDDING = Param(
+    "embedding",
+    "text",
+    "glove-6b-50d",
+    "Embedding",
+    "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), the papers' 300-d vectors by "
+    "their gensim-downloader names (glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300, "
+    "word2vec-google-news-300), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
+    max_items=300,
+    options=("glove-6b-50d", "fasttext-local", *E.GENSIM),
+    choice_labels=EMBEDDING_LABELS,
+)
+COMPARE = Param(
+    "compare",
+    "text",
+    "none",
+    "Compare with",
+    "A second embedding to overlay (same choices as Embedding), or none.",
+    max_items=300,
+    options=("none", "glove-6b-50d", "fasttext-local", *E.GENSIM),
+    choice_labels=EMBEDDING_LABELS,
+)
+EPSILONS = Param(
+    "epsilons",
+    "float_list",
+    (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40),
+    "Values of ε",
+    "The privacy parameters to compute, comma-separated.",
+    min=0.01,
+    max=1000.0,
+    max_items=40,
+)
+WORDS = Param(
+    "words",
+    "int",
+    10,
+    "Words sampled",
+    "How many words to draw (uniformly, seeded) from the most frequent ones.",
+    min=1,
+    max=2000,
+    hosted_max=50,
+)
+WORD_LIST = Param(
+    "word_list",
+    "text",
+    "",
+    "Or these words",
+    "Explicit words, comma-separated (overrides the sample).",
+    max_items=500,
+    hosted_max=WORDS.hosted_max,
+)
+VOCAB = Param(
+    "vocab",
+    "int",
+    10_000,
+    "…from the top",
+    "Sampled words come from this many most frequent words.",
+    min=10,
+    max=400_000,
+)
+SAMPLES = Param(
+    "samples",
+    "int",
+    1000,
+    "Draws per word (N)",
+    "Releases of each word (paper: 1,000); nearest-word search is always over the whole vocabulary.",
+    min=10,
+    max=20_000,
+    hosted_max=1000,
+)
+ETA = Param(
+    "eta",
+    "float",
+    0.05,
+    "η for S_w^η",
+    "S_w^η is the size of the smallest set of outputs holding at least 1 − η of the draws.",
+    min=0.0,
+    max=0.5,
+)
+HIST_EPS = Param(
+    "hist_epsilons",
+    "float_list",
+    (5, 7, 9, 11, 12),
+    "ε for the histograms",
+    "Histograms of S_w and N_w at these ε (paper's Figure 6: 5, 7, 9, 11, 12 for GloVe 50d).",
+    min=0.01,
+    max=1000.0,
+    max_items=8,
+)
+TARGET_STAT = Param(
+    "target_stat",
+    "choice",
+    "n_w",
+    "Target statistic",
+    "What the calibration target constrains.",
+    choices=("n_w", "s_w"),
+    choice_labels={"n_w": "average N_w (draws that keep the word)", "s_w": "average S_w (distinct outputs)"},
+)
+TARGET_OP = Param(
+    "target_op",
+    "choice",
+    "at_most",
+    "Target direction",
+    "Whether the average must stay at most or at least the target.",
+    choices=("at_most", "at_least"),
+    choice_labels={"at_most": "at most", "at_least": "at least"},
+)
+TARGET = Param(
+    "target",
+    "float",
+    100.0,
+    "Target value",
+    "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.",
+    min=0.0,
+    max=20_000.0,
+)
+KNN_WORDS = Param(
+    "knn_words",
+    "int",
+    200,
+    "Words for Figure 2",
+    "Words sampled from the top-vocab for the k-nearest-neighbour distances.",
+    min=10,
+    max=5000,
+    hosted_max=500,
+)
 
-EPSILON = Param("epsilon", "float", 10.0, "ε", "The privacy parameter of the live views: marked on every curve over ε, drawn in the histograms, "
-                "used by the per-word chart and the try-it box.", min=0.1, max=1000.0, log=True, slider=True)
+EPSILON = Param(
+    "epsilon",
+    "float",
+    10.0,
+    "ε",
+    "The privacy parameter of the live views: marked on every curve over ε, drawn in the histograms, "
+    "used by the per-word chart and the try-it box.",
+    min=0.1,
+    max=1000.0,
+    log=True,
+    slider=True,
+)
 
-SWEEP_DIR = Param("sweep_dir", "text", "", "Sweep directory (optional)", "A directory written by `python -m dpviz sweep mdp`: its whole-vocabulary statistics are drawn next to the live sample in Figures 3-6.", max_items=500)
+SWEEP_DIR = Param(
+    "sweep_dir",
+    "text",
+    "",
+    "Sweep directory (optional)",
+    "A directory written by `python -m dpviz sweep mdp`: its whole-vocabulary statistics are drawn next to the live "
+    "sample in Figures 3-6.",
+    max_items=500,
+)
 
 WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
 STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs", "s_w_eta": "S_w^η"}
@@ -86,13 +216,18 @@ def _embedding_key(name: str) -> str:
 
 
 def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
+    """The vocabulary ids of the page's words: the typed word list (each must be in the
+    vocabulary; InputError naming the missing ones) or a seeded sample of ``words`` from the top ``vocab``."""
     if v["word_list"].strip():
         words = text_items(v["word_list"])
         if len(words) > 200:
             raise InputError(f"At most 200 explicit words, got {len(words)}.")
         unknown = [w for w in words if w not in emb.index]
         if unknown:
-            raise InputError(f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words instead.")
+            raise InputError(
+                f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words "
+                "instead."
+            )
         return np.array(sorted({emb.index[w] for w in words}))
     return mdp.sample_word_ids(emb, v["words"], v["vocab"], v["seed"])
 
@@ -171,8 +306,20 @@ def tables(v, progress=None) -> pd.DataFrame:
 
 def _band(fig, x, lo, hi, color, group, row=None, col=None):
     kw = dict(row=row, col=col) if row else {}
-    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself", fillcolor=rgba(color, 0.18),
-                             mode="lines", line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=group), **kw)
+    fig.add_trace(
+        go.Scatter(
+            x=list(x) + list(x)[::-1],
+            y=list(hi) + list(lo)[::-1],
+            fill="toself",
+            fillcolor=rgba(color, 0.18),
+            mode="lines",
+            line=dict(width=0),
+            hoverinfo="skip",
+            showlegend=False,
+            legendgroup=group,
+        ),
+        **kw,
+    )
 
 
 def mark_epsilon(fig, v, top: float, axes=(("x", "y"),)) -> None:
@@ -189,35 +336,81 @@ def _caption_n(v) -> str:
 
 # 1. metric-stats ----------------------------------------------------------------------------------
 
+
 def _stats_compute(v, progress=None) -> pd.DataFrame:
     return word_table(v, "embedding", progress)[["word", "epsilon", "n_w", "s_w", "s_w_eta"]]
 
 
 def _stats_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1)
+    fig = subplots.make_subplots(
+        rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1
+    )
     for c, stat in enumerate(("s_w", "n_w"), start=1):
         for word, part in df.groupby("word"):
-            fig.add_trace(go.Scatter(x=part.epsilon, y=part[stat], mode="lines", line=dict(color="rgba(0,114,178,0.25)", width=1), name=word,
-                                     showlegend=False, hovertemplate=f"{word}: %{{y}} at ε = %{{x}}<extra></extra>"), row=1, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=part.epsilon,
+                    y=part[stat],
+                    mode="lines",
+                    line=dict(color="rgba(0,114,178,0.25)", width=1),
+                    name=word,
+                    showlegend=False,
+                    hovertemplate=f"{word}: %{{y}} at ε = %{{x}}<extra></extra>",
+                ),
+                row=1,
+                col=c,
+            )
         mean = df.groupby("epsilon")[stat].mean()
-        fig.add_trace(go.Scatter(x=mean.index, y=mean.values, mode="lines+markers", line=dict(color="#000", width=3), name="mean over words", showlegend=c == 1), row=1, col=c)
+        fig.add_trace(
+            go.Scatter(
+                x=mean.index,
+                y=mean.values,
+                mode="lines+markers",
+                line=dict(color="#000", width=3),
+                name="mean over words",
+                showlegend=c == 1,
+            ),
+            row=1,
+            col=c,
+        )
         fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(x=0.01, y=-0.2, orientation="h"))
-    return style(fig, two_line_title(f"Plausible deniability per word on {v['embedding']}", f"{df.word.nunique()} words (thin lines), {_caption_n(v)}"), height=460)
+    return style(
+        fig,
+        two_line_title(
+            f"Plausible deniability per word on {v['embedding']}",
+            f"{df.word.nunique()} words (thin lines), {_caption_n(v)}",
+        ),
+        height=460,
+    )
 
 
-register(FigureSpec(
-    id="metric-stats", title="N_w and S_w per word", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_stats_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_stats_render,
-    caption=("Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
-             "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
-             "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."),
-    columns=("word", "epsilon", "n_w", "s_w", "s_w_eta"), paper_figure=f"{PAPER}, Sec. 3", disk_cache=False,
-))
+register(
+    FigureSpec(
+        id="metric-stats",
+        title="N_w and S_w per word",
+        page=PAGE,
+        params=WORD_PARAMS + (EPSILON,),
+        prepare=_stats_compute,
+        evaluate=unchanged,
+        live=("epsilon",),
+        mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS),
+        render=_stats_render,
+        caption=(
+            "Each thin line is one word: S_w counts the distinct words its N releases turned into, N_w how often "
+            "the word came back unchanged. Small ε scatters every release (S_w near N, N_w near 0); large ε returns "
+            "the word itself. Frequent words sit in dense regions and lose their identity at a larger ε than rare ones."
+        ),
+        columns=("word", "epsilon", "n_w", "s_w", "s_w_eta"),
+        paper_figure=f"{PAPER}, Sec. 3",
+        disk_cache=False,
+    )
+)
 
 
 # 1b. live: every sampled word at the slider's ε --------------------------------------------------
+
 
 def _live_prepare(v, progress=None) -> dict[int, mdp.Envelopes]:
     return word_state(v, "embedding", progress)
@@ -231,60 +424,138 @@ def _live_evaluate(state: dict[int, mdp.Envelopes], v) -> pd.DataFrame:
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
     df = df.sort_values("n_w")
     n = v["samples"]
-    fig = subplots.make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=(f"N_w: releases that keep the word (of {n:,})", f"S_w: distinct outputs (of {n:,})"))
-    fig.add_trace(go.Bar(y=df.word, x=df.n_w, orientation="h", marker_color=OKABE_ITO[1], name="N_w", showlegend=False,
-                         hovertemplate="%{y}: N_w = %{x}<extra></extra>"), row=1, col=1)
-    fig.add_trace(go.Bar(y=df.word, x=df.s_w, orientation="h", marker_color=OKABE_ITO[0], name="S_w", showlegend=False,
-                         hovertemplate="%{y}: S_w = %{x}<extra></extra>"), row=1, col=2)
+    fig = subplots.make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        subplot_titles=(f"N_w: releases that keep the word (of {n:,})", f"S_w: distinct outputs (of {n:,})"),
+    )
+    fig.add_trace(
+        go.Bar(
+            y=df.word,
+            x=df.n_w,
+            orientation="h",
+            marker_color=OKABE_ITO[1],
+            name="N_w",
+            showlegend=False,
+            hovertemplate="%{y}: N_w = %{x}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            y=df.word,
+            x=df.s_w,
+            orientation="h",
+            marker_color=OKABE_ITO[0],
+            name="S_w",
+            showlegend=False,
+            hovertemplate="%{y}: S_w = %{x}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
     fig.update_xaxes(range=[0, n * 1.02], title="count")
-    title = two_line_title(f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():.0f} of {n:,} releases keep the word, "
-                           f"{df.s_w.mean():.0f} distinct outputs",
-                           f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε")
+    title = two_line_title(
+        f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():.0f} of {n:,} releases keep the word, "
+        f"{df.s_w.mean():.0f} distinct outputs",
+        f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε",
+    )
     return style(fig, title, height=max(360, 140 + 26 * len(df)))
 
 
-register(FigureSpec(
-    id="metric-live", title="Every sampled word at the slider's ε", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_live_prepare, evaluate=_live_evaluate, live=("epsilon",), render=_live_render,
-    caption=("Drag ε. Each word's N releases were drawn once; each draw's output is known for every ε at once (a ray "
-             "φ(w) + t·u with t = G/ε changes its nearest word only at a few breakpoints), so any ε is answered exactly in "
-             "milliseconds. Words that keep their identity at small ε sit far from their neighbours."),
-    columns=("word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"), paper_figure=f"{PAPER}, Sec. 3",
-))
+register(
+    FigureSpec(
+        id="metric-live",
+        title="Every sampled word at the slider's ε",
+        page=PAGE,
+        params=WORD_PARAMS + (EPSILON,),
+        prepare=_live_prepare,
+        evaluate=_live_evaluate,
+        live=("epsilon",),
+        render=_live_render,
+        caption=(
+            "Drag ε. Each word's N releases were drawn once; each draw's output is known for every ε at once (a ray "
+            "φ(w) + t·u with t = G/ε changes its nearest word only at a few breakpoints), so any ε is answered "
+            "exactly in "
+            "milliseconds. Words that keep their identity at small ε sit far from their neighbours."
+        ),
+        columns=("word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"),
+        paper_figure=f"{PAPER}, Sec. 3",
+    )
+)
 
 
 # 2. Figure 3: averages, two embeddings ---------------------------------------------------------------
+
 
 def _fig3_compute(v, progress=None) -> pd.DataFrame:
     return calibration.summary(tables(v, progress))
 
 
 def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = subplots.make_subplots(rows=1, cols=2, subplot_titles=("average S_w (distinct outputs)", "average N_w (unchanged)"), horizontal_spacing=0.1)
+    fig = subplots.make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("average S_w (distinct outputs)", "average N_w (unchanged)"),
+        horizontal_spacing=0.1,
+    )
     for k, (emb, part) in enumerate(df.groupby("embedding", sort=False)):
         for c, stat in enumerate(("s_w", "n_w"), start=1):
             p = part[part.statistic == stat].sort_values("epsilon")
             _band(fig, p.epsilon, p.q25, p.q75, OKABE_ITO[k], emb, 1, c)
-            fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=emb, legendgroup=emb, showlegend=c == 1, mode="lines+markers",
-                                     line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)), row=1, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=p.epsilon,
+                    y=p["mean"],
+                    name=emb,
+                    legendgroup=emb,
+                    showlegend=c == 1,
+                    mode="lines+markers",
+                    line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5),
+                ),
+                row=1,
+                col=c,
+            )
             fig.update_yaxes(title=f"count (of {v['samples']:,})", row=1, col=c)
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
-    return style(fig, two_line_title("Average plausible deniability against ε (paper's Figure 3)", f"mean over words, band: interquartile range; {_caption_n(v)}"), height=460)
+    return style(
+        fig,
+        two_line_title(
+            "Average plausible deniability against ε (paper's Figure 3)",
+            f"mean over words, band: interquartile range; {_caption_n(v)}",
+        ),
+        height=460,
+    )
 
 
-register(FigureSpec(
-    id="metric-figure3", title="Average S_w and N_w against ε (paper's Figure 3)", page=PAGE, params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
-    prepare=_fig3_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS), render=_fig3_render,
-    caption=("The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
-             "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
-             "sidebar to overlay it; the band is the interquartile range across words."),
-    columns=("embedding", "epsilon", "statistic", "mean", "q25", "q75"), paper_figure=f"{PAPER}, Figure 3",
-))
+register(
+    FigureSpec(
+        id="metric-figure3",
+        title="Average S_w and N_w against ε (paper's Figure 3)",
+        page=PAGE,
+        params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
+        prepare=_fig3_compute,
+        evaluate=unchanged,
+        live=("epsilon",),
+        mark=lambda fig, v: mark_epsilon(fig, v, v["samples"], TWO_PANELS),
+        render=_fig3_render,
+        caption=(
+            "The same ε means different privacy on different embeddings: the curves of two embeddings are shifted, "
+            "because their vectors are spread differently (dimension, density). Choose a comparison embedding in the "
+            "sidebar to overlay it; the band is the interquartile range across words."
+        ),
+        columns=("embedding", "epsilon", "statistic", "mean", "q25", "q75"),
+        paper_figure=f"{PAPER}, Figure 3",
+    )
+)
 
 
 # 3. Figures 4-6: histograms ----------------------------------------------------------------------------
+
 
 def _hist_rows(df: pd.DataFrame, series: str) -> list[tuple]:
     rows = []
@@ -300,7 +571,9 @@ HIST_COLUMNS = ("embedding", "epsilon", "series", "statistic", "bin_low", "bin_h
 
 
 def _hist_prepare(v, progress=None) -> pd.DataFrame:
-    return pd.DataFrame(_hist_rows(tables(dict(v, epsilons=v["hist_epsilons"]), progress), "listed"), columns=list(HIST_COLUMNS))
+    return pd.DataFrame(
+        _hist_rows(tables(dict(v, epsilons=v["hist_epsilons"]), progress), "listed"), columns=list(HIST_COLUMNS)
+    )
 
 
 def _hist_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
@@ -313,35 +586,67 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     embs = list(dict.fromkeys(df.embedding))
     short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
     titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
-    fig = subplots.make_subplots(rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1)
+    fig = subplots.make_subplots(
+        rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1
+    )
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
             here = df[(df.embedding == emb) & (df.statistic == stat)]
             for k, ((series, eps), part) in enumerate(here.groupby(["series", "epsilon"])):
                 slider = series == "slider"
-                fig.add_trace(go.Scatter(x=(part.bin_low + part.bin_high) / 2, y=part["count"].replace(0, np.nan), mode="lines+markers",
-                                         line=dict(color="#000" if slider else OKABE_ITO[k % 8], shape="hvh", width=4 if slider else 2),
-                                         name=f"ε = {eps:g}" + (" (slider)" if slider else ""), legendgroup=f"{series}{eps}",
-                                         showlegend=(r == 1 and c == 1)), row=r, col=c)
-            fig.update_xaxes(title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {v['samples']:,})", standoff=4), row=r, col=c)
+                fig.add_trace(
+                    go.Scatter(
+                        x=(part.bin_low + part.bin_high) / 2,
+                        y=part["count"].replace(0, np.nan),
+                        mode="lines+markers",
+                        line=dict(color="#000" if slider else OKABE_ITO[k % 8], shape="hvh", width=4 if slider else 2),
+                        name=f"ε = {eps:g}" + (" (slider)" if slider else ""),
+                        legendgroup=f"{series}{eps}",
+                        showlegend=(r == 1 and c == 1),
+                    ),
+                    row=r,
+                    col=c,
+                )
+            fig.update_xaxes(
+                title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {v['samples']:,})", standoff=4), row=r, col=c
+            )
     top = max(1, int(df["count"].max()))
     # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
     log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
     fig.update_layout(legend=dict(title="ε"))
-    return style(fig, two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"), height=660)
+    return style(
+        fig,
+        two_line_title(
+            "How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"
+        ),
+        height=660,
+    )
 
 
-register(FigureSpec(
-    id="metric-histograms", title="Histograms of S_w and N_w (paper's Figures 4-6)", page=PAGE, params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
-    prepare=_hist_prepare, evaluate=_hist_evaluate, live=("epsilon",), render=_hist_render,
-    caption=("At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
-             "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, 12. "
-             "The thick black line is the slider's ε, from the same draws."),
-    columns=HIST_COLUMNS, paper_figure=f"{PAPER}, Figures 4-6",
-))
+register(
+    FigureSpec(
+        id="metric-histograms",
+        title="Histograms of S_w and N_w (paper's Figures 4-6)",
+        page=PAGE,
+        params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
+        prepare=_hist_prepare,
+        evaluate=_hist_evaluate,
+        live=("epsilon",),
+        render=_hist_render,
+        caption=(
+            "At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
+            "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, "
+            "12. "
+            "The thick black line is the slider's ε, from the same draws."
+        ),
+        columns=HIST_COLUMNS,
+        paper_figure=f"{PAPER}, Figures 4-6",
+    )
+)
 
 
 # 4. calibration and matched ε -----------------------------------------------------------------------------
+
 
 def _cal_compute(v, progress=None) -> pd.DataFrame:
     s = calibration.summary(tables(v, progress))
@@ -350,11 +655,19 @@ def _cal_compute(v, progress=None) -> pd.DataFrame:
         part = part.sort_values("epsilon")
         ok = part["mean"] <= v["target"] if v["target_op"] == "at_most" else part["mean"] >= v["target"]
         good = part.loc[ok, "epsilon"]
-        rows.append({
-            "embedding": emb, "statistic": v["target_stat"], "operator": v["target_op"], "target": v["target"],
-            "epsilon_low": float(good.min()) if len(good) else np.nan, "epsilon_high": float(good.max()) if len(good) else np.nan,
-            "epsilon_at_target": calibration.crossing(part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]),
-        })
+        rows.append(
+            {
+                "embedding": emb,
+                "statistic": v["target_stat"],
+                "operator": v["target_op"],
+                "target": v["target"],
+                "epsilon_low": float(good.min()) if len(good) else np.nan,
+                "epsilon_high": float(good.max()) if len(good) else np.nan,
+                "epsilon_at_target": calibration.crossing(
+                    part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]
+                ),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -363,46 +676,95 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
     fig = go.Figure()
     for k, (emb, part) in enumerate(s[s.statistic == v["target_stat"]].groupby("embedding", sort=False)):
         part = part.sort_values("epsilon")
-        fig.add_trace(go.Scatter(x=part.epsilon, y=part["mean"], name=emb, mode="lines+markers", line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5)))
+        fig.add_trace(
+            go.Scatter(
+                x=part.epsilon,
+                y=part["mean"],
+                name=emb,
+                mode="lines+markers",
+                line=dict(color=OKABE_ITO[k], dash=DASHES[k], width=2.5),
+            )
+        )
         row = df[df.embedding == emb].iloc[0]
         if np.isfinite(row.epsilon_at_target):
             e = row.epsilon_at_target
-            ref_line(fig, [e, e], [0, v["target"]], f"{emb}: matched ε ≈ {e:.3g}", color=OKABE_ITO[k], dash="dot", mode="lines+markers",
-                     marker=dict(size=[0, 12], symbol="diamond", color=OKABE_ITO[k]))
+            ref_line(
+                fig,
+                [e, e],
+                [0, v["target"]],
+                f"{emb}: matched ε ≈ {e:.3g}",
+                color=OKABE_ITO[k],
+                dash="dot",
+                mode="lines+markers",
+                marker=dict(size=[0, 12], symbol="diamond", color=OKABE_ITO[k]),
+            )
     eps = s["epsilon"]
-    ref_line(fig, [eps.min(), eps.max()], [v["target"]] * 2, f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
-             color="#000", dash="dash")
+    ref_line(
+        fig,
+        [eps.min(), eps.max()],
+        [v["target"]] * 2,
+        f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
+        color="#000",
+        dash="dash",
+    )
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
-    return style(fig, two_line_title("Calibrate ε to a plausible-deniability target",
-                                     "dashed: the target; dotted with ◆: the ε at which each embedding's average reaches it (matched ε)"), height=500)
+    return style(
+        fig,
+        two_line_title(
+            "Calibrate ε to a plausible-deniability target",
+            "dashed: the target; dotted with ◆: the ε at which each embedding's average reaches it (matched ε)",
+        ),
+        height=500,
+    )
 
 
-register(FigureSpec(
-    id="metric-calibrate", title="Calibration: which ε meets a target", page=PAGE, params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
-    prepare=_cal_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]), render=_cal_render,
-    caption=("State a target, e.g. \"at most 10% of words unchanged\" (N_w at most 100 of 1000) or \"at least 50 distinct "
-             "outputs\", and read off the ε range that meets it on the computed grid for each embedding. The dotted lines are "
-             "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe at ε = 29 "
-             "matched fastText at ε = 36 on average N_w."),
-    columns=("embedding", "statistic", "operator", "target", "epsilon_low", "epsilon_high", "epsilon_at_target"), paper_figure=f"{PAPER}, Sec. 4",
-))
+register(
+    FigureSpec(
+        id="metric-calibrate",
+        title="Calibration: which ε meets a target",
+        page=PAGE,
+        params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
+        prepare=_cal_compute,
+        evaluate=unchanged,
+        live=("epsilon",),
+        mark=lambda fig, v: mark_epsilon(fig, v, v["samples"]),
+        render=_cal_render,
+        caption=(
+            'State a target, e.g. "at most 10% of words unchanged" (N_w at most 100 of 1000) or "at least 50 distinct '
+            'outputs", and read off the ε range that meets it on the computed grid for each embedding. The dotted '
+            "lines are "
+            "the matched ε (interpolated in log ε): comparing them across embeddings is the paper's point, e.g. GloVe "
+            "at ε = 29 "
+            "matched fastText at ε = 36 on average N_w."
+        ),
+        columns=("embedding", "statistic", "operator", "target", "epsilon_low", "epsilon_high", "epsilon_at_target"),
+        paper_figure=f"{PAPER}, Sec. 4",
+    )
+)
 
 
 # 5. Renyi entropies ------------------------------------------------------------------------------------------
+
 
 def _entropy_compute(v, progress=None) -> pd.DataFrame:
     df = word_table(v, "embedding", progress)
     df = df.assign(log_S_w=np.log(df.s_w), log_inv_Pw=-np.log(np.maximum(df.n_w, 0.5) / df.samples))
     cols = ["H_0", "H_1", "H_2", "H_inf", "log_S_w", "log_inv_Pw"]
-    out = df.groupby("epsilon")[cols].mean().reset_index().melt(id_vars="epsilon", var_name="quantity", value_name="mean")
+    out = (
+        df.groupby("epsilon")[cols].mean().reset_index().melt(id_vars="epsilon", var_name="quantity", value_name="mean")
+    )
     return out
 
 
 ENTROPY_STYLE = {
-    "H_0": ("H₀ (Hartley)", 0, "solid"), "H_1": ("H₁ (Shannon)", 1, "solid"), "H_2": ("H₂ (collision)", 2, "solid"),
-    "H_inf": ("H∞ (min-entropy)", 3, "solid"), "log_S_w": ("proxy log S_w", 0, "dot"), "log_inv_Pw": ("proxy log(N / N_w)", 3, "dot"),
+    "H_0": ("H₀ (Hartley)", 0, "solid"),
+    "H_1": ("H₁ (Shannon)", 1, "solid"),
+    "H_2": ("H₂ (collision)", 2, "solid"),
+    "H_inf": ("H∞ (min-entropy)", 3, "solid"),
+    "log_S_w": ("proxy log S_w", 0, "dot"),
+    "log_inv_Pw": ("proxy log(N / N_w)", 3, "dot"),
 }
 
 
@@ -410,37 +772,95 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
     fig = go.Figure()
     for q, (label, c, dash) in ENTROPY_STYLE.items():
         p = df[df.quantity == q]
-        fig.add_trace(go.Scatter(x=p.epsilon, y=p["mean"], name=label, mode="lines", line=dict(color=OKABE_ITO[c], dash=dash, width=2.5 if dash == "solid" else 3)))
+        fig.add_trace(
+            go.Scatter(
+                x=p.epsilon,
+                y=p["mean"],
+                name=label,
+                mode="lines",
+                line=dict(color=OKABE_ITO[c], dash=dash, width=2.5 if dash == "solid" else 3),
+            )
+        )
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="entropy (nats), mean over words")
     fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.99))
-    return style(fig, two_line_title(f"Rényi entropies of M(w) and the paper's proxies ({v['embedding']})", f"empirical output distribution over {_caption_n(v)}; N_w = 0 counted as 0.5"), height=460)
+    return style(
+        fig,
+        two_line_title(
+            f"Rényi entropies of M(w) and the paper's proxies ({v['embedding']})",
+            f"empirical output distribution over {_caption_n(v)}; N_w = 0 counted as 0.5",
+        ),
+        height=460,
+    )
 
 
-register(FigureSpec(
-    id="metric-entropy", title="Rényi entropies of the output distribution", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_entropy_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))), render=_entropy_render,
-    caption=("The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for the "
-             "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
-             "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."),
-    columns=("epsilon", "quantity", "mean"), paper_figure=f"{PAPER}, Sec. 3",
-))
+register(
+    FigureSpec(
+        id="metric-entropy",
+        title="Rényi entropies of the output distribution",
+        page=PAGE,
+        params=WORD_PARAMS + (EPSILON,),
+        prepare=_entropy_compute,
+        evaluate=unchanged,
+        live=("epsilon",),
+        mark=lambda fig, v: mark_epsilon(fig, v, float(np.log(v["samples"]))),
+        render=_entropy_render,
+        caption=(
+            "The paper's statistics are proxies for Rényi entropies of each word's output distribution: log S_w for "
+            "the "
+            "Hartley entropy H₀ and log(N/N_w) for the min-entropy H∞. Dotted proxies lie on their solid counterparts "
+            "exactly where the empirical estimate is the entropy itself; H₁ and H₂ fall between the extremes."
+        ),
+        columns=("epsilon", "quantity", "mean"),
+        paper_figure=f"{PAPER}, Sec. 3",
+    )
+)
 
 
 # 6. utility beside privacy ------------------------------------------------------------------------------------
 
+
 def _utility_compute(v, progress=None) -> pd.DataFrame:
     df = tables(v, progress)
     g = df.groupby(["embedding", "epsilon"])
-    return pd.DataFrame({"mean_cosine": g.cosine.mean(), "share_kept": (g.n_w.sum() / g.samples.sum()), "mean_s_w": g.s_w.mean()}).reset_index()
+    return pd.DataFrame(
+        {"mean_cosine": g.cosine.mean(), "share_kept": (g.n_w.sum() / g.samples.sum()), "mean_s_w": g.s_w.mean()}
+    ).reset_index()
 
 
 def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     fig = subplots.make_subplots(specs=[[{"secondary_y": True}]])
     for k, (emb, p) in enumerate(df.groupby("embedding", sort=False)):
-        fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_cosine, name=f"{emb}: mean cos(φ(w), φ(M(w)))", line=dict(color=OKABE_ITO[k], width=2.5), legendgroup=emb), secondary_y=False)
-        fig.add_trace(go.Scatter(x=p.epsilon, y=p.share_kept, name=f"{emb}: share of words kept", line=dict(color=OKABE_ITO[k], dash="dash", width=2.5), legendgroup=emb), secondary_y=False)
-        fig.add_trace(go.Scatter(x=p.epsilon, y=p.mean_s_w, name=f"{emb}: average S_w (privacy)", line=dict(color=OKABE_ITO[k], dash="dot", width=2), legendgroup=emb), secondary_y=True)
+        fig.add_trace(
+            go.Scatter(
+                x=p.epsilon,
+                y=p.mean_cosine,
+                name=f"{emb}: mean cos(φ(w), φ(M(w)))",
+                line=dict(color=OKABE_ITO[k], width=2.5),
+                legendgroup=emb,
+            ),
+            secondary_y=False,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=p.epsilon,
+                y=p.share_kept,
+                name=f"{emb}: share of words kept",
+                line=dict(color=OKABE_ITO[k], dash="dash", width=2.5),
+                legendgroup=emb,
+            ),
+            secondary_y=False,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=p.epsilon,
+                y=p.mean_s_w,
+                name=f"{emb}: average S_w (privacy)",
+                line=dict(color=OKABE_ITO[k], dash="dot", width=2),
+                legendgroup=emb,
+            ),
+            secondary_y=True,
+        )
     log_axis(fig, "x", title="ε (log scale)")
     fig.update_yaxes(title="utility (cosine, share kept)", range=[-0.05, 1.05], secondary_y=False)
     n = v["samples"]
@@ -450,14 +870,26 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
     return style(fig, two_line_title("Utility beside privacy", f"{_caption_n(v)}"), height=500)
 
 
-register(FigureSpec(
-    id="metric-utility", title="Utility beside privacy", page=PAGE, params=WORD_PARAMS + (EPSILON,),
-    prepare=_utility_compute, evaluate=unchanged, live=("epsilon",), mark=lambda fig, v: mark_epsilon(fig, v, 1.0), render=_utility_render,
-    caption=("Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
-             "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
-             "that gives useful rewrites is the ε where plausible deniability is gone."),
-    columns=("embedding", "epsilon", "mean_cosine", "share_kept", "mean_s_w"), paper_figure=f"{PAPER}",
-))
+register(
+    FigureSpec(
+        id="metric-utility",
+        title="Utility beside privacy",
+        page=PAGE,
+        params=WORD_PARAMS + (EPSILON,),
+        prepare=_utility_compute,
+        evaluate=unchanged,
+        live=("epsilon",),
+        mark=lambda fig, v: mark_epsilon(fig, v, 1.0),
+        render=_utility_render,
+        caption=(
+            "Solid: how similar the released word's vector is to the original; dashed: the share of releases that kept "
+            "the word; dotted (right axis): the privacy side, distinct outputs. Where S_w falls, utility rises: the ε "
+            "that gives useful rewrites is the ε where plausible deniability is gone."
+        ),
+        columns=("embedding", "epsilon", "mean_cosine", "share_kept", "mean_s_w"),
+        paper_figure=f"{PAPER}",
+    )
+)
 
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
@@ -489,21 +921,45 @@ def _knn_render(df: pd.DataFrame, v) -> go.Figure:
     fig = go.Figure()
     for i, p in enumerate(PERCENTILES):
         part = df[df.percentile == p]
-        fig.add_trace(go.Scatter(x=part.k, y=part.distance, name=f"{p}th percentile", line=dict(color=OKABE_ITO[i], dash=DASHES[i], width=2.5)))
+        fig.add_trace(
+            go.Scatter(
+                x=part.k,
+                y=part.distance,
+                name=f"{p}th percentile",
+                line=dict(color=OKABE_ITO[i], dash=DASHES[i], width=2.5),
+            )
+        )
     log_axis(fig, "x", title="k (log scale)")
     fig.update_yaxes(title="distance to k-th nearest word")
     fig.update_layout(legend=dict(x=0.01, y=0.99))
-    return style(fig, two_line_title(f"How far the neighbours are ({v['embedding']}, paper's Figure 2)", f"{v['knn_words']} words from the top {v['vocab']:,}, seed {v['seed']}"), height=460)
+    return style(
+        fig,
+        two_line_title(
+            f"How far the neighbours are ({v['embedding']}, paper's Figure 2)",
+            f"{v['knn_words']} words from the top {v['vocab']:,}, seed {v['seed']}",
+        ),
+        height=460,
+    )
 
 
-register(FigureSpec(
-    id="metric-knn-distances", title="Distance to the k-th nearest neighbour (paper's Figure 2)", page=PAGE,
-    params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_compute, render=_knn_render,
-    caption=("The noise radius has mean d/ε; a word's release changes once the noisy point is nearer another word. How far "
-             "the neighbours are, across words, sets the ε scale at which an embedding starts to hide words: dense "
-             "neighbourhoods (low curves) need less noise."),
-    columns=("k", "percentile", "distance"), paper_figure=f"{PAPER}, Figure 2",
-))
+register(
+    FigureSpec(
+        id="metric-knn-distances",
+        title="Distance to the k-th nearest neighbour (paper's Figure 2)",
+        page=PAGE,
+        params=(EMBEDDING, KNN_WORDS, VOCAB, SEED),
+        compute=_knn_compute,
+        render=_knn_render,
+        caption=(
+            "The noise radius has mean d/ε; a word's release changes once the noisy point is nearer another word. How "
+            "far "
+            "the neighbours are, across words, sets the ε scale at which an embedding starts to hide words: dense "
+            "neighbourhoods (low curves) need less noise."
+        ),
+        columns=("k", "percentile", "distance"),
+        paper_figure=f"{PAPER}, Figure 2",
+    )
+)
 
 
 def _knn_hist_compute(v, progress=None) -> pd.DataFrame:
@@ -513,24 +969,48 @@ def _knn_hist_compute(v, progress=None) -> pd.DataFrame:
 
 
 def _knn_hist_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = go.Figure(go.Bar(x=(df.bin_low + df.bin_high) / 2, y=df["count"], width=df.bin_high - df.bin_low, marker_color=OKABE_ITO[0]))
+    fig = go.Figure(
+        go.Bar(
+            x=(df.bin_low + df.bin_high) / 2, y=df["count"], width=df.bin_high - df.bin_low, marker_color=OKABE_ITO[0]
+        )
+    )
     fig.update_xaxes(title="distance to the 10th nearest word")
     fig.update_yaxes(title="words")
     fig.update_layout(bargap=0)
-    return style(fig, two_line_title("Distance to the 10th nearest neighbour", f"{v['embedding']}, {v['knn_words']} words"), height=380)
+    return style(
+        fig,
+        two_line_title("Distance to the 10th nearest neighbour", f"{v['embedding']}, {v['knn_words']} words"),
+        height=380,
+    )
 
 
-register(FigureSpec(
-    id="metric-knn-histogram", title="Distance to the 10th neighbour (paper's Figure 2, right)", page=PAGE,
-    params=(EMBEDDING, KNN_WORDS, VOCAB, SEED), compute=_knn_hist_compute, render=_knn_hist_render,
-    caption=("The spread of the 10th-neighbour distance across words. Words in the left tail have close neighbours "
-             "and are hidden already at a larger ε than those in the right tail."),
-    columns=("bin_low", "bin_high", "count"), paper_figure=f"{PAPER}, Figure 2",
-))
+register(
+    FigureSpec(
+        id="metric-knn-histogram",
+        title="Distance to the 10th neighbour (paper's Figure 2, right)",
+        page=PAGE,
+        params=(EMBEDDING, KNN_WORDS, VOCAB, SEED),
+        compute=_knn_hist_compute,
+        render=_knn_hist_render,
+        caption=(
+            "The spread of the 10th-neighbour distance across words. Words in the left tail have close neighbours "
+            "and are hidden already at a larger ε than those in the right tail."
+        ),
+        columns=("bin_low", "bin_high", "count"),
+        paper_figure=f"{PAPER}, Figure 2",
+    )
+)
 
 
 # parameters of the page's "try it" box (no figure: shown as highlighted text)
-SENTENCE = Param("sentence", "text", "the patient was admitted to the hospital in boston on monday", "Sentence", "Words to privatise (lower-cased; at most 40 words).", max_items=500)
+SENTENCE = Param(
+    "sentence",
+    "text",
+    "the patient was admitted to the hospital in boston on monday",
+    "Sentence",
+    "Words to privatise (lower-cased; at most 40 words).",
+    max_items=500,
+)
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
 TRY_PARAMS = (SENTENCE, REWRITES)
 

@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from dpviz.data.embeddings import Embedding
-from dpviz.stats import stream
-from dpviz.progress import Progress
 from dpviz.errors import InputError
+from dpviz.progress import Progress
+from dpviz.stats import stream
 
 CHUNK = 2048  # vocabulary columns per block (a block of scores stays in cache)
 DRAW_BLOCK = 256
@@ -64,7 +64,9 @@ def nearest_words(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, ep
     return draw_envelopes(emb, emb.row64(word_id), u, g, self_id=word_id).outputs(epsilons)
 
 
-def nearest_words_from_point(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, epsilons, self_id: int | None = None) -> np.ndarray:
+def nearest_words_from_point(
+    emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, epsilons, self_id: int | None = None
+) -> np.ndarray:
     """Exact nearest vocabulary word to point + (G/epsilon) u for every draw and epsilon.
     ``point`` may be any vector (e.g. a fastText subword vector of an unknown word)."""
     return draw_envelopes(emb, point, u, g, self_id=self_id).outputs(epsilons)
@@ -77,8 +79,8 @@ class Envelopes:
     nearest for t between ``breaks[i, j-1]`` and ``breaks[i, j]`` (from t = 0 for j = 0;
     unused breakpoints are +inf). Evaluating any epsilon is a comparison per breakpoint."""
 
-    g: np.ndarray        # (n,) Gamma(d, 1) radii: t = g / epsilon
-    breaks: np.ndarray   # (n, B) ascending, +inf padded
+    g: np.ndarray  # (n,) Gamma(d, 1) radii: t = g / epsilon
+    breaks: np.ndarray  # (n, B) ascending, +inf padded
     winners: np.ndarray  # (n, B + 1) vocabulary ids
 
     def outputs(self, epsilons) -> np.ndarray:
@@ -89,7 +91,9 @@ class Envelopes:
         return np.take_along_axis(self.winners, idx, axis=1)
 
 
-def draw_envelopes(emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, self_id: int | None = None) -> Envelopes:
+def draw_envelopes(
+    emb: Embedding, point: np.ndarray, u: np.ndarray, g: np.ndarray, self_id: int | None = None
+) -> Envelopes:
     """The exact output of every draw at every epsilon, as :class:`Envelopes` (the epsilon-free
     state of a word's draws). The candidates are each draw's Pareto-optimal words in (small a,
     large b): for a small matrix the running-maximum records along the vocabulary sorted by a
@@ -152,9 +156,9 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     ww = float(w @ w)
     scale = float(np.sqrt(sq.max()))
     eps32 = 8 * d * 2.0**-24
-    tol_b = eps32 * scale                                       # |u| = 1
+    tol_b = eps32 * scale  # |u| = 1
     tol_a = eps32 * 2 * scale * float(np.sqrt(ww)) + 1e-12 * (scale + np.sqrt(ww)) ** 2
-    lhs = np.vstack([ub, w[None, :]]).astype(np.float32)        # (m + 1, d)
+    lhs = np.vstack([ub, w[None, :]]).astype(np.float32)  # (m + 1, d)
 
     def distances(where, prod):
         """a = ||phi(v)||^2 - 2 phi(v) . w + ||w||^2 from the product's last row."""
@@ -166,24 +170,26 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     prod_p = lhs @ np.asarray(x[pilot], dtype=np.float32).T
     a_p, b_p = distances(pilot, prod_p), prod_p[:m]
     levels = np.unique(np.concatenate([[0.0], np.geomspace(1.0 / len(pilot), 1.0, BANDS - 1)]))
-    edges = np.concatenate([[-np.inf], np.quantile(a_p, levels)[1:-1], [np.inf]])  # band j: edges[j] <= a < edges[j + 1]
-    best = np.full((m, len(edges)), -np.inf)                   # best[r, j]: max b' of known words with a + tol_a < edges[j]
+    edges = np.concatenate(
+        [[-np.inf], np.quantile(a_p, levels)[1:-1], [np.inf]]
+    )  # band j: edges[j] <= a < edges[j + 1]
+    best = np.full((m, len(edges)), -np.inf)  # best[r, j]: max b' of known words with a + tol_a < edges[j]
 
     def learn(r, a, b):
-        j = np.searchsorted(edges, a + tol_a, side="right")    # first edge above a + tol_a
+        j = np.searchsorted(edges, a + tol_a, side="right")  # first edge above a + tol_a
         np.maximum.at(best, (r, np.minimum(j, len(edges) - 1)), b)
         np.maximum.accumulate(best, axis=1, out=best)
 
     learn(np.repeat(np.arange(m), len(pilot)), np.tile(a_p, m), b_p.ravel().astype(np.float64))
-    floor = (best - 2 * tol_b).astype(np.float32)               # the thresholds as the test reads them
-    near_band = int(np.searchsorted(levels, NEAR_SHARE))       # bands below: the nearest ~NEAR_SHARE of words
+    floor = (best - 2 * tol_b).astype(np.float32)  # the thresholds as the test reads them
+    near_band = int(np.searchsorted(levels, NEAR_SHARE))  # bands below: the nearest ~NEAR_SHARE of words
     hit_r, hit_i, hit_a, hit_b = [], [], [], []
     buf = np.empty((m + 1, CHUNK), dtype=np.float32)
     for start in range(0, size, CHUNK):
         stop = min(start + CHUNK, size)
         n = stop - start
         block = np.asarray(x[start:stop], dtype=np.float32)
-        prod = np.matmul(lhs, block.T, out=buf[:, :n])          # the matrix multiply
+        prod = np.matmul(lhs, block.T, out=buf[:, :n])  # the matrix multiply
         a = distances(slice(start, stop), prod)
         # most words are far: one threshold per draw (the lowest of the far bands) finds a superset of
         # their hits without a per-word lookup; the few near words are tested against their own band
@@ -262,15 +268,15 @@ def _envelope_block(x, w, cand, ub) -> tuple[np.ndarray, np.ndarray]:
         ids[i, : len(c)] = c
     valid = ids >= 0
     needed, pos = np.unique(np.where(valid, ids, 0), return_inverse=True)
-    vectors = np.asarray(x[needed], dtype=np.float64)                    # only the candidates in float64
-    diff = vectors[pos.reshape(m, k)] - w[None, None, :]                 # (m, k, d)
+    vectors = np.asarray(x[needed], dtype=np.float64)  # only the candidates in float64
+    diff = vectors[pos.reshape(m, k)] - w[None, None, :]  # (m, k, d)
     a = np.where(valid, np.einsum("mkd,mkd->mk", diff, diff), np.inf)
     b = np.where(valid, np.einsum("mkd,md->mk", diff, ub), -np.inf)
     ids = np.where(valid, ids, np.iinfo(np.int64).max)
-    srt = np.lexsort((ids, -b, a))                                       # per row: a up, b down, id up
+    srt = np.lexsort((ids, -b, a))  # per row: a up, b down, id up
     a, b, ids = (np.take_along_axis(arr, srt, axis=1) for arr in (a, b, ids))
     dup = np.zeros_like(valid)
-    dup[:, 1:] = (a[:, 1:] == a[:, :-1]) & (b[:, 1:] == b[:, :-1])        # identical lines: keep the smaller id
+    dup[:, 1:] = (a[:, 1:] == a[:, :-1]) & (b[:, 1:] == b[:, :-1])  # identical lines: keep the smaller id
     a, b = np.where(dup, np.inf, a), np.where(dup, -np.inf, b)
     rows = np.arange(m)
     cur = np.zeros(m, dtype=np.int64)
@@ -326,7 +332,9 @@ def _record_candidates(ub: np.ndarray, sorted32: np.ndarray, tol: float) -> list
     buf = np.empty((m, CHUNK), dtype=np.float32)  # reused: no fresh 2 MB allocation per chunk
     for start in range(CHUNK, sorted32.shape[0], CHUNK):
         rows_here = sorted32[start : start + CHUNK]
-        block = np.matmul(ub, rows_here.T, out=buf) if len(rows_here) == CHUNK else ub @ rows_here.T  # the matrix multiply
+        block = (
+            np.matmul(ub, rows_here.T, out=buf) if len(rows_here) == CHUNK else ub @ rows_here.T
+        )  # the matrix multiply
         top = block.max(axis=1)
         hit = np.flatnonzero(top > thr)  # a cheap reduction first: most rows have no candidate
         if hit.size:
@@ -351,7 +359,11 @@ def _decide(x64, w, order, cand, ub, g, eps) -> np.ndarray:
     vec = x64[np.where(valid, ids, 0)]  # (m, k, d)
     t = g[:, None] / eps[None, :]  # (m, E)
     points = w[None, None, :] + t[:, :, None] * ub[:, None, :]  # (m, E, d)
-    d2 = np.einsum("mkd,mkd->mk", vec, vec)[:, :, None] - 2 * np.einsum("mkd,med->mke", vec, points) + np.einsum("med,med->me", points, points)[:, None, :]
+    d2 = (
+        np.einsum("mkd,mkd->mk", vec, vec)[:, :, None]
+        - 2 * np.einsum("mkd,med->mke", vec, points)
+        + np.einsum("med,med->me", points, points)[:, None, :]
+    )
     d2 = np.where(valid[:, :, None], d2, np.inf)
     # ties (probability zero) go to the smaller vocabulary id, as a stable scan would
     best = d2.min(axis=1, keepdims=True)
@@ -359,7 +371,9 @@ def _decide(x64, w, order, cand, ub, g, eps) -> np.ndarray:
     return tied.min(axis=1)
 
 
-def nearest_words_bruteforce(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons, index=None) -> np.ndarray:
+def nearest_words_bruteforce(
+    emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons, index=None
+) -> np.ndarray:
     """Reference route: one exact faiss IndexFlatL2 search over the whole vocabulary per epsilon."""
     import faiss
 
@@ -434,8 +448,12 @@ def engine_workers() -> int:
 
 
 def word_envelopes(
-    emb: Embedding, word_ids: Sequence[int], samples: int, seed: int,
-    progress: Progress | None = None, workers: int | None = None,
+    emb: Embedding,
+    word_ids: Sequence[int],
+    samples: int,
+    seed: int,
+    progress: Progress | None = None,
+    workers: int | None = None,
 ) -> dict[int, Envelopes]:
     """The epsilon-free state of each word's ``samples`` draws (seeded by (seed, word)).
 
@@ -467,8 +485,11 @@ def word_envelopes(
         for k, (wid, env) in enumerate(zip(ids, pool.map(one, ids))):
             out[wid] = env
             if progress:
-                progress((k + 1) / max(1, len(ids)), f"{emb.name}: word {k + 1} of {len(ids)} (“{emb.vocab[wid]}”), "
-                                                     f"{samples:,} releases, nearest word among {emb.size:,}")
+                progress(
+                    (k + 1) / max(1, len(ids)),
+                    f"{emb.name}: word {k + 1} of {len(ids)} (“{emb.vocab[wid]}”), "
+                    f"{samples:,} releases, nearest word among {emb.size:,}",
+                )
     return out
 
 
@@ -491,14 +512,30 @@ def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: flo
         cos = (emb.row64(out) @ emb.row64(wid)) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
         for j, e in enumerate(eps):
             n_w, s_w, s_eta = output_stats(out[:, j], wid, eta)
-            rows.append({"word": emb.vocab[wid], "epsilon": float(e), "n_w": n_w, "s_w": s_w, "s_w_eta": s_eta,
-                         **renyi_entropies(out[:, j]), "cosine": float(cos[:, j].mean()), "samples": len(env.g)})
+            rows.append(
+                {
+                    "word": emb.vocab[wid],
+                    "epsilon": float(e),
+                    "n_w": n_w,
+                    "s_w": s_w,
+                    "s_w_eta": s_eta,
+                    **renyi_entropies(out[:, j]),
+                    "cosine": float(cos[:, j].mean()),
+                    "samples": len(env.g),
+                }
+            )
     return pd.DataFrame(rows, columns=list(STAT_COLUMNS))
 
 
 def mdp_stats(
-    emb: Embedding, word_ids: Sequence[int], epsilons, samples: int, eta: float, seed: int,
-    progress: Progress | None = None, workers: int | None = None,
+    emb: Embedding,
+    word_ids: Sequence[int],
+    epsilons,
+    samples: int,
+    eta: float,
+    seed: int,
+    progress: Progress | None = None,
+    workers: int | None = None,
 ) -> pd.DataFrame:
     """:func:`stats_at` of :func:`word_envelopes`: N_w, S_w and the rest for every word and epsilon."""
     _check_stats_args(epsilons, eta)  # before the envelopes are computed
@@ -511,16 +548,6 @@ def sample_word_ids(emb: Embedding, words: int, vocab: int, seed: int) -> np.nda
     if words > vocab:
         raise InputError(f"cannot draw {words} distinct words from the top {vocab}")
     return np.sort(stream(seed, 2021).choice(vocab, size=words, replace=False))
-
-
-def privatize(emb: Embedding, word_ids: Sequence[int], epsilon: float, copies: int, seed: int) -> np.ndarray:
-    """``copies`` independent releases of each word id at one epsilon: shape (copies, len(word_ids))."""
-    out = np.empty((copies, len(word_ids)), dtype=np.int64)
-    rng = stream(seed, 2022)
-    for j, wid in enumerate(word_ids):
-        u, g = sample_directions_and_radii(emb.dim, copies, rng)
-        out[:, j] = nearest_words(emb, int(wid), u, g, [epsilon])[:, 0]
-    return out
 
 
 def tokenize(sentence: str, max_tokens: int = 40) -> list[str]:
@@ -537,7 +564,9 @@ def tokenize(sentence: str, max_tokens: int = 40) -> list[str]:
     return toks
 
 
-def rewrite_envelopes(emb: Embedding, tokens: Sequence[str], copies: int, seed: int) -> tuple[list[Envelopes | None], list[str]]:
+def rewrite_envelopes(
+    emb: Embedding, tokens: Sequence[str], copies: int, seed: int
+) -> tuple[list[Envelopes | None], list[str]]:
     """The ε-free state of ``copies`` privatised rewrites of a token list, and each token's
     status: 'in vocabulary', 'subword vector' (fastText builds a vector for an unknown word) or
     'unknown' (left as it is; no envelope). Known words use their own vector; a release is the
@@ -559,13 +588,20 @@ def rewrite_envelopes(emb: Embedding, tokens: Sequence[str], copies: int, seed: 
     return envs, status
 
 
-def rewrite_at(emb: Embedding, tokens: Sequence[str], envelopes: Sequence[Envelopes | None], epsilon: float, copies: int) -> list[list[str]]:
+def rewrite_at(
+    emb: Embedding, tokens: Sequence[str], envelopes: Sequence[Envelopes | None], epsilon: float, copies: int
+) -> list[list[str]]:
     """The rewrites at one ε from :func:`rewrite_envelopes` (unknown tokens stay as they are)."""
-    outs = [[tok] * copies if env is None else [emb.vocab[i] for i in env.outputs([epsilon])[:, 0]] for tok, env in zip(tokens, envelopes)]
+    outs = [
+        [tok] * copies if env is None else [emb.vocab[i] for i in env.outputs([epsilon])[:, 0]]
+        for tok, env in zip(tokens, envelopes)
+    ]
     return [list(r) for r in zip(*outs)]
 
 
-def rewrite(emb: Embedding, tokens: Sequence[str], epsilon: float, copies: int, seed: int) -> tuple[list[list[str]], list[str]]:
+def rewrite(
+    emb: Embedding, tokens: Sequence[str], epsilon: float, copies: int, seed: int
+) -> tuple[list[list[str]], list[str]]:
     """``copies`` privatised rewrites of a token list at one epsilon, and each token's status
     (see :func:`rewrite_envelopes`)."""
     envs, status = rewrite_envelopes(emb, tokens, copies, seed)

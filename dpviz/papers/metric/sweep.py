@@ -26,28 +26,35 @@ import numpy as np
 import pandas as pd
 
 from dpviz import __version__, integrity
-from dpviz.progress import Printer
-from dpviz.papers.metric import mechanism as mdp
 from dpviz.errors import InputError
+from dpviz.papers.metric import mechanism as mdp
+from dpviz.progress import Printer
 
 MANIFEST = "manifest.json"
 
 
 def _params(embedding, words, epsilons, samples, eta, seed, vocab, partition_size) -> dict:
     return {
-        "embedding": str(embedding), "words": words if words == "all" else int(words), "vocab": int(vocab),
-        "epsilons": [float(e) for e in epsilons], "samples": int(samples), "eta": float(eta), "seed": int(seed),
+        "embedding": str(embedding),
+        "words": words if words == "all" else int(words),
+        "vocab": int(vocab),
+        "epsilons": [float(e) for e in epsilons],
+        "samples": int(samples),
+        "eta": float(eta),
+        "seed": int(seed),
         "partition_size": int(partition_size),
     }
 
 
 def word_list(emb, words, vocab: int, seed: int) -> np.ndarray:
+    """The ids a sweep covers: every word for ``words == 'all'``, else a seeded sample from the top ``vocab``."""
     if words == "all":
         return np.arange(emb.size)
     return mdp.sample_word_ids(emb, int(words), vocab, seed)
 
 
 def part_path(out: Path, k: int) -> Path:
+    """The Parquet file of partition ``k`` in the sweep directory ``out``."""
     return out / f"part-{k:05d}.parquet"
 
 
@@ -55,7 +62,11 @@ def partition_meta(path, ids) -> dict:
     """What a partition file must hold: its file name (so a swapped file does not verify), how
     many words and a hash of exactly which."""
     ids = np.unique(np.asarray(ids, dtype=np.int64))
-    return {"partition": Path(path).name, "words": int(len(ids)), "word_ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest()}
+    return {
+        "partition": Path(path).name,
+        "words": int(len(ids)),
+        "word_ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(),
+    }
 
 
 def finished(out: Path, k: int, ids) -> bool:
@@ -109,9 +120,21 @@ class _PartitionProgress:
 
 
 def sweep(
-    embedding: str, words, epsilons, samples: int, out: str | Path, *, eta: float = 0.05, seed: int = 0,
-    vocab: int = 10_000, partition_size: int = 50, scheduler: str | None = None, n_workers: int | None = None,
-    local: bool = False, on_progress: Callable[[dict], None] | None = None, quiet: bool = False,
+    embedding: str,
+    words,
+    epsilons,
+    samples: int,
+    out: str | Path,
+    *,
+    eta: float = 0.05,
+    seed: int = 0,
+    vocab: int = 10_000,
+    partition_size: int = 50,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    local: bool = False,
+    on_progress: Callable[[dict], None] | None = None,
+    quiet: bool = False,
 ) -> dict:
     """Run (or resume) a sweep; returns the manifest.
 
@@ -128,21 +151,33 @@ def sweep(
     if mpath.exists():
         old = json.loads(mpath.read_text())
         if old.get("parameters") != params:
-            raise InputError(f"{out} holds a sweep with other parameters ({old.get('parameters')}); use a new directory.")
+            raise InputError(
+                f"{out} holds a sweep with other parameters ({old.get('parameters')}); use a new directory."
+            )
     emb = resolve(embedding)  # train or load once here, before any worker starts
     ids = word_list(emb, words, vocab, seed)
     parts = [ids[i : i + partition_size] for i in range(0, len(ids), partition_size)]
     todo = [k for k in range(len(parts)) if not finished(out, k, parts[k])]
     manifest = {
-        "parameters": params, "dpviz_version": __version__, "embedding_size": emb.size, "embedding_dim": emb.dim,
-        "partitions": len(parts), "words_total": int(len(ids)), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "parameters": params,
+        "dpviz_version": __version__,
+        "embedding_size": emb.size,
+        "embedding_dim": emb.dim,
+        "partitions": len(parts),
+        "words_total": int(len(ids)),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "seed_rule": "each word's draws: SeedSequence(seed, spawn_key=(2020, word_id))",
     }
     mpath.write_text(json.dumps({**manifest, "status": "running"}, indent=2))
-    progress = _PartitionProgress(len(parts), len(parts) - len(todo), Printer(open(os.devnull, "w") if quiet else sys.stderr))
+    progress = _PartitionProgress(
+        len(parts), len(parts) - len(todo), Printer(open(os.devnull, "w") if quiet else sys.stderr)
+    )
     start = time.perf_counter()
     infos = []
-    args = lambda k: (embedding, [int(i) for i in parts[k]], params["epsilons"], samples, eta, seed, str(part_path(out, k)))  # noqa: E731
+
+    def args(k: int) -> tuple:
+        return (embedding, [int(i) for i in parts[k]], params["epsilons"], samples, eta, seed, str(part_path(out, k)))
+
     if local or not todo:
         for k in todo:
             info = run_partition(*args(k))
@@ -155,11 +190,15 @@ def sweep(
 
         cluster = None
         if scheduler is None:
-            cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True, dashboard_address=None
+            )
         client = Client(scheduler or cluster)
         try:
-            futures = [client.submit(run_partition, *args(k), key=f"dpviz-part-{k}-{os.getpid()}", retries=2, pure=False) for k in todo]
+            futures = [
+                client.submit(run_partition, *args(k), key=f"dpviz-part-{k}-{os.getpid()}", retries=2, pure=False)
+                for k in todo
+            ]
             for fut in as_completed(futures):
                 info = fut.result()
                 infos.append(info)
@@ -173,10 +212,15 @@ def sweep(
     progress.close()
     elapsed = time.perf_counter() - start
     words_done = sum(i["words"] for i in infos)
-    manifest.update({
-        "status": "complete", "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "seconds_this_run": elapsed,
-        "partitions_this_run": len(infos), "words_per_second_this_run": words_done / elapsed if elapsed > 0 and words_done else None,
-    })
+    manifest.update(
+        {
+            "status": "complete",
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "seconds_this_run": elapsed,
+            "partitions_this_run": len(infos),
+            "words_per_second_this_run": words_done / elapsed if elapsed > 0 and words_done else None,
+        }
+    )
     mpath.write_text(json.dumps(manifest, indent=2))
     return manifest
 
@@ -194,7 +238,9 @@ def load(out: str | Path) -> pd.DataFrame:
         meta = integrity.read_meta(f)
         df = integrity.read_table(f, meta) if meta and meta.get("partition") == f.name else None
         if df is None or len(df) == 0 or meta != partition_meta(f, df["word_id"].to_numpy()):
-            raise InputError(f"The sweep partition {f.name} in {str(out)[:200]!r} is damaged (its check does not match): "
-                             "run the same sweep command again to recompute it.")
+            raise InputError(
+                f"The sweep partition {f.name} in {str(out)[:200]!r} is damaged (its check does not match): "
+                "run the same sweep command again to recompute it."
+            )
         tables.append(df)
     return pd.concat(tables, ignore_index=True).sort_values(["word_id", "epsilon"], ignore_index=True)

@@ -6,8 +6,18 @@ privacy. ``sensitivity`` holds the symbolic analysis of a query (``safe_expr`` p
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
 
 _NET_QUICK = {"per_class": "200", "sgd_steps": "300", "dpsgd_steps": "300", "eval_per_class": "100"}
-NET_PARAMS = ("per_class", "noise_sd", "lr", "sgd_steps", "dpsgd_steps", "clip", "noise_multiplier", "dpsgd_lr",
-              "eval_per_class", "seed")
+NET_PARAMS = (
+    "per_class",
+    "noise_sd",
+    "lr",
+    "sgd_steps",
+    "dpsgd_steps",
+    "clip",
+    "noise_multiplier",
+    "dpsgd_lr",
+    "eval_per_class",
+    "seed",
+)
 
 PAPER = Paper(
     key="partial",
@@ -16,7 +26,7 @@ PAPER = Paper(
     page="pages/4_Partial_sensitivity.py",
     citation="Mueller et al. (2022), Partial sensitivity analysis in differential privacy.",
     claim="The gradient of the gradient norm shows which input attributes drive each "
-          "individual's privacy loss, for a query and for SGD vs. DP-SGD.",
+    "individual's privacy loss, for a query and for SGD vs. DP-SGD.",
     headline="Which input attributes drive privacy loss?",
     summary=(
         "Mueller et al. (2022) differentiate the *gradient norm*, the quantity that sets an individual's "
@@ -30,7 +40,7 @@ PAPER = Paper(
             title="1. A database query (paper, Sec. 5.1)",
             figures=("partial-query", "partial-query-surface", "partial-individuals"),
             intro="**Live:** the Gaussian mechanism's σ and the Rényi order α act in closed form on the "
-                  "sensitivities above: drag them.",
+            "sensitivities above: drag them.",
         ),
         Section(
             title="2. SGD vs. DP-SGD on 5×5 bar images (paper, Sec. 5.2)",
@@ -55,6 +65,8 @@ PAPER = Paper(
         Reproduction("partial-dpsgd", "partial_fig2a", {}, _NET_QUICK),
         Reproduction("partial-histograms", "partial_fig2b", {}, _NET_QUICK),
     ),
-    aliases={f"ps-{name}": f"partial-{name}" for name in (
-        "query", "query-surface", "individuals", "training", "dpsgd", "histograms")},
+    aliases={
+        f"ps-{name}": f"partial-{name}"
+        for name in ("query", "query-surface", "individuals", "training", "dpsgd", "histograms")
+    },
 )

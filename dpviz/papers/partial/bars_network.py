@@ -22,14 +22,13 @@ N(0, (noise_multiplier * C)^2) per coordinate, divided by the batch size (full b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from dpviz.stats import stream
-from dpviz.progress import Progress
 from dpviz.errors import InputError
+from dpviz.progress import Progress
+from dpviz.stats import stream
 
 SIDE = 5
 HIDDEN = 8
@@ -60,23 +59,26 @@ def make_bars(per_class: int, noise_sd: float, rng: np.random.Generator) -> tupl
 
 @dataclass
 class Params:
+    """The 25-8-1 network's weights: hidden layer W1 (8 x 25) and b1, output weights w2 and bias b2."""
+
     W1: np.ndarray  # (8, 25)
     b1: np.ndarray  # (8,)
     w2: np.ndarray  # (8,)
     b2: float
 
     def copy(self) -> "Params":
+        """An independent copy of the weights."""
         return Params(self.W1.copy(), self.b1.copy(), self.w2.copy(), float(self.b2))
-
-    def count(self) -> int:
-        return self.W1.size + self.b1.size + self.w2.size + 1
 
 
 def init_params(rng: np.random.Generator) -> Params:
+    """Weights drawn U(-1/sqrt(fan_in), 1/sqrt(fan_in)) per layer (PyTorch's default), from ``rng``."""
     k1, k2 = 1 / np.sqrt(SIDE * SIDE), 1 / np.sqrt(HIDDEN)
     return Params(
-        rng.uniform(-k1, k1, (HIDDEN, SIDE * SIDE)), rng.uniform(-k1, k1, HIDDEN),
-        rng.uniform(-k2, k2, HIDDEN), float(rng.uniform(-k2, k2)),
+        rng.uniform(-k1, k1, (HIDDEN, SIDE * SIDE)),
+        rng.uniform(-k1, k1, HIDDEN),
+        rng.uniform(-k2, k2, HIDDEN),
+        float(rng.uniform(-k2, k2)),
     )
 
 
@@ -85,12 +87,14 @@ def _sigmoid(z):
 
 
 def forward(p: Params, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden activations h = sigmoid(X W1^T + b1) and outputs o = sigmoid(h w2 + b2) for images ``X`` (n, 25)."""
     h = _sigmoid(X @ p.W1.T + p.b1)
     o = _sigmoid(h @ p.w2 + p.b2)
     return h, o
 
 
 def bce(o: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Binary cross-entropy per example, -(y log o + (1 - y) log(1 - o)), with o clipped to [1e-12, 1 - 1e-12]."""
     o = np.clip(o, 1e-12, 1 - 1e-12)
     return -(y * np.log(o) + (1 - y) * np.log(1 - o))
 
@@ -134,7 +138,9 @@ def partial_sensitivity(p: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     coef = (d1 * p.w2 * s).sum(1)
     g_d1 = 2 * coef[:, None] * g_d2 + 2 * d2[:, None] * ((d1 * p.w2 * (1 - 2 * h) * s) @ p.W1)
     h2, d12, x2 = (h**2).sum(1), (d1**2).sum(1), (X**2).sum(1)
-    g_G2 = (2 * d2 * (h2 + 1))[:, None] * g_d2 + (d2**2)[:, None] * g_h2 + (x2 + 1)[:, None] * g_d1 + 2 * d12[:, None] * X
+    g_G2 = (
+        (2 * d2 * (h2 + 1))[:, None] * g_d2 + (d2**2)[:, None] * g_h2 + (x2 + 1)[:, None] * g_d1 + 2 * d12[:, None] * X
+    )
     G = np.sqrt(d2**2 * (h2 + 1) + d12 * (x2 + 1))
     return g_G2 / (2 * np.maximum(G, np.finfo(float).tiny))[:, None]
 
@@ -144,7 +150,12 @@ def _mean_gradient(p: Params, X, y, weights=None) -> Params:
     h, o, d1, d2 = _deltas(p, X, y)
     w = np.ones(len(X)) if weights is None else weights
     n = len(X)
-    return Params(((w[:, None] * d1).T @ X) / n, (w[:, None] * d1).sum(0) / n, ((w * d2)[:, None] * h).sum(0) / n, float((w * d2).sum() / n))
+    return Params(
+        ((w[:, None] * d1).T @ X) / n,
+        (w[:, None] * d1).sum(0) / n,
+        ((w * d2)[:, None] * h).sum(0) / n,
+        float((w * d2).sum() / n),
+    )
 
 
 def _step(p: Params, g: Params, lr: float) -> None:
@@ -160,9 +171,16 @@ def clip_factors(p: Params, X, y, clip: float) -> np.ndarray:
 
 
 def train(
-    X: np.ndarray, y: np.ndarray, steps: int, lr: float, rng: np.random.Generator,
-    clip: float | None = None, noise_multiplier: float = 0.0,
-    progress: Progress | None = None, label: str = "", record_every: int = 10,
+    X: np.ndarray,
+    y: np.ndarray,
+    steps: int,
+    lr: float,
+    rng: np.random.Generator,
+    clip: float | None = None,
+    noise_multiplier: float = 0.0,
+    progress: Progress | None = None,
+    label: str = "",
+    record_every: int = 10,
 ) -> tuple[Params, pd.DataFrame]:
     """Full-batch gradient descent; with ``clip`` it is DP-SGD (clip per example, add
     N(0, (noise_multiplier*clip)^2) to the sum, divide by the batch size).
@@ -194,6 +212,9 @@ def train(
 
 @dataclass
 class Experiment:
+    """SGD and DP-SGD trained on the same bar images: both networks, the training history and the
+    evaluation images with their labels."""
+
     sgd: Params
     dpsgd: Params
     history: pd.DataFrame  # optimizer, step, loss, accuracy
@@ -203,8 +224,16 @@ class Experiment:
 
 
 def run_experiment(
-    per_class: int, noise_sd: float, lr: float, sgd_steps: int, dpsgd_steps: int,
-    clip: float, noise_multiplier: float, dpsgd_lr: float, eval_per_class: int, seed: int,
+    per_class: int,
+    noise_sd: float,
+    lr: float,
+    sgd_steps: int,
+    dpsgd_steps: int,
+    clip: float,
+    noise_multiplier: float,
+    dpsgd_lr: float,
+    eval_per_class: int,
+    seed: int,
     progress: Progress | None = None,
 ) -> Experiment:
     """Train with GD and with DP-SGD on the same data and initialisation seed."""
@@ -216,9 +245,21 @@ def run_experiment(
         return (lambda f, m: progress((offset + f * span) / total, m)) if progress else None
 
     sgd, h1 = train(X, y, sgd_steps, lr, stream(seed, 53), progress=sub(0, sgd_steps), label="SGD")
-    dp, h2 = train(X, y, dpsgd_steps, dpsgd_lr, stream(seed, 53), clip=clip, noise_multiplier=noise_multiplier,
-                   progress=sub(sgd_steps, dpsgd_steps), label="DP-SGD")
+    dp, h2 = train(
+        X,
+        y,
+        dpsgd_steps,
+        dpsgd_lr,
+        stream(seed, 53),
+        clip=clip,
+        noise_multiplier=noise_multiplier,
+        progress=sub(sgd_steps, dpsgd_steps),
+        label="DP-SGD",
+    )
     h1.insert(0, "optimizer", "SGD")
     h2.insert(0, "optimizer", "DP-SGD")
-    acc = {name: float(((forward(p, X_eval)[1] > 0.5) == (y_eval > 0.5)).mean()) for name, p in (("SGD", sgd), ("DP-SGD", dp))}
+    acc = {
+        name: float(((forward(p, X_eval)[1] > 0.5) == (y_eval > 0.5)).mean())
+        for name, p in (("SGD", sgd), ("DP-SGD", dp))
+    }
     return Experiment(sgd, dp, pd.concat([h1, h2], ignore_index=True), X_eval, y_eval, acc)

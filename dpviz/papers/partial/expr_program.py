@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
 from dpviz.errors import InputError
 
 MAX_NODES = 5000
@@ -48,11 +49,18 @@ OPERATIONS = {
     "mul": lambda *xs: np.prod(np.broadcast_arrays(*xs), axis=0) if len(xs) > 2 else xs[0] * xs[1],
     "pow": _power,
     "sqrt": np.sqrt,
-    "exp": np.exp, "log": np.log,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan,
-    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "abs": np.abs, "sign": np.sign,
-    "heaviside": _heaviside, "diracdelta": _zero,
+    "exp": np.exp,
+    "log": np.log,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "abs": np.abs,
+    "sign": np.sign,
+    "heaviside": _heaviside,
+    "diracdelta": _zero,
     "min": lambda *xs: np.minimum.reduce(np.broadcast_arrays(*xs)),
     "max": lambda *xs: np.maximum.reduce(np.broadcast_arrays(*xs)),
 }
@@ -102,6 +110,7 @@ class Program:
             return values[self.outputs[k]]
 
     def function(self, k: int) -> "OutputFunction":
+        """Output ``k`` of the program as a callable of the attribute columns."""
         return OutputFunction(self, k)
 
 
@@ -113,6 +122,7 @@ class OutputFunction:
     k: int
 
     def __call__(self, *columns):
+        """The expression's values at the given attribute columns (numpy arrays or numbers)."""
         return self.program.evaluate(self.k, columns)
 
 
@@ -133,9 +143,20 @@ def compile_expressions(exprs, symbols, max_nodes: int = MAX_NODES) -> Program:
     import sympy as sp
 
     functions = {
-        sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan",
-        sp.sinh: "sinh", sp.cosh: "cosh", sp.tanh: "tanh", sp.Abs: "abs", sp.sign: "sign",
-        sp.Heaviside: "heaviside", sp.DiracDelta: "diracdelta", sp.Min: "min", sp.Max: "max",
+        sp.exp: "exp",
+        sp.log: "log",
+        sp.sin: "sin",
+        sp.cos: "cos",
+        sp.tan: "tan",
+        sp.sinh: "sinh",
+        sp.cosh: "cosh",
+        sp.tanh: "tanh",
+        sp.Abs: "abs",
+        sp.sign: "sign",
+        sp.Heaviside: "heaviside",
+        sp.DiracDelta: "diracdelta",
+        sp.Min: "min",
+        sp.Max: "max",
     }
     column = {s: j for j, s in enumerate(symbols)}
     index: dict = {}
@@ -145,7 +166,9 @@ def compile_expressions(exprs, symbols, max_nodes: int = MAX_NODES) -> Program:
         if e in column:
             return ("var", column[e])
         if e in (sp.zoo, sp.nan, sp.oo, -sp.oo):
-            raise ProgramError("The formula is infinite or undefined (e.g. log(0) or a division by zero): change the formula.")
+            raise ProgramError(
+                "The formula is infinite or undefined (e.g. log(0) or a division by zero): change the formula."
+            )
         if e.is_Number or e.is_NumberSymbol:
             return _const(e)
         if e is sp.I:
@@ -181,7 +204,8 @@ def compile_expressions(exprs, symbols, max_nodes: int = MAX_NODES) -> Program:
             nodes.append(node_of(e))
             if len(nodes) > max_nodes:
                 raise ProgramError(
-                    f"The formula's derivatives have more than {max_nodes:,} distinct parts: write a shorter or less nested formula."
+                    f"The formula's derivatives have more than {max_nodes:,} distinct parts: write a shorter or less "
+                    "nested formula."
                 )
     names = tuple(str(s) for s in symbols)
     return Program(names, tuple(nodes), tuple(index[e] for e in exprs))

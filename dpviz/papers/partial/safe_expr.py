@@ -15,6 +15,7 @@ import ast
 import math
 import re
 from typing import Callable, Mapping
+
 from dpviz.errors import InputError
 
 MAX_LENGTH = 300
@@ -29,11 +30,19 @@ NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,11}$")
 
 FUNCTIONS: Mapping[str, tuple[int, str]] = {
     # name: (number of arguments, sympy builder's name); min/max take two to six
-    "exp": (1, "exp"), "log": (1, "log"), "sqrt": (1, "sqrt"),
-    "sin": (1, "sin"), "cos": (1, "cos"), "tan": (1, "tan"),
-    "sinh": (1, "sinh"), "cosh": (1, "cosh"), "tanh": (1, "tanh"),
-    "abs": (1, "Abs"), "sigmoid": (1, "sigmoid"),
-    "min": (-2, "Min"), "max": (-2, "Max"),
+    "exp": (1, "exp"),
+    "log": (1, "log"),
+    "sqrt": (1, "sqrt"),
+    "sin": (1, "sin"),
+    "cos": (1, "cos"),
+    "tan": (1, "tan"),
+    "sinh": (1, "sinh"),
+    "cosh": (1, "cosh"),
+    "tanh": (1, "tanh"),
+    "abs": (1, "Abs"),
+    "sigmoid": (1, "sigmoid"),
+    "min": (-2, "Min"),
+    "max": (-2, "Max"),
 }
 CONSTANTS = {"pi": "pi", "e": "E"}
 
@@ -49,9 +58,12 @@ def _builder(name: str) -> Callable:
     if name in ("Min", "Max"):
         return lambda *xs: getattr(sp, name)(*xs, evaluate=False)
     return getattr(sp, name)
+
+
 ALLOWED = (
     "numbers, the attributes ({attrs}), + - * / ** (or ^), parentheses and the functions "
-    + ", ".join(FUNCTIONS) + " (constants pi and e)"
+    + ", ".join(FUNCTIONS)
+    + " (constants pi and e)"
 )
 
 
@@ -60,6 +72,8 @@ class FormulaError(InputError):
 
 
 def check_attribute_names(names) -> None:
+    """Refuse attribute names that are missing, too many, not identifiers, reserved (function
+    names, pi, e) or repeated: FormulaError with a sentence."""
     if not names:
         raise FormulaError("Declare at least one attribute, e.g. a=1:2.")
     if len(names) > MAX_ATTRIBUTES:
@@ -88,7 +102,9 @@ def parse_formula(text: str, attributes) -> tuple["sp.Expr", dict[str, "sp.Symbo
         tree = ast.parse(text.replace("^", "**"), mode="eval")
     except SyntaxError as err:
         where = f" near position {err.offset}" if err.offset else ""
-        raise FormulaError(f"The formula could not be read{where}: check brackets and operators. Allowed: {allowed}.") from None
+        raise FormulaError(
+            f"The formula could not be read{where}: check brackets and operators. Allowed: {allowed}."
+        ) from None
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
         raise FormulaError(f"The formula is too complex ({nodes} parts; at most {MAX_NODES}).")
@@ -159,7 +175,10 @@ def _build(node: ast.AST, symbols, allowed: str, depth: int):
             return left / right
         if isinstance(node.op, ast.Pow):
             if right.is_Number and abs(float(right)) > MAX_EXPONENT:
-                raise FormulaError(f"The exponent {str(right)[:20]} is too large: constant exponents must be between -{MAX_EXPONENT} and {MAX_EXPONENT}.")
+                raise FormulaError(
+                    f"The exponent {str(right)[:20]} is too large: constant exponents must be between -{MAX_EXPONENT} "
+                    f"and {MAX_EXPONENT}."
+                )
             _check_numeric_power(left, right)
             return left**right
         raise _refuse(f"The operator {type(node.op).__name__}", allowed)

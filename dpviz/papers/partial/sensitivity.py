@@ -20,9 +20,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from dpviz.errors import InputError
 from dpviz.papers.partial.expr_program import Program, ProgramError
 from dpviz.papers.partial.safe_expr import FormulaError, parse_ranges
-from dpviz.errors import InputError
 
 MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not typeset
 
@@ -43,18 +43,22 @@ class QueryAnalysis:
 
     @property
     def f_fn(self) -> Callable:
+        """f(x) per individual, as a callable of the attribute columns."""
         return self.program.function(0)
 
     @property
     def norm_fn(self) -> Callable:
+        """g(x) = ||grad f(x)|| / N, one individual's sensitivity."""
         return self.program.function(1)
 
     @property
     def gradient_fns(self) -> tuple[Callable, ...]:
+        """The partial derivatives df/dx_j, one callable per attribute."""
         return tuple(self.program.function(2 + j) for j in range(len(self.attributes)))
 
     @property
     def partial_fns(self) -> tuple[Callable, ...]:
+        """The partial sensitivities dg/dx_j, one callable per attribute."""
         d = len(self.attributes)
         return tuple(self.program.function(2 + d + j) for j in range(d))
 
@@ -218,15 +222,17 @@ def query_table(analysis: QueryAnalysis, gs: dict) -> pd.DataFrame:
     x = np.array([[gs["argmax"][a] for a in analysis.attributes]])
     rows = []
     for j, a in enumerate(analysis.attributes):
-        rows.append({
-            "attribute": a,
-            "low": analysis.ranges[j][0],
-            "high": analysis.ranges[j][1],
-            "argmax": gs["argmax"][a],
-            "global_sensitivity": gs["value"],
-            "grid_max": gs["grid_value"],
-            "partial_sensitivity_at_argmax": float(analysis.evaluate(analysis.partial_fns[j], x)[0]),
-        })
+        rows.append(
+            {
+                "attribute": a,
+                "low": analysis.ranges[j][0],
+                "high": analysis.ranges[j][1],
+                "argmax": gs["argmax"][a],
+                "global_sensitivity": gs["value"],
+                "grid_max": gs["grid_value"],
+                "partial_sensitivity_at_argmax": float(analysis.evaluate(analysis.partial_fns[j], x)[0]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -260,7 +266,9 @@ def parse_people(text: str, analysis: QueryAnalysis, max_rows: int = 20) -> np.n
     for i, row in enumerate(rows):
         vals = row.split(",")
         if len(vals) != d:
-            raise FormulaError(f"Individual {i + 1} ({row.strip()[:30]!r}) needs {d} values: {', '.join(analysis.attributes)}.")
+            raise FormulaError(
+                f"Individual {i + 1} ({row.strip()[:30]!r}) needs {d} values: {', '.join(analysis.attributes)}."
+            )
         for j, v in enumerate(vals):
             try:
                 x = float(v)
@@ -268,13 +276,21 @@ def parse_people(text: str, analysis: QueryAnalysis, max_rows: int = 20) -> np.n
                 raise FormulaError(f"Individual {i + 1}: {v.strip()[:20]!r} is not a number.") from None
             lo, hi = analysis.ranges[j]
             if not lo <= x <= hi:
-                raise FormulaError(f"Individual {i + 1}: {analysis.attributes[j]} = {x:g} is outside its range [{lo:g}, {hi:g}].")
+                raise FormulaError(
+                    f"Individual {i + 1}: {analysis.attributes[j]} = {x:g} is outside its range [{lo:g}, {hi:g}]."
+                )
             out[i, j] = x
     return out
 
 
 def rdp_loss(g, sigma: float, alpha: float):
-    """Individual Renyi-DP of the Gaussian mechanism: alpha * g^2 / (2 sigma^2)."""
+    """Individual Renyi-DP of the Gaussian mechanism: alpha * g^2 / (2 sigma^2).
+
+    Takes sensitivities ``g`` (number or array), sigma > 0 and alpha > 1; InputError otherwise.
+
+    >>> float(rdp_loss(1.0, sigma=1.0, alpha=2.0)), float(rdp_loss(3.0, sigma=3.0, alpha=2.0))
+    (1.0, 1.0)
+    """
     if not sigma > 0 or not alpha > 1:
         raise InputError(f"need sigma > 0 and alpha > 1, got sigma={sigma}, alpha={alpha}")
     return alpha * np.square(g) / (2 * sigma**2)
