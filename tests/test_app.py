@@ -4,10 +4,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from paper_pages import charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
 
+from dpviz import papers
+
 ROOT = Path(__file__).resolve().parents[1]
-ADEPT = "pages/1_ADePT_sensitivity.py"
+ADEPT = page_file("adept")
 FAST = {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200", "audit_samples": "2000"}
 
 
@@ -21,12 +24,14 @@ def _run(page=None, query=None):
     return at.run()
 
 
-def test_home_page_lists_the_four_analyses():
+def test_home_page_lists_every_paper():
     at = _run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.subheader)
-    for title in ("ADePT sensitivity", "Metric DP", "HoHo", "Partial sensitivity"):
+    for title in ("ADePT sensitivity", "Metric DP", "HoHo", "Partial sensitivity"):  # the four the app began with
         assert title in text
+    for paper in papers.all_papers():
+        assert paper.title in text and paper.claim in text
 
 
 def test_adept_page_defaults_draw_all_charts_without_errors():
@@ -34,10 +39,10 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
     assert not at.exception
     assert not at.error
     charts = at.get("plotly_chart")
-    assert len(charts) == 6  # the audit samples by nature: it waits for its button
+    assert len(charts) == charts_drawn("adept")  # the audit samples by nature: it waits for its button
     at.button(key="run-adept-audit").click().run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == len(papers.get("adept").figures)
 
 
 def test_adept_page_deep_link_sets_controls():
@@ -82,14 +87,14 @@ def test_bad_typed_list_shows_error_and_keeps_page():
     assert len(at.get("plotly_chart")) >= 6
 
 
-PARTIAL = "pages/4_Partial_sensitivity.py"
+PARTIAL = page_file("partial")
 NET_FAST = {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"}
 
 
 def test_partial_page_defaults_draw_all_charts():
     at = _run(PARTIAL, NET_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 6
+    assert len(at.get("plotly_chart")) == charts_drawn("partial")
     assert at.text_input(key="expr").value == "a**2 + exp(2*b - a)"
 
 
@@ -105,7 +110,7 @@ def test_hostile_formula_in_the_url_gives_a_message_and_the_network_still_works(
     at = _run(PARTIAL, dict(NET_FAST, expr=expr))
     assert not at.exception
     assert any(fragment in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) == 3  # the three network charts
+    assert len(at.get("plotly_chart")) == charts_drawn("partial", section=1)  # the network charts
 
 
 def test_typing_a_new_formula_updates_the_url():
@@ -113,17 +118,17 @@ def test_typing_a_new_formula_updates_the_url():
     at.text_input(key="expr").input("a*b").run()
     assert not at.exception
     assert at.query_params["expr"] in ("a*b", ["a*b"])
-    assert len(at.get("plotly_chart")) == 6
+    assert len(at.get("plotly_chart")) == charts_drawn("partial")
 
 
-METRIC = "pages/2_Metric_DP.py"
+METRIC = page_file("metric")
 MDP_FAST = {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "knn_words": "20", "sentence": "the hospital"}
 
 
 def test_metric_page_defaults_draw_all_charts():
     at = _run(METRIC, MDP_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 9
+    assert len(at.get("plotly_chart")) == charts_drawn("metric")
     assert any("Original:" in m.value for m in at.markdown)
 
 
@@ -137,13 +142,13 @@ HOHO_FAST = {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10", "audit_s
 
 
 def test_hoho_page_draws_its_charts():
-    at = _run("pages/3_HoHo_attack.py", HOHO_FAST)
+    at = _run(page_file("hoho"), HOHO_FAST)
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) == 7
 
 
 def test_hoho_page_unknown_corpus_is_a_message():
-    at = _run("pages/3_HoHo_attack.py", dict(HOHO_FAST, corpus="../../etc/passwd"))
+    at = _run(page_file("hoho"), dict(HOHO_FAST, corpus="../../etc/passwd"))
     assert not at.exception
     assert any("Unknown corpus" in e.value for e in at.error)
     assert len(at.get("plotly_chart")) == 2  # the bounds and the audit work on one float, no corpus
@@ -214,7 +219,7 @@ def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):
 def test_an_absent_gensim_model_offers_its_download_and_the_page_keeps_working(tmp_path, monkeypatch):
     monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
     at = _run(
-        "pages/2_Metric_DP.py",
+        METRIC,
         {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"},
     )
     assert not at.exception
@@ -229,7 +234,7 @@ def test_a_hosted_demo_offers_no_download(tmp_path, monkeypatch):
     monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
     at = _run(
-        "pages/2_Metric_DP.py",
+        METRIC,
         {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"},
     )
     assert not at.exception

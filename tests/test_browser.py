@@ -16,7 +16,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import pytest
+from paper_pages import charts_drawn, url_path
 
+from dpviz import papers
 from dpviz.export import find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -502,11 +504,9 @@ def test_hoho_page_uses_uploaded_sentences_and_refuses_too_few(server, page, tmp
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=90_000)
 
 
+PAGE_QUERIES = {"adept": FAST + "&audit_samples=2000", "metric": MDP_FAST, "hoho": HOHO_FAST, "partial": PS_FAST}
 PAGES_FAST = {
-    "ADePT_sensitivity": (FAST + "&audit_samples=2000", 6),
-    "Metric_DP": (MDP_FAST, 9),
-    "HoHo_attack": (HOHO_FAST, 7),
-    "Partial_sensitivity": (PS_FAST, 6),
+    url_path(key): (PAGE_QUERIES.get(key, ""), charts_drawn(key)) for key in (p.key for p in papers.all_papers())
 }
 
 
