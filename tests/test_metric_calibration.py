@@ -67,3 +67,19 @@ def test_kth_neighbour_distances_match_brute_force_with_duplicates():
         assert np.allclose(row, expected, atol=1e-5)
     assert got[1, 0] == pytest.approx(0.0, abs=1e-6) and got.shape == (4, 20)
     assert neighbours.kth_neighbour_distances(x[:6], np.array([2]), 20).shape == (1, 5)  # fewer words than k
+
+
+def test_kth_neighbour_distances_search_a_memory_mapped_matrix_in_place(tmp_path, monkeypatch):
+    """The papers' matrices are memory-mapped: the search reads them where they are (no index copy)."""
+    import faiss
+
+    rng = np.random.default_rng(2)
+    path = tmp_path / "m.npy"
+    np.save(path, rng.standard_normal((500, 6)).astype(np.float32))
+    mm = np.load(path, mmap_mode="r")
+    seen = []
+    real = faiss.knn
+    monkeypatch.setattr(faiss, "knn", lambda xq, xb, k: seen.append(np.shares_memory(xb, mm)) or real(xq, xb, k))
+    got = neighbours.kth_neighbour_distances(mm, np.array([3, 7]), 10)
+    assert seen == [True]
+    assert np.allclose(got, neighbours.kth_neighbour_distances(np.array(mm), np.array([3, 7]), 10))
