@@ -10,12 +10,14 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.test_browser import (
+from tests.test_browser import (  # noqa: F401 (browser: a fixture; pytestmark: the browser tests' skip mark)
     PS_FAST,
+    browser,
     chart_html,
+    pytestmark,
     start_server,
     stop_server,
-    submit,  # noqa: F401
+    submit,
     wait_for_charts,
 )
 
