@@ -172,6 +172,7 @@ def main() -> None:
         return
     print(
         f"{'embedding':<28} {'engine':<6} {'s/word':>8} {'bare s':>8} {'ratio':>6} {'peak GB':>8} {'x matrix':>9} "
+        f"{'+ over load':>11} "
         f"{'brute force':>12} {'prepare':>18}"
     )
     for which in args.sizes.split(","):
@@ -200,9 +201,11 @@ def main() -> None:
             bare = np.median([x["bare_s"] for x in r["rows"]])
             prep = f"{r['prepare_s']:.1f} s / {r['prepare_words']} words" if r["prepare_s"] is not None else "-"
             agree, total = r["brute_force"]
+            extra = (r["peak_rss"] - r["rss_after_load"]) / r["matrix_bytes"]  # the engine's own memory
             print(
                 f"{which:<28} {engine:<6} {eng:8.3f} {bare:8.3f} {eng / bare:6.2f} {r['peak_rss'] / 1e9:8.2f} "
-                f"{r['peak_rss'] / r['matrix_bytes']:9.2f} {f'{agree}/{total}' if total else '-':>12} {prep:>18}"
+                f"{r['peak_rss'] / r['matrix_bytes']:9.2f} {extra:10.2f}x "
+                f"{f'{agree}/{total}' if total else '-':>12} {prep:>18}"
             )
             if r["prepare_s"] is not None:
                 per_word = (r["prepare_s"] + r["stats_s"]) / r["prepare_words"]

@@ -76,6 +76,14 @@ class Embedding:
         x = np.ascontiguousarray(self.vectors, dtype=np.float32)
         return x.view(np.dtype((np.void, x.shape[1] * 4))).ravel()
 
+    def dot64(self, w: np.ndarray) -> np.ndarray:
+        """phi(v) . w for every word, in float64, computed in blocks (no float64 copy of the matrix)."""
+        w = np.asarray(w, dtype=np.float64)
+        out = np.empty(self.size)
+        for s in range(0, self.size, 16384):
+            out[s : s + 16384] = np.asarray(self.vectors[s : s + 16384], dtype=np.float64) @ w
+        return out
+
     @cached_property
     def sq_norms(self) -> np.ndarray:
         """||phi(v)||^2 in float64, computed in blocks (no float64 copy of the matrix)."""

@@ -104,12 +104,13 @@ def draw_envelopes(
     w = np.asarray(point, dtype=np.float64)
     sorted_route = _takes_sorted_route(emb)
     if sorted_route:
-        order, sorted32, tol = _sorted_vocabulary(emb, w, self_id)
+        order, tol = _sorted_vocabulary(emb, w, self_id)
+        positions = _record_candidates(u.astype(np.float32), emb.rows32, order, emb.dim, tol)
     parts = []
     for s in range(0, len(u), DRAW_BLOCK):
         ub = u[s : s + DRAW_BLOCK]
         if sorted_route:
-            cand = [order[c] for c in _record_candidates(ub.astype(np.float32), sorted32, tol)]
+            cand = [order[c] for c in positions[s : s + DRAW_BLOCK]]
         else:
             cand = _front_candidates(emb, w, ub, self_id)
         parts.append(_envelope_block(emb.vectors, w, cand, ub))
@@ -120,10 +121,11 @@ def draw_envelopes(
 
 
 SORTED_ROUTE_BYTES = 128 * 2**20
-"""Matrices up to this size (float32) take the sorted route: a float64 copy of the matrix and, per
-word, a copy sorted by distance, whose running-maximum records are cheaper to find (GloVe 6B 50d:
-80 MB). Larger ones (the papers' 300-d vocabularies of 1-3 million words) stream the matrix as
-stored, with no copy (:func:`_front_candidates`)."""
+"""Matrices up to this size (float32) take the sorted route: per word, the vocabulary ordered by
+distance (an argsort of V floats), read in that order chunk by chunk, whose running-maximum
+records are cheap to find (GloVe 6B 50d: 80 MB). Larger ones (the papers' 300-d vocabularies of
+1-3 million words) stream the matrix as stored (:func:`_front_candidates`), with no sort. Neither
+copies the matrix."""
 
 
 def _takes_sorted_route(emb: Embedding) -> bool:
@@ -243,16 +245,16 @@ def _pareto_per_draw(m, r, ids, a, b, tol_a, tol_b) -> list[np.ndarray]:
     return out
 
 
-def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tuple[np.ndarray, np.ndarray, float]:
-    """The vocabulary ordered by a_v = ||phi(v) - w||^2 (w itself first when it is a word), as
-    float32 rows for the candidate search, and the tolerance that search keeps near-records by:
-    float32 dot products can be off by ~d * 2^-24 * |u| |phi(v)|."""
-    a = np.maximum(emb.sq_norms - 2 * (emb.vectors64 @ w) + w @ w, 0.0)
+def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tuple[np.ndarray, float]:
+    """The vocabulary ordered by a_v = ||phi(v) - w||^2 in float64 (w itself first when it is a
+    word), and the tolerance the candidate search keeps near-records by: float32 dot products can
+    be off by ~d * 2^-24 * |u| |phi(v)|. Computed block by block from the float32 matrix (no
+    float64 copy of it)."""
+    a = np.maximum(emb.sq_norms - 2 * emb.dot64(w) + w @ w, 0.0)
     if self_id is not None:
         a[self_id] = 0.0
     order = np.argsort(a)
-    sorted32 = emb.rows32[order].view(np.float32).reshape(emb.size, emb.dim)
-    return order, sorted32, 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
+    return order, 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
 
 
 def _envelope_block(x, w, cand, ub) -> tuple[np.ndarray, np.ndarray]:
@@ -308,43 +310,57 @@ def nearest_words_direct(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndar
     eps = _check_epsilons(epsilons)
     x64 = emb.vectors64
     w = x64[word_id]
-    order, sorted32, tol = _sorted_vocabulary(emb, w, word_id)
+    order, tol = _sorted_vocabulary(emb, w, word_id)
+    positions = _record_candidates(u.astype(np.float32), emb.rows32, order, emb.dim, tol)
     out = np.empty((len(u), len(eps)), dtype=np.int64)
     for s in range(0, len(u), DRAW_BLOCK):
         ub = u[s : s + DRAW_BLOCK]
-        cand = _record_candidates(ub.astype(np.float32), sorted32, tol)
+        cand = positions[s : s + DRAW_BLOCK]
         out[s : s + len(ub)] = _decide(x64, w, order, cand, ub, g[s : s + DRAW_BLOCK], eps)
     return out
 
 
-def _record_candidates(ub: np.ndarray, sorted32: np.ndarray, tol: float) -> list[np.ndarray]:
+def _record_candidates(
+    u32: np.ndarray, rows32: np.ndarray, order: np.ndarray, dim: int, tol: float
+) -> list[np.ndarray]:
     """Per draw, sorted positions whose u . phi(v) exceeds (within tol) the maximum over all
     closer words: the records of the running maximum, plus the few words that beat the
     maximum of earlier chunks but not an earlier word of their own chunk (a small superset,
-    about 1/k extra per draw in chunk k). The first chunk uses exact running records."""
-    m = len(ub)
-    first = ub @ sorted32[:CHUNK].T
+    about 1/k extra per draw in chunk k). The first chunk uses exact running records.
+
+    The vocabulary is read in the order ``order`` one chunk at a time: each chunk's rows are
+    gathered (``rows32``: the matrix as whole rows) into a buffer that stays in cache and
+    multiplied by every block of draws, so no reordered copy of the matrix is ever made."""
+    m, size = len(u32), len(order)
+    blocks = [(s, min(m, s + DRAW_BLOCK)) for s in range(0, m, DRAW_BLOCK)]
+    rows_buf = np.empty(CHUNK, dtype=rows32.dtype)
+    chunk32 = rows_buf.view(np.float32).reshape(CHUNK, dim)
+    n0 = min(CHUNK, size)
+    np.take(rows32, order[:n0], out=rows_buf[:n0], mode="clip")  # indices are valid: no bounds buffer
+    first = u32 @ chunk32[:n0].T
     run = np.maximum.accumulate(first, axis=1)
     prev = np.concatenate([np.full((m, 1), -np.inf, dtype=first.dtype), run[:, :-1]], axis=1)
     r0, c0 = np.nonzero(first > prev - tol)
     rows, cols = [r0], [c0]
     thr = run[:, -1] - tol  # running maximum so far, minus the tolerance
-    buf = np.empty((m, CHUNK), dtype=np.float32)  # reused: no fresh 2 MB allocation per chunk
-    for start in range(CHUNK, sorted32.shape[0], CHUNK):
-        rows_here = sorted32[start : start + CHUNK]
-        block = (
-            np.matmul(ub, rows_here.T, out=buf) if len(rows_here) == CHUNK else ub @ rows_here.T
-        )  # the matrix multiply
-        top = block.max(axis=1)
-        hit = np.flatnonzero(top > thr)  # a cheap reduction first: most rows have no candidate
-        if hit.size:
-            r, c = np.nonzero(block[hit] > thr[hit, None])
-            rows.append(hit[r])
-            cols.append(c + start)
-            np.maximum(thr, top - tol, out=thr)
+    prod_buf = np.empty((DRAW_BLOCK, CHUNK), dtype=np.float32)  # reused: no fresh allocation per chunk
+    for start in range(CHUNK, size, CHUNK):
+        n = min(CHUNK, size - start)
+        np.take(rows32, order[start : start + n], out=rows_buf[:n], mode="clip")
+        x = chunk32[:n]
+        for s, e in blocks:
+            ub = u32[s:e]
+            block = np.matmul(ub, x.T, out=prod_buf[: e - s]) if n == CHUNK else ub @ x.T  # the matrix multiply
+            top = block.max(axis=1)
+            hit = np.flatnonzero(top > thr[s:e])  # a cheap reduction first: most rows have no candidate
+            if hit.size:
+                r, c = np.nonzero(block[hit] > thr[s + hit, None])
+                rows.append(s + hit[r])
+                cols.append(c + start)
+                np.maximum(thr[s:e], top - tol, out=thr[s:e])
     r, c = np.concatenate(rows), np.concatenate(cols)
-    order = np.argsort(r, kind="stable")
-    r, c = r[order], c[order]
+    by_draw = np.argsort(r, kind="stable")
+    r, c = r[by_draw], c[by_draw]
     bounds = np.searchsorted(r, np.arange(m + 1))
     return [c[bounds[i] : bounds[i + 1]] for i in range(m)]
 
@@ -472,8 +488,8 @@ def word_envelopes(
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
     emb.sq_norms  # noqa: B018 (computed once, before the threads share it)
-    if _takes_sorted_route(emb):  # the sorted route's copies, likewise
-        emb.vectors64, emb.rows32  # noqa: B018
+    if _takes_sorted_route(emb):  # the sorted route's row view, likewise
+        emb.rows32  # noqa: B018
 
     def one(wid: int) -> Envelopes:
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
