@@ -40,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     fs.add_argument("--out", required=True, help="output directory")
     fs.add_argument("--quick", action="store_true", help="reduced sample sizes (about a minute)")
     sw = sub.add_parser("sweep", help="whole-vocabulary sweeps on Dask (metric DP)")
-    sw.add_argument("analysis", choices=["mdp"], help="what to sweep (mdp: N_w, S_w per word)")
+    sw.add_argument(
+        "analysis", choices=["metric", "mdp"], help="what to sweep: metric (N_w, S_w per word; mdp, its earlier name)"
+    )
     sw.add_argument(
         "--embedding", default="glove-6b-50d", help="glove-6b-50d, fasttext-local, a gensim model name or a file path"
     )

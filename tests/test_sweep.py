@@ -100,7 +100,7 @@ def test_cli_sweep_and_bad_arguments(tmp_path):
         "-m",
         "dpviz",
         "sweep",
-        "mdp",
+        "metric",
         "--words",
         "4",
         "--vocab",

@@ -198,7 +198,7 @@ SWEEP_DIR = Param(
     "text",
     "",
     "Sweep directory (optional)",
-    "A directory written by `python -m dpviz sweep mdp`: its whole-vocabulary statistics are drawn next to the live "
+    "A directory written by `python -m dpviz sweep metric`: its whole-vocabulary statistics are drawn next to the live "
     "sample in Figures 3-6.",
     max_items=500,
 )
