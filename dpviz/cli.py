@@ -67,9 +67,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list() -> str:
+    from dpviz.papers import all_papers
+
+    earlier = {new: old for paper in all_papers() for old, new in paper.aliases.items()}
     lines = []
     for spec in registry.all_figures():
         lines.append(f"{spec.id}  ({spec.page} page) {spec.title}")
+        if spec.id in earlier:
+            lines.append(f"    earlier id: {earlier[spec.id]} (still accepted)")
         lines.append(f"    columns: {', '.join(spec.columns)}")
         for prm in spec.params:
             cap = f"; hosted cap {prm.hosted_max:g}" if prm.hosted_max is not None else ""

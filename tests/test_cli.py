@@ -37,6 +37,7 @@ def test_list_names_every_figure_with_parameters_and_ranges():
     for spec in registry.all_figures():
         assert spec.id in out.stdout
     assert "--set dim=...  default 64; a whole number from 1 to 1024" in out.stdout
+    assert "metric-stats  (metric page)" in out.stdout and "earlier id: mdp-stats (still accepted)" in out.stdout
 
 
 def test_csv_matches_compute(tmp_path):
