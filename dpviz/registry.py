@@ -211,13 +211,16 @@ def run(
 
 
 _ALIASES: dict[str, str] = {}
+"""Figure ids of earlier versions -> today's ids, from the declarations."""
+_LOADED = False
 
 
 def _load_all() -> None:
     """Import every paper's figure specs once, and check them against the papers' declarations:
     a figure the declaration does not place on its page, or a declared figure nobody registered,
     is an error here rather than a chart that silently does not appear."""
-    if _ALIASES:
+    global _LOADED
+    if _LOADED:
         return
     from dpviz.papers import all_papers
 
@@ -235,5 +238,5 @@ def _load_all() -> None:
         if wrong:
             raise ValueError(f"paper {paper.key!r}: figure ids {wrong} do not start with {paper.key + '-'!r}")
         aliases.update(paper.aliases)
-    aliases["__loaded__"] = ""
     _ALIASES.update(aliases)
+    _LOADED = True

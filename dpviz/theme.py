@@ -39,6 +39,8 @@ def _register(pio: ModuleType) -> None:
 
 
 go = LazyModule("plotly.graph_objects")
+subplots = LazyModule("plotly.subplots")
+"""Plotly, imported at the first figure drawn (the figure modules use these too)."""
 pio = LazyModule("plotly.io", on_load=_register)
 
 

@@ -1,41 +1,28 @@
 """The notebook API: dpviz.figure(id, **params) -> (Plotly figure, table), over the same registry
 and validator as the pages and the command line."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from test_cli import cli
 
 import dpviz
 from dpviz.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def test_figure_returns_the_chart_and_the_table_the_command_line_writes(tmp_path):
     fig, table = dpviz.figure("adept-violations", dims=range(1, 9), pairs=400, seed=3)
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dpviz",
-            "figure",
-            "adept-violations",
-            "--set",
-            "dims=1-8",
-            "--set",
-            "pairs=400",
-            "--set",
-            "seed=3",
-            "--quiet",
-            "--out",
-            str(tmp_path / "v.csv"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = cli(
+        "figure",
+        "adept-violations",
+        "--set",
+        "dims=1-8",
+        "--set",
+        "pairs=400",
+        "--set",
+        "seed=3",
+        "--quiet",
+        "--out",
+        str(tmp_path / "v.csv"),
     )
     assert out.returncode == 0, out.stderr
     pd.testing.assert_frame_equal(table, pd.read_csv(tmp_path / "v.csv"), check_dtype=False)
@@ -53,22 +40,7 @@ def test_strings_and_python_values_mean_the_same():
 def test_bad_values_raise_the_command_lines_sentence(kwargs, cli_set, tmp_path):
     with pytest.raises(InputError) as err:
         dpviz.figure("adept-violations", **kwargs)
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dpviz",
-            "figure",
-            "adept-violations",
-            "--set",
-            cli_set,
-            "--out",
-            str(tmp_path / "v.csv"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    out = cli("figure", "adept-violations", "--set", cli_set, "--out", str(tmp_path / "v.csv"))
     assert out.returncode == 2 and out.stderr.strip() == f"dpviz: {err.value}"
 
 

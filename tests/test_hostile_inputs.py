@@ -3,31 +3,16 @@ operator settings, inputs checked only after computing): each gets one sentence,
 on the command line (exit 2, no traceback), before any work is done."""
 
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from test_cli import cli
 
 from dpviz import registry, storage, uploads
 from dpviz.data import corpora
 from dpviz.papers.hoho import figures as H
 from dpviz.papers.metric import figures as M
 from dpviz.params import validate
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "dpviz", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env or os.environ.copy(),
-        timeout=300,
-    )
-
 
 # caps that could be walked around -----------------------------------------------------------
 

@@ -90,6 +90,7 @@ def toy_paper(tmp_path, monkeypatch):
     monkeypatch.setattr(papers, "__path__", [*papers.__path__, str(tmp_path)])
     monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
     monkeypatch.setattr(registry, "_ALIASES", {})
+    monkeypatch.setattr(registry, "_LOADED", False)
     papers.all_papers.cache_clear()
     yield
     papers.all_papers.cache_clear()

@@ -76,22 +76,23 @@ class Embedding:
         x = np.ascontiguousarray(self.vectors, dtype=np.float32)
         return x.view(np.dtype((np.void, x.shape[1] * 4))).ravel()
 
-    def dot64(self, w: np.ndarray) -> np.ndarray:
-        """phi(v) . w for every word, in float64, computed in blocks (no float64 copy of the matrix)."""
-        w = np.asarray(w, dtype=np.float64)
+    def _per_row64(self, per_block) -> np.ndarray:
+        """One float64 value per word, ``per_block(rows)`` over the matrix in float64 blocks of 16,384
+        rows (no float64 copy of the whole matrix)."""
         out = np.empty(self.size)
         for s in range(0, self.size, 16384):
-            out[s : s + 16384] = np.asarray(self.vectors[s : s + 16384], dtype=np.float64) @ w
+            out[s : s + 16384] = per_block(np.asarray(self.vectors[s : s + 16384], dtype=np.float64))
         return out
+
+    def dot64(self, w: np.ndarray) -> np.ndarray:
+        """phi(v) . w for every word, in float64."""
+        w = np.asarray(w, dtype=np.float64)
+        return self._per_row64(lambda rows: rows @ w)
 
     @cached_property
     def sq_norms(self) -> np.ndarray:
-        """||phi(v)||^2 in float64, computed in blocks (no float64 copy of the matrix)."""
-        out = np.empty(self.size)
-        for s in range(0, self.size, 65536):
-            block = np.asarray(self.vectors[s : s + 65536], dtype=np.float64)
-            out[s : s + len(block)] = np.einsum("ij,ij->i", block, block)
-        return out
+        """||phi(v)||^2 in float64."""
+        return self._per_row64(lambda rows: np.einsum("ij,ij->i", rows, rows))
 
     def word_id(self, word: str) -> int:
         """The row of ``word``; EmbeddingError naming the word when the vocabulary lacks it."""

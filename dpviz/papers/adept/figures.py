@@ -7,15 +7,11 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz.lazy import LazyModule
 from dpviz.papers.adept import sensitivity as adept
 from dpviz.params import SEED, Param
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, register, unchanged
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, ref_line, rgba, style, two_line_title
-
-go = LazyModule("plotly.graph_objects")
-subplots = LazyModule("plotly.subplots")
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, ref_line, rgba, style, subplots, two_line_title
 
 PAGE = "adept"
 
@@ -675,18 +671,7 @@ register(
             "RMS error by a factor growing like √n; L1 clipping keeps ADePT's noise but shrinks the signal "
             "itself, so its error cannot fall below the clipping bias."
         ),
-        columns=(
-            "mechanism",
-            "dim",
-            "epsilon",
-            "epsilon_actual",
-            "delta",
-            "noise_scale",
-            "rms_error",
-            "rms_error_relative",
-            "cosine",
-            "cosine_se",
-        ),
+        columns=tuple(adept.FIXES_COLUMNS),
         paper_figure="Habernal 2021, Section 7",
     )
 )

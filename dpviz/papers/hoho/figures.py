@@ -11,16 +11,12 @@ from dpviz import hosted_mode, memo, uploads
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.errors import InputError
-from dpviz.lazy import LazyModule
 from dpviz.papers.hoho import exact as hoho_exact
 from dpviz.papers.hoho import ome, utility
 from dpviz.params import SEED, Param, format_value
 from dpviz.registry import FigureSpec, register, unchanged
 from dpviz.stats import stream
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, style, two_line_title
-
-go = LazyModule("plotly.graph_objects")
-subplots = LazyModule("plotly.subplots")
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, style, subplots, two_line_title
 
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"

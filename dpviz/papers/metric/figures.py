@@ -11,15 +11,11 @@ from dpviz import memo
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
 from dpviz.errors import InputError
-from dpviz.lazy import LazyModule
 from dpviz.papers.metric import calibration, neighbours
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.params import SEED, Param, format_value, text_items
 from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, mark_x, ref_line, rgba, style, two_line_title
-
-go = LazyModule("plotly.graph_objects")
-subplots = LazyModule("plotly.subplots")
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, rgba, style, subplots, two_line_title
 
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"

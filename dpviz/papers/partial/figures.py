@@ -8,14 +8,10 @@ import numpy as np
 import pandas as pd
 
 from dpviz import memo
-from dpviz.lazy import LazyModule
 from dpviz.papers.partial import bars_network as bn
 from dpviz.params import SEED, Param
 from dpviz.registry import FigureSpec, register
-from dpviz.theme import DASHES, OKABE_ITO, log_axis, style, two_line_title
-
-go = LazyModule("plotly.graph_objects")
-subplots = LazyModule("plotly.subplots")
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, style, subplots, two_line_title
 
 PAGE = "partial"
 PAPER = "Mueller et al. 2022"
