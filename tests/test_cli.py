@@ -276,7 +276,7 @@ def test_an_unwritable_output_is_one_line(tmp_path):
     )
 
 
-HEAVY = ("plotly", "scipy", "sklearn", "sympy", "gensim", "faiss", "dask", "streamlit")
+HEAVY = ("plotly", "scipy", "sklearn", "sympy", "gensim", "faiss", "numba", "dask", "streamlit")
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from scipy import stats
 
 from dpviz.data.embeddings import Embedding, get
 from dpviz.papers.metric import mechanism as mdp
+from dpviz.papers.metric import reference
 
 
 def small_embedding(v=400, d=6, seed=0, duplicates=True):
@@ -43,27 +44,30 @@ def test_noise_density_is_the_multivariate_laplace():
     assert r.var() == pytest.approx(d / eps**2, rel=0.03)
 
 
-@pytest.fixture(autouse=True, params=["sorted", "streamed", "streamed, tiny pilot"])
+@pytest.fixture(autouse=True, params=["default", "tiny pilot"])
 def route(request, monkeypatch):
-    """Every engine test runs on both candidate routes: the distance-sorted copy (small matrices)
-    and the stream over the matrix as stored (large ones), the latter also with a pilot sample so
-    small that the thresholds are learnt during the pass."""
-    monkeypatch.setattr(mdp, "SORTED_ROUTE_BYTES", 2**62 if request.param == "sorted" else 0)
-    if request.param == "streamed, tiny pilot":
+    """Every engine test runs with the default thresholds and with a pilot sample so small that
+    the thresholds are learnt during the pass: the outputs must not depend on how good the
+    thresholds are (the brute-force test below also runs with no distance bands at all)."""
+    if request.param == "tiny pilot":
         monkeypatch.setattr(mdp, "PILOT", 16)
         monkeypatch.setattr(mdp, "BANDS", 6)
     return request.param
 
 
+@pytest.mark.parametrize("one_band", [False, True], ids=["bands", "one band, coarse grid"])
 @pytest.mark.parametrize("v, d, seed", [(400, 6, 0), (1500, 20, 1), (300, 2, 2)])
-def test_engine_equals_float64_brute_force(v, d, seed, monkeypatch):
-    monkeypatch.setattr(mdp, "CHUNK", 128)  # many chunks: exercises the carry between chunks
+def test_engine_equals_float64_brute_force(v, d, seed, one_band, monkeypatch):
+    monkeypatch.setattr(mdp, "CHUNK", 128)  # many blocks: exercises the thresholds' carry between blocks
+    if one_band:  # the weakest thresholds: w's own b and what the pass learns, a two-cell band table
+        monkeypatch.setattr(mdp, "BANDS", 1)
+        monkeypatch.setattr(mdp, "GRID", 2)
     emb = small_embedding(v, d, seed)
     eps = [0.3, 1, 3, 10, 30, 100]
     for wid in (0, 3, 7, 50, v - 1):
         u, g = mdp.sample_directions_and_radii(d, 300, mdp.word_stream(seed, wid))
         fast = mdp.nearest_words(emb, wid, u, g, eps)
-        ref = mdp.nearest_words_numpy(emb.vectors, wid, u, g, eps)
+        ref = reference.nearest_words_numpy(emb.vectors, wid, u, g, eps)
         assert np.array_equal(fast, ref)
 
 
@@ -80,7 +84,7 @@ def test_n_w_equals_its_closed_form_through_the_stay_threshold():
     for wid in (1, 99, 500):
         u, g = mdp.sample_directions_and_radii(emb.dim, 500, mdp.word_stream(4, wid))
         out = mdp.nearest_words(emb, wid, u, g, eps)
-        tau = mdp.stay_threshold(emb.vectors, wid, u)
+        tau = reference.stay_threshold(emb.vectors, wid, u)
         closed = [(g / e <= tau).sum() for e in eps]
         assert [(out[:, j] == wid).sum() for j in range(len(eps))] == closed
 
@@ -97,7 +101,7 @@ def test_engine_equals_faiss_brute_force_on_real_glove(glove):
         wid = glove.word_id(word)
         u, g = mdp.sample_directions_and_radii(glove.dim, 200, mdp.word_stream(0, wid))
         fast = mdp.nearest_words(glove, wid, u, g, eps)
-        brute = mdp.nearest_words_bruteforce(glove, wid, u, g, eps)
+        brute = reference.nearest_words_bruteforce(glove, wid, u, g, eps)
         diff = np.argwhere(fast != brute)
         for i, j in diff:  # allowed only where float32 brute force met a float64 near-tie
             p = glove.vectors64[wid] + (g[i] / eps[j]) * u[i]
@@ -191,7 +195,7 @@ def test_envelopes_equal_the_direct_engine_at_any_epsilon_on_glove(glove50):
     for wid in (2, 777, 30_000, 399_999):
         u, g = mdp.sample_directions_and_radii(glove50.dim, 200, mdp.word_stream(5, wid))
         env = mdp.draw_envelopes(glove50, glove50.vectors64[wid], u, g, self_id=wid)
-        assert np.array_equal(env.outputs(eps), mdp.nearest_words_direct(glove50, wid, u, g, eps))
+        assert np.array_equal(env.outputs(eps), reference.nearest_words_direct(glove50, wid, u, g, eps))
         assert (env.outputs([1e6]) == wid).all()  # t -> 0: the word itself
 
 

@@ -94,6 +94,11 @@ class Embedding:
         """||phi(v)||^2 in float64."""
         return self._per_row64(lambda rows: np.einsum("ij,ij->i", rows, rows))
 
+    @cached_property
+    def max_norm(self) -> float:
+        """The largest ||phi(v)||: it bounds the float32 rounding errors of dot products."""
+        return float(np.sqrt(self.sq_norms.max()))
+
     def word_id(self, word: str) -> int:
         """The row of ``word``; EmbeddingError naming the word when the vocabulary lacks it."""
         try:
