@@ -1,6 +1,7 @@
 """Benchmark: a Figure-3 sweep on GloVe 6B 50d (full 400,000-word vocabulary), dpviz's exact
 engine against brute-force faiss search per epsilon on the same draws, and against the one
-matrix multiply (draws x d) . (d x vocabulary) that any exact method needs, in the same run.
+matrix multiply (draws x d) . (d x vocabulary) that any exact method needs, in the same run, all
+on one core (one BLAS and one faiss thread).
 
     python benchmarks/bench_metric_dp.py                  # 100 words x 1000 draws x 20 epsilons
     python benchmarks/bench_metric_dp.py --brute-words 100   # brute force on every word (~1 h here)
@@ -43,6 +44,10 @@ def main() -> None:
     ap.add_argument("--brute-words", type=int, default=5)
     args = ap.parse_args()
     import faiss
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)  # per core, as the page and the sweep run it: BLAS and faiss on one thread
+    faiss.omp_set_num_threads(1)
 
     emb = get("glove-6b-50d")
     emb.vectors64, emb.sq_norms, emb.max_norm  # noqa: B018 - one-time preparation, not timed

@@ -124,7 +124,7 @@ BANDS = 80
 """Distance bands: a word is tested against the best b of the words surely closer than its band."""
 NEAR_EDGES = 28
 NEAR_RATIO = 0.95
-"""Halving distance edges below the nearest pilot word (see :func:`_front_candidates`)."""
+"""Distance edges (each NEAR_RATIO times the last) below the nearest pilot word (see :func:`_front_candidates`)."""
 GRID = 4096
 """Cells of the table that maps a distance to its band (a lookup instead of a search per word)."""
 CACHE_BYTES = 2**19
@@ -170,7 +170,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         np.concatenate([[0.0], np.geomspace(1.0 / len(a_p), 1.0, BANDS // 2), np.linspace(0, 1, BANDS // 2 + 1)])
     )
     quantiles = np.quantile(a_p, levels)[1:-1]
-    # below the nearest pilot word, halving edges (the nearest few hundred words are met in the pass
+    # below the nearest pilot word, edges at ratio NEAR_RATIO (the nearest few hundred words are met in the pass
     # and raise each other's thresholds) down to 2 tol_a, beyond which w itself is surely closer
     near = quantiles[0] * NEAR_RATIO ** np.arange(1, NEAR_EDGES + 1) if len(quantiles) else np.zeros(0)
     edges = np.unique(np.concatenate([[-np.inf, 2 * tol_a], near[near > 2 * tol_a], quantiles, [np.inf]]))
@@ -195,7 +195,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
 
     rows = min(CHUNK, max(256, 1 << int(np.log2(max(1, CACHE_BYTES // (4 * width))))))
     prod = np.empty((rows, width), dtype=np.float32)
-    out = np.empty((4 * m + 1024, 4))
+    out = np.empty((16 * m + 4096, 4))  # grown when full
     nout = 0
     for start in range(0, size, rows):
         n = min(rows, size - start)
