@@ -34,10 +34,11 @@ import pandas as pd
 
 from dpviz.data.embeddings import Embedding
 from dpviz.errors import InputError
-from dpviz.papers.metric import kernels
+from dpviz.lazy import LazyModule
 from dpviz.progress import Progress
 from dpviz.stats import stream
 
+kernels = LazyModule("dpviz.papers.metric.kernels")  # numba is imported on the engine's first use, not by --list
 CHUNK = 4096  # at most this many vocabulary rows per block of the product (see CACHE_BYTES)
 DRAW_BLOCK = 256
 
