@@ -71,6 +71,43 @@ def test_engine_equals_float64_brute_force(v, d, seed, one_band, monkeypatch):
         assert np.array_equal(fast, ref)
 
 
+def degenerate_vocabularies():
+    rng = np.random.default_rng(0)
+    dup = rng.normal(size=(20, 3)).astype(np.float32)
+    dup[5:] = dup[0]
+    return {
+        "one word": rng.normal(size=(1, 3)),
+        "two words, d = 1": rng.normal(size=(2, 1)),
+        "50 words, d = 1": rng.normal(size=(50, 1)),
+        "all identical": np.ones((30, 3)),
+        "all zero": np.zeros((10, 2)),
+        "mostly duplicates": dup,
+        "integer lattice (exact distance ties)": rng.integers(-2, 3, size=(200, 2)),
+    }
+
+
+@pytest.mark.parametrize("name", list(degenerate_vocabularies()))
+def test_engine_on_degenerate_vocabularies(name):
+    """Tiny vocabularies, d = 1, duplicates everywhere and exact ties: the outputs equal float64
+    brute force (ties to the smaller id), for a word and for a point that is no word."""
+    x = degenerate_vocabularies()[name].astype(np.float32)
+    emb = Embedding("toy", "degenerate", [f"w{i}" for i in range(len(x))], x)
+    eps = [0.01, 0.3, 1, 3, 10, 100, 1e5]
+    for wid in sorted({0, len(x) - 1}):
+        for m in (1, 7, 300):
+            u, g = mdp.sample_directions_and_radii(emb.dim, m, np.random.default_rng(wid + m))
+            assert np.array_equal(
+                mdp.nearest_words(emb, wid, u, g, eps), reference.nearest_words_numpy(x, wid, u, g, eps)
+            )
+    point = np.full(emb.dim, 3.0)
+    u, g = mdp.sample_directions_and_radii(emb.dim, 50, np.random.default_rng(9))
+    out = mdp.nearest_words_from_point(emb, point, u, g, eps)
+    for j, e in enumerate(eps):
+        d2 = (((point + (g / e)[:, None] * u)[:, None, :] - x.astype(np.float64)[None]) ** 2).sum(-1)
+        nearest = np.where(d2 <= d2.min(1, keepdims=True), np.arange(len(x)), len(x)).min(1)
+        assert np.array_equal(out[:, j], nearest)
+
+
 def test_duplicate_vectors_resolve_to_the_smaller_id():
     emb = small_embedding()
     u, g = mdp.sample_directions_and_radii(emb.dim, 200, np.random.default_rng(3))
