@@ -109,7 +109,7 @@ def draw_envelopes(
         ub = np.asarray(u[s : s + DRAW_BLOCK], dtype=np.float64)
         offsets, words = _front_candidates(emb, w, ub, self_id)
         needed, pos = np.unique(words, return_inverse=True)
-        vec64 = np.asarray(np.asarray(emb.vectors)[needed], dtype=np.float64)  # only the candidates in float64
+        vec64 = np.asarray(emb.vectors)[needed].astype(np.float64)  # only the candidates in float64
         breaks, winners = kernels.upper_envelopes(vec64, pos.ravel(), words, offsets, w, ub)
         used = int(np.isfinite(breaks).sum(axis=1).max())
         parts.append((breaks[:, :used], winners[:, : used + 1]))
@@ -120,7 +120,9 @@ def draw_envelopes(
 
 
 PILOT = 4096
-"""Words (evenly spaced rows) whose a and b seed the thresholds before the pass over the matrix."""
+"""Words whose a and b seed the thresholds before the pass over the matrix."""
+PILOT_RUNS = 16
+"""The pilot is this many runs of consecutive rows, evenly spaced (memory-friendly, unlike single rows)."""
 BANDS = 80
 """Distance bands: a word is tested against the best b of the words surely closer than its band."""
 NEAR_EDGES = 28
@@ -163,9 +165,13 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     rhs = np.zeros((d, width), dtype=np.float32)
     rhs[:, :m], rhs[:, m] = ub.T, w
 
-    step = max(1, size // PILOT)
-    prod_p = np.asarray(x[::step], dtype=np.float32) @ rhs[:, : m + 1]
-    a_p = sq[::step] - 2 * prod_p[:, m].astype(np.float64) + ww
+    run = max(1, PILOT // PILOT_RUNS)  # the pilot: PILOT_RUNS runs of consecutive rows, evenly spaced
+    pilot = np.unique(
+        (np.linspace(0, max(0, size - run), PILOT_RUNS).astype(np.int64)[:, None] + np.arange(run)).ravel()
+    )
+    pilot = pilot[pilot < size]
+    prod_p = x[pilot] @ rhs
+    a_p = sq[pilot] - 2 * prod_p[:, m].astype(np.float64) + ww
     # quantile levels: geometric (fine among near words) and even (fine among the far majority)
     levels = np.unique(
         np.concatenate([[0.0], np.geomspace(1.0 / len(a_p), 1.0, BANDS // 2), np.linspace(0, 1, BANDS // 2 + 1)])
@@ -181,7 +187,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     by_first = np.argsort(first, kind="stable")
     bands, starts = np.unique(first[by_first], return_index=True)
     best = np.full((len(edges), m), -np.inf)
-    best[bands[bands < len(edges)]] = np.maximum.reduceat(prod_p[by_first, :m], starts)[bands < len(edges)]
+    best[bands[bands < len(edges)]] = np.maximum.reduceat(prod_p[by_first], starts)[bands < len(edges), :m]
     b_self = (ub @ w.astype(np.float32)).astype(np.float64)  # w's own b' (a = 0), as the pass would see it
     if self_id is not None:
         j = np.searchsorted(edges, tol_a, side="right")
