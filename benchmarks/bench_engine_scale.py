@@ -118,7 +118,9 @@ def run_one(which: str, engine: str, words: int, draws: int, prepare_words: int)
     emb.sq_norms, emb.max_norm  # noqa: B018 - once per embedding (part of loading), reported separately
     norms_s = time.perf_counter() - start
     toy = Embedding("toy", "", ["a"] * 300, np.random.default_rng(0).normal(size=(300, emb.dim)).astype(np.float32))
-    mdp.draw_envelopes(toy, toy.row64(0), *mdp.sample_directions_and_radii(emb.dim, 4, np.random.default_rng(0)))
+    mdp.draw_envelopes(
+        toy, toy.row64(0), *mdp.sample_directions_and_radii(emb.dim, 4, np.random.default_rng(0)), self_id=0
+    )
     # (the engine's compiled loops are loaded from numba's cache, or compiled on a first run: not timed)
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     ids = np.linspace(1, emb.size - 1, words).astype(int)

@@ -217,7 +217,8 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     hits = out[:nout]
     if self_id is not None:  # listed below with its exact a = 0
         hits = hits[hits[:, 1] != self_id]
-    draw, word, a, b = hits[:, 0].astype(np.int64), hits[:, 1].astype(np.int64), hits[:, 2], hits[:, 3]
+    draw, word = hits[:, 0].astype(np.int64), hits[:, 1].astype(np.int64)
+    a, b = np.ascontiguousarray(hits[:, 2]), np.ascontiguousarray(hits[:, 3])  # one compiled signature
     if self_id is not None:
         draw = np.concatenate([draw, np.arange(m)])
         word = np.concatenate([word, np.full(m, self_id)])
