@@ -109,3 +109,15 @@ def test_round_down32_never_rounds_up():
     f = mdp._round_down32(x)
     assert f.dtype == np.float32 and np.all(f <= x)
     assert np.all(np.nextafter(f, np.float32(np.inf)).astype(np.float64) > x)  # the nearest such
+
+
+def test_raise_thresholds_takes_each_bands_maximum():
+    rng = np.random.default_rng(6)
+    first = rng.integers(0, 7, 300)  # 6 = beyond the last band: raises nothing
+    prod = rng.normal(size=(300, 5)).astype(np.float32)
+    best = np.full((6, 4), -np.inf)
+    best[2] = 10.0  # already higher: stays
+    kernels.raise_thresholds(first, prod, best)
+    for j in range(6):
+        expected = np.full(4, 10.0) if j == 2 else prod[first == j, :4].max(0)
+        assert np.array_equal(best[j], expected)

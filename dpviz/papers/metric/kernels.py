@@ -94,6 +94,18 @@ def scan_block(
 
 
 @numba.njit(**_JIT)
+def raise_thresholds(first, prod, best):
+    """best[first[i], k] = max(best[first[i], k], prod[i, k]) for every listed word i and draw k
+    (k < best.shape[1]; words with first[i] beyond the last band raise nothing)."""
+    for i in range(first.shape[0]):
+        j = first[i]
+        if j < best.shape[0]:
+            for k in range(best.shape[1]):
+                if prod[i, k] > best[j, k]:
+                    best[j, k] = prod[i, k]
+
+
+@numba.njit(**_JIT)
 def pareto_fronts(m, draw, word, a, b, tol_a, tol_b):
     """Per draw, the listed words no other listed word surely dominates: none is surely closer
     (a_q + tol_a < a_v - tol_a) with a b surely at least as large (b_q >= b_v + 2 tol_b); such a q

@@ -176,7 +176,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     levels = np.unique(
         np.concatenate([[0.0], np.geomspace(1.0 / len(a_p), 1.0, BANDS // 2), np.linspace(0, 1, BANDS // 2 + 1)])
     )
-    quantiles = np.quantile(a_p, levels)[1:-1]
+    quantiles = np.sort(a_p)[np.round(levels * (len(a_p) - 1)).astype(np.int64)][1:-1]  # nearest-rank
     # below the nearest pilot word, edges at ratio NEAR_RATIO (the nearest few hundred words are met in the pass
     # and raise each other's thresholds) down to 2 tol_a, beyond which w itself is surely closer
     near = quantiles[0] * NEAR_RATIO ** np.arange(1, NEAR_EDGES + 1) if len(quantiles) else np.zeros(0)
@@ -184,10 +184,8 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     # band j: edges[j] <= a < edges[j + 1]
     # best[j, k]: max b' of draw k over known words with a + tol_a < edges[j], i.e. first edge above <= j
     first = np.searchsorted(edges, a_p + tol_a, side="right")
-    by_first = np.argsort(first, kind="stable")
-    bands, starts = np.unique(first[by_first], return_index=True)
     best = np.full((len(edges), m), -np.inf)
-    best[bands[bands < len(edges)]] = np.maximum.reduceat(prod_p[by_first], starts)[bands < len(edges), :m]
+    kernels.raise_thresholds(first, prod_p, best)
     b_self = (ub @ w.astype(np.float32)).astype(np.float64)  # w's own b' (a = 0), as the pass would see it
     if self_id is not None:
         j = np.searchsorted(edges, tol_a, side="right")
