@@ -126,8 +126,8 @@ PILOT_RUNS = 16
 BANDS = 80
 """Distance bands: a word is tested against the best b of the words surely closer than its band."""
 NEAR_EDGES = 28
+"""Distance edges below the nearest pilot word, each NEAR_RATIO times the last (see :func:`_front_candidates`)."""
 NEAR_RATIO = 0.95
-"""Distance edges (each NEAR_RATIO times the last) below the nearest pilot word (see :func:`_front_candidates`)."""
 GRID = 4096
 """Cells of the table that maps a distance to its band (a lookup instead of a search per word)."""
 CACHE_BYTES = 2**19
@@ -149,7 +149,8 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
     (float32 BLAS; the extra column gives phi(v) . w, hence a) -- the product any exact method
     needs -- then :func:`kernels.scan_block` keeps a word if its b' beats (within tolerances) the
     best b' of words known to be closer than every word of its distance band. The thresholds
-    start from a pilot of PILOT evenly spaced words and rise as the pass finds words. Kept words
+    start from a pilot of PILOT words (PILOT_RUNS runs of consecutive rows, evenly spaced) and
+    from w's own b' when w is a word, and rise as the pass finds words. Kept words
     are a small superset of the front (float32 errors are bounded by tol_a and tol_b: about
     8 d 2^-24 times the norms involved), which the float64 envelope then decides exactly."""
     x = np.asarray(emb.vectors, dtype=np.float32)  # a plain view of a memory-mapped matrix: slicing costs nothing
