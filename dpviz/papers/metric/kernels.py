@@ -5,6 +5,7 @@ it maximises 2 t b_v - a_v with a_v = ||phi(v) - w||^2 and b_v = u . (phi(v) - w
 (docs/formulas.md, section 2). Only Pareto-optimal words (no other word both closer to w and with
 a larger b) can ever be nearest. These loops find them in one pass over the matrix as stored:
 
+- :func:`raise_thresholds` seeds those thresholds from a pilot sample of words.
 - :func:`scan_block` reads one block of the product [U; w] . phi(block)^T, which the caller
   computes with BLAS into a buffer that stays in cache, and keeps a word for a draw only if its
   b beats a threshold: the best b among words surely closer than the word's distance band.
