@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from dpviz.papers.metric import kernels
-from dpviz.papers.metric import mechanism as mdp
 
 
 def dominated_brute_force(a, b, tol_a, tol_b):
@@ -104,11 +103,15 @@ def test_scan_resumes_where_the_output_filled_up():
     assert np.array_equal(best1, best2) and np.array_equal(floor1, floor2)
 
 
-def test_round_down32_never_rounds_up():
+def test_thresholds_are_rounded_down_to_float32():
     x = np.random.default_rng(4).normal(size=10_000) * 10.0 ** np.random.default_rng(5).integers(-8, 8, 10_000)
-    f = mdp._round_down32(x)
-    assert f.dtype == np.float32 and np.all(f <= x)
-    assert np.all(np.nextafter(f, np.float32(np.inf)).astype(np.float64) > x)  # the nearest such
+    tol_b = 1e-3
+    floor = np.full((1, 10_001), np.inf, dtype=np.float32)  # one padding column: left as it is
+    kernels.fill_thresholds(x[None, :], tol_b, floor)
+    f = floor[0, :-1]
+    assert f.dtype == np.float32 and np.all(f <= x - 2 * tol_b)
+    assert np.all(np.nextafter(f, np.float32(np.inf)).astype(np.float64) > x - 2 * tol_b)  # the nearest such
+    assert floor[0, -1] == np.inf
 
 
 def test_raise_thresholds_takes_each_bands_maximum():

@@ -41,6 +41,24 @@ def _first_above(edges, x):
 
 
 @numba.njit(**_JIT)
+def threshold32(best, tol_b):
+    """The float32 threshold a word's b must beat: best - 2 tol_b, rounded down (never up) to float32."""
+    lim = best - 2.0 * tol_b
+    f = np.float32(lim)
+    if f > lim:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
+
+
+@numba.njit(**_JIT)
+def fill_thresholds(best, tol_b, floor):
+    """floor[j, k] = threshold32(best[j, k], tol_b) for every band j and draw k < best.shape[1]."""
+    for j in range(best.shape[0]):
+        for k in range(best.shape[1]):
+            floor[j, k] = threshold32(best[j, k], tol_b)
+
+
+@numba.njit(**_JIT)
 def scan_block(
     prod, begin, n, start, m, sq, ww, grid_lo, grid_inv, grid_band, edges, tol_a, tol_b, best, floor, out, nout
 ):
@@ -51,16 +69,18 @@ def scan_block(
     a = sq[v] - 2 phi(v) . w + ww. The word's band is the last edge <= a - tol_a, read from a grid
     (``grid_band[c]``: the last edge <= the start of cell c; never above the exact band, so never a
     higher threshold). It is kept for draw k if its b > floor[band, k], where ``best[j, k]`` is the
-    best b of words known to satisfy a + tol_a < edges[j] and ``floor`` = best - 2 tol_b, rounded
-    down to float32. A kept word raises ``best`` and ``floor`` of every band whose edge is above
+    best b of words known to satisfy a + tol_a < edges[j] and ``floor`` its :func:`threshold32`.
+    A kept word raises ``best`` and ``floor`` of every band whose edge is above
     its a + tol_a. Returns (rows of ``out`` used, the row reached): below n when ``out`` is full
     (the caller grows it and calls again from that row)."""
     nb = edges.shape[0]
     cells = grid_band.shape[0]
     cap = out.shape[0]
     band = np.empty(n, dtype=np.int64)
-    for i in range(begin, n):  # each word's band first: independent iterations the CPU overlaps
+    dist = np.empty(n)
+    for i in range(begin, n):  # each word's a and band first: independent iterations the CPU overlaps
         a = sq[start + i] - 2.0 * np.float64(prod[i, m]) + ww
+        dist[i] = a
         z = a - tol_a - grid_lo
         band[i] = 0 if z < 0.0 else grid_band[int(min(z * grid_inv, cells - 1.0))]  # clamped before int()
     for i in range(begin, n):
@@ -72,7 +92,7 @@ def scan_block(
             continue
         if nout + m > cap:
             return nout, i
-        a = sq[start + i] - 2.0 * np.float64(prod[i, m]) + ww
+        a = dist[i]
         first = _first_above(edges, a + tol_a)
         for k in range(m):
             if prod[i, k] > floor[j, k]:
@@ -82,10 +102,7 @@ def scan_block(
                 out[nout, 2] = a
                 out[nout, 3] = b
                 nout += 1
-                lim = b - 2.0 * tol_b
-                f = np.float32(lim)
-                if f > lim:
-                    f = np.nextafter(f, np.float32(-np.inf))
+                f = threshold32(b, tol_b)
                 for jj in range(first, nb):
                     if b <= best[jj, k]:
                         break  # best is non-decreasing along the bands: the rest are higher already

@@ -134,12 +134,6 @@ CACHE_BYTES = 2**19
 """A block of the product [U; w] . phi(block)^T is kept about this size, so it stays in cache."""
 
 
-def _round_down32(x: np.ndarray) -> np.ndarray:
-    """float32 values <= x (float64), each the nearest such."""
-    f = x.astype(np.float32)
-    return np.where(f > x, np.nextafter(f, np.float32(-np.inf)), f)
-
-
 def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: int | None) -> tuple:
     """Per draw, word ids containing every Pareto-optimal word: no other word has both a smaller
     a = ||phi(v) - w||^2 and a larger b' = u . phi(v) (b' = b + u . w, the same order as b).
@@ -193,7 +187,7 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
         best[j] = np.maximum(best[j], b_self)
     best = np.maximum.accumulate(best, axis=0)
     floor = np.full((len(edges), width), np.inf, dtype=np.float32)  # columns m.. never hit
-    floor[:, :m] = _round_down32(best - 2 * tol_b)
+    kernels.fill_thresholds(best, tol_b, floor)
     lo, hi = (edges[1], edges[-2]) if len(edges) > 2 else (0.0, 0.0)
     inv = (GRID - 1) / (hi - lo) if hi > lo else 0.0
     starts = lo + (np.arange(GRID) - 0.5) / inv if inv else np.full(1, lo)  # half a cell low: rounding-safe

@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.data.embeddings import Embedding
-from dpviz.papers.metric.mechanism import CHUNK, DRAW_BLOCK, _check_epsilons
+from dpviz.papers.metric.mechanism import DRAW_BLOCK, _check_epsilons
+
+CHUNK = 2048  # vocabulary rows per chunk of the distance-sorted route, as that engine read them
 
 
 def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tuple[np.ndarray, float]:
@@ -26,12 +28,13 @@ def _sorted_vocabulary(emb: Embedding, w: np.ndarray, self_id: int | None) -> tu
     if self_id is not None:
         a[self_id] = 0.0
     order = np.argsort(a)
-    return order, 8 * emb.dim * 2.0**-24 * float(np.sqrt(emb.sq_norms.max()))
+    return order, 8 * emb.dim * 2.0**-24 * emb.max_norm
 
 
 def nearest_words_direct(emb: Embedding, word_id: int, u: np.ndarray, g: np.ndarray, epsilons) -> np.ndarray:
-    """The engine before envelopes, kept as a reference route: the same candidates, then for
-    every epsilon the float64 distance to each candidate from the noisy point itself."""
+    """The engine before envelopes, kept as a reference route: its own candidates (the running-
+    maximum records of b along the vocabulary sorted by distance, :func:`_record_candidates`),
+    then for every epsilon the float64 distance to each candidate from the noisy point itself."""
     eps = _check_epsilons(epsilons)
     x64 = emb.vectors64
     w = x64[word_id]
