@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
+    sub.add_parser("build", help="compile the metric engine's loops now (once per installation), not at a first view")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
     dl.add_argument(
         "model", help="glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300 or word2vec-google-news-300"
@@ -153,6 +154,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "build":
+            from dpviz.papers.metric.mechanism import compile_engine
+
+            sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
+            return 0
         if args.command == "download":
             from dpviz.data import gensim_models
 

@@ -46,11 +46,15 @@ class ProcessMemo:
     :func:`nbytes_of` (the newest entry is always kept), least recently used dropped first.
     Concurrent requests for the same missing key compute it once (the others wait for it);
     requests for other keys, and hits, never wait for someone else's computation (one lock per
-    key being computed)."""
+    key being computed). Entries that grow after they are stored (objects with cached
+    properties) are measured again at every insertion; a memo of values that never change
+    (``frozen=True``: tables, rendered charts) measures each once, which keeps an insertion
+    cheap when it holds hundreds of them."""
 
-    def __init__(self, maxsize: int = 8, max_bytes: int | None = None):
+    def __init__(self, maxsize: int = 8, max_bytes: int | None = None, frozen: bool = False):
         self.maxsize = maxsize
         self.max_bytes = max_bytes
+        self.frozen = frozen
         self._items: "OrderedDict[Any, Any]" = OrderedDict()
         self._sizes: dict[Any, int] = {}
         self._lock = threading.Lock()
@@ -100,7 +104,9 @@ class ProcessMemo:
                 value = compute()
                 with self._lock:
                     self._items[key] = value
-                    if self.max_bytes is not None:  # entries grow (cached properties): measure again
+                    if self.max_bytes is not None and self.frozen:
+                        self._sizes[key] = nbytes_of(value)
+                    elif self.max_bytes is not None:  # entries grow (cached properties): measure again
                         self._sizes = {k: nbytes_of(v) for k, v in self._items.items()}
                     while len(self._items) > self.maxsize or (
                         len(self._items) > 1

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from dpviz import __version__, integrity
 from dpviz.storage import TABLES_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
@@ -42,13 +44,39 @@ def cached_table(figure_id: str, canonical: Mapping[str, str], compute: Callable
     if df is not None:
         _touch(path)
         return df
-    df = compute()
-    try:
-        integrity.write_table(df, path, meta)
-        enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
-    except OSError:
-        pass
+    with _computing(path):  # another process computing the same table: wait for it, then read it
+        df = integrity.read_table(path, meta)
+        if df is not None:
+            return df
+        df = compute()
+        try:
+            integrity.write_table(df, path, meta)
+            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+        except OSError:
+            pass
     return df
+
+
+@contextmanager
+def _computing(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``'s lock file while its table is computed, so server
+    processes sharing the cache directory compute each table once: the others block here (in their
+    own thread) and then read what the first wrote. A cache that cannot be locked (read-only disk)
+    computes without the lock."""
+    import fcntl
+
+    lock = path.with_name(path.name + ".lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:

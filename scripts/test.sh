@@ -8,14 +8,22 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
 
-if ! command -v chromium >/dev/null 2>&1 && [ -z "${BROWSER_PATH:-}" ]; then
+# Debian packages the tests drive: Chromium (image export, the real browser) and HAProxy (the
+# hosted start command's proxy in front of several server processes).
+missing=()
+command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing Chromium (Debian package) for image export and browser tests..."
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    echo "Installing ${missing[*]} (Debian packages) for the browser, export and serving tests..."
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "No Chromium found and cannot apt-get it here: image-export and browser tests will be skipped" \
-         "(install Debian's 'chromium' or set BROWSER_PATH)." >&2
+    echo "Missing ${missing[*]} and cannot apt-get it here: the tests that need it will be skipped" \
+         "(install Debian's 'chromium' and 'haproxy', or set BROWSER_PATH)." >&2
   fi
 fi
+
+# the metric engine's compiled loops are built at install, not at a visitor's first view
+.venv/bin/python -m dpviz build
 
 exec .venv/bin/python -m pytest "$@"

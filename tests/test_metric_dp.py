@@ -195,6 +195,7 @@ def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypat
     from dpviz.papers.metric.figures import TRY_DRAWS, try_it
 
     monkeypatch.setattr(metric, "_TRY", type(metric._TRY)(maxsize=64))  # this route's own prepared draws
+    monkeypatch.setattr(metric, "_TRY_AT", type(metric._TRY)(maxsize=64))  # and its own answers per ε
 
     v = {
         "embedding": "glove-6b-50d",
@@ -216,6 +217,8 @@ def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypat
     assert per_word2.equals(mdp.mdp_stats(glove, known, [23.0], TRY_DRAWS, 0.05, 4))
     try_it(glove, dict(v, seed=5))
     assert len(metric._TRY.keys()) == keys + 1  # the seed is part of the prepared state's key
+    answers = len(metric._TRY_AT.keys())
+    assert try_it(glove, dict(v, epsilon=23.0))[1] == rows2 and len(metric._TRY_AT.keys()) == answers  # kept per ε
 
 
 @pytest.fixture(scope="module")
@@ -259,3 +262,25 @@ def test_word_envelopes_do_not_depend_on_threads_or_word_order(glove50):
     pd_one = one.sort_values(key).reset_index(drop=True)
     pd_two = two.sort_values(key).reset_index(drop=True)
     assert pd_one.equals(pd_two)
+
+
+def test_envelopes_survive_the_shared_table_exactly():
+    """The word state server processes share through the disk cache: table and back gives the
+    same arrays, and the same outputs at any ε, for words with different numbers of pieces."""
+    rng = np.random.default_rng(5)
+    states = {}
+    for word, (n, pieces) in {7: (4, 3), 2: (3, 1), 11: (5, 5)}.items():
+        breaks = np.sort(rng.exponential(size=(n, pieces - 1)), axis=1)
+        if pieces > 2:
+            breaks[0, -1] = np.inf  # a padded row
+        winners = rng.integers(0, 50, size=(n, pieces))
+        states[word] = mdp.Envelopes(rng.gamma(3.0, size=n), breaks, winners)
+    back = mdp.envelopes_from_table(mdp.envelopes_table(states))
+    assert list(back) == list(states)
+    for word, env in states.items():
+        np.testing.assert_array_equal(back[word].g, env.g)
+        np.testing.assert_array_equal(back[word].breaks, env.breaks)
+        np.testing.assert_array_equal(back[word].winners, env.winners)
+        eps = [0.01, 0.5, 1.0, 7.0, 1e4]
+        np.testing.assert_array_equal(back[word].outputs(eps), env.outputs(eps))
+    assert mdp.envelopes_from_table(mdp.envelopes_table({})) == {}

@@ -59,3 +59,23 @@ def test_a_failed_computation_is_not_remembered_and_bounded_size():
     memo.get("a", lambda: "a")
     memo.get("b", lambda: "b")  # "bad" is the least recently used: dropped
     assert memo.get("bad", lambda: "recomputed") == "recomputed"
+
+
+def test_a_frozen_memo_measures_each_entry_once_and_still_keeps_its_byte_bound(monkeypatch):
+    import numpy as np
+
+    from dpviz import memo as memo_module
+
+    measured = []
+    real = memo_module.nbytes_of
+    monkeypatch.setattr(memo_module, "nbytes_of", lambda v: measured.append(1) or real(v))
+    frozen = ProcessMemo(maxsize=100, max_bytes=3 * 8000, frozen=True)
+    for k in range(6):
+        frozen.get(k, lambda: np.zeros(1000))  # 8,000 bytes each
+    assert len(measured) == 6  # one measurement per insertion, not one per entry held
+    assert frozen.keys() == [3, 4, 5] and frozen.nbytes() == 24_000
+    measured.clear()
+    growing = ProcessMemo(maxsize=100, max_bytes=10**9)
+    for k in range(6):
+        growing.get(k, lambda: np.zeros(10))
+    assert len(measured) == 1 + 2 + 3 + 4 + 5 + 6  # every entry measured again at each insertion

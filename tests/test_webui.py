@@ -11,6 +11,17 @@ from webui import controls
 N = Param("n", "int", 3, "n", "a count", min=1, max=10)
 
 
+def _values(v) -> list:
+    """A data array of a figure read back from its JSON: a list, or a typed array (base64)."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
+    return list(v)
+
+
 def _spec(calls):
     def compute(v, progress=None):
         calls.append(("compute", dict(v)))
@@ -39,7 +50,7 @@ def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_paramete
     again = controls._view(spec, {"n": 4, "seed": 2})  # another page setting, same figure settings
     assert again[1] is fig and again[0] is df and seconds >= 0
     assert calls == [("compute", {"n": 4}), ("render", {"n": 4})]
-    assert list(fig.data[0].y) == [0, 1, 4, 9]
+    assert _values(fig.figure().data[0].y) == [0, 1, 4, 9]
     controls._view(spec, {"n": 5})
     assert [c for c, _ in calls] == ["compute", "render", "compute", "render"]
 
@@ -108,3 +119,66 @@ def test_every_default_fits_the_hosted_caps():
     for spec in registry.all_figures():
         for p in spec.params:
             check_hosted_cap(p, p.default, True)  # raises if a default is above its hosted cap
+
+
+def _chart_app(fast: bool, height: int | None):
+    """An app drawing one chart in a column, by st.plotly_chart or by the fast path."""
+    if True:
+        import numpy as np
+        import plotly.graph_objects as go
+        import streamlit as st
+
+        from webui.plotly_element import chart_json, plotly_json_chart
+
+        fig = go.Figure(go.Scatter(x=np.arange(6), y=np.arange(6) ** 2.5, name="a"))
+        fig.add_bar(x=["u", "v"], y=[1, 2])
+        fig.update_layout(title="A chart", template="simple_white", **({"height": height} if height else {}))
+        col, _ = st.columns([4, 1])
+        if fast:
+            plotly_json_chart(col, chart_json(fig), key="chart-x", config={"displaylogo": False})
+        else:
+            col.plotly_chart(fig, theme=None, key="chart-x", config={"displaylogo": False})
+
+
+def _chart_element(fast: bool, height: int | None, monkeypatch):
+    """The chart element's proto and the layout (width, height) it was enqueued with."""
+    from streamlit.delta_generator import DeltaGenerator
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.undo()  # the previous call's recorder
+    layouts, enqueue = [], DeltaGenerator._enqueue
+
+    def recording(self, delta_type, proto, layout_config=None, *args, **kwargs):
+        if delta_type == "plotly_chart":
+            layouts.append((layout_config.width, layout_config.height))
+        return enqueue(self, delta_type, proto, layout_config, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "_enqueue", recording)
+    at = AppTest.from_function(_chart_app, args=(fast, height)).run()
+    assert not at.exception
+    return at.get("plotly_chart")[0].proto, layouts
+
+
+def test_a_chart_from_its_json_is_the_element_st_plotly_chart_sends(monkeypatch):
+    """Spec, config, element id, theme, form and layout, with and without a height in the
+    figure: the fast path is the same element Streamlit's own command builds."""
+    for height in (380, None):
+        fast, fast_layout = _chart_element(True, height, monkeypatch)
+        slow, slow_layout = _chart_element(False, height, monkeypatch)
+        assert fast.SerializeToString(deterministic=True) == slow.SerializeToString(deterministic=True)
+        assert fast_layout == slow_layout == [("stretch", height or 450)]
+        assert '"bdata"' in fast.spec  # numpy arrays travel as typed arrays, as Streamlit sends them
+
+
+def test_a_chart_json_keeps_the_figure_and_its_height():
+    import plotly.graph_objects as go
+
+    from webui.plotly_element import chart_json
+
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    assert chart_json(fig).height == 450  # plotly.js's default, as Streamlit resolves it
+    fig.update_layout(height=333)
+    chart = chart_json(fig)
+    assert chart.height == 333
+    again = chart.figure()
+    assert _values(again.data[0].y) == [3, 4] and again.layout.height == 333

@@ -25,10 +25,12 @@ from dpviz import memo, registry, uploads
 from dpviz.export import find_chromium, html_page, image_bytes
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
 from dpviz.registry import FigureSpec
+from webui.plotly_element import ChartJSON, chart_json, plotly_json_chart
 
 ALWAYS_IN_URL = ("seed",)
-# (figure id, canonical parameters) -> (table, rendered figure, seconds), shared by all sessions
-_VIEWS = memo.ProcessMemo(maxsize=128)
+# (figure id, canonical parameters) -> (table, the chart as Streamlit sends it, seconds), shared by all
+# sessions; the charts are JSON strings, not Plotly object trees, so the heap stays small
+_VIEWS = memo.ProcessMemo(maxsize=256, max_bytes=256 * 2**20, frozen=True)
 
 
 # --- widgets and the URL ------------------------------------------------------------------
@@ -236,11 +238,11 @@ def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
 
 
-def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, Any, float]:
-    """Table, rendered figure and the seconds they took (no Streamlit calls: any thread)."""
+def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, ChartJSON, float]:
+    """Table, the chart as Streamlit sends it, and the seconds they took (no Streamlit calls: any thread)."""
     start = time.perf_counter()
     df = spec.table(own, progress)
-    return df, spec.draw(df, own), time.perf_counter() - start
+    return df, chart_json(spec.draw(df, own)), time.perf_counter() - start
 
 
 def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
@@ -248,7 +250,7 @@ def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
     key, own = _key(spec, values)
     computed = []
 
-    def compute() -> tuple[pd.DataFrame, Any, float]:
+    def compute() -> tuple[pd.DataFrame, ChartJSON, float]:
         computed.append(True)
         return compute_view(spec, own)
 
@@ -262,8 +264,8 @@ def _ready_view(spec: FigureSpec, values: dict[str, Any]) -> bool:
     return _VIEWS.contains(key) or spec.is_ready(own)
 
 
-def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, float]:
-    """A figure's table, rendered chart and the seconds they took, shared across sessions (an
+def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, ChartJSON, float]:
+    """A figure's table, its chart (as JSON) and the seconds they took, shared across sessions (an
     LRU keyed by the figure and its canonical parameters), computed with a progress bar.
 
     Rendering a Plotly figure costs tens of milliseconds and a page has up to nine, and every
@@ -272,7 +274,7 @@ def _view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame, Any, 
     different views compute in parallel (the numeric kernels release the GIL)."""
     key, own = _key(spec, values)
 
-    def compute() -> tuple[pd.DataFrame, Any, float]:
+    def compute() -> tuple[pd.DataFrame, ChartJSON, float]:
         bar = None
         if not spec.is_ready(own):
             bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
@@ -341,6 +343,18 @@ def live_figures(
         st.divider()
 
 
+_CHROMIUM: list = [0.0, None]  # (when last looked, what was found)
+
+
+def _chromium() -> str | None:
+    """:func:`find_chromium`, looked up at most once a minute: every figure card asks on every
+    run, and searching the PATH each time showed in the server's profile under a class's load."""
+    now = time.monotonic()
+    if now - _CHROMIUM[0] > 60:
+        _CHROMIUM[:] = [now, find_chromium()]
+    return _CHROMIUM[1]
+
+
 def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
     sets = " ".join(f"--set {p.name}={format_value(p, values[p.name])}" for p in spec.params)
     return f"python -m dpviz figure {spec.id} {sets} --out {spec.id}.{suffix}"
@@ -366,7 +380,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
             return None
     try:
-        df, fig, elapsed = _view(spec, values)
+        df, chart, elapsed = _view(spec, values)
     except (ValueError, ParamError) as err:
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
         return None
@@ -379,7 +393,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
             "The rest of the page works."
         )
         return None
-    chart_col.plotly_chart(fig, theme=None, key=f"chart-{spec.id}", config={"displaylogo": False})
+    plotly_json_chart(chart_col, chart, key=f"chart-{spec.id}", config={"displaylogo": False})
     with text_col:
         st.markdown(spec.caption)
         if spec.paper_figure:
@@ -395,7 +409,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         key=f"dl-csv-{spec.id}",
         on_click="ignore",
     )
-    if find_chromium() is None:
+    if _chromium() is None:
         cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
     else:
         for col, fmt, mime in (
@@ -405,7 +419,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         ):
             col.download_button(
                 f"⬇ {fmt.upper()}",
-                lambda fig=fig, fmt=fmt: image_bytes(fig, fmt),
+                lambda fmt=fmt: image_bytes(chart.figure(), fmt),
                 file_name=f"{spec.id}.{fmt}",
                 mime=mime,
                 key=f"dl-{fmt}-{spec.id}",
@@ -413,7 +427,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
             )
     cols[4].download_button(
         "⬇ HTML",
-        lambda: html_page(fig),
+        lambda: html_page(chart.figure()),
         file_name=f"{spec.id}.html",
         mime="text/html",
         key=f"dl-html-{spec.id}",

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import memo
+from dpviz import tables as table_cache
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
 from dpviz.errors import InputError
@@ -250,12 +251,19 @@ def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) ->
     Before computing, every embedding the figure uses is checked (not on a memo hit: the slider
     path reads no file)."""
     name = v[which]
-    key = (_embedding_key(name),) + tuple(format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS)
+    canonical = {p.name: format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS}
+    key = (_embedding_key(name),) + tuple(canonical.values())
 
     def compute() -> dict[int, mdp.Envelopes]:
         check_embeddings(v)
         emb = resolve(name, progress)
-        return mdp.word_envelopes(emb, word_ids(emb, v), v["samples"], v["seed"], progress)
+
+        def envelopes() -> pd.DataFrame:
+            return mdp.envelopes_table(mdp.word_envelopes(emb, word_ids(emb, v), v["samples"], v["seed"], progress))
+
+        # on disk too: every server process reads what one of them computed (and waits for it)
+        shared = table_cache.cached_table("metric-word-state", dict(canonical, embedding=key[0]), envelopes)
+        return mdp.envelopes_from_table(shared)
 
     return _STATES.get(key, compute)
 
@@ -1011,6 +1019,8 @@ REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privati
 TRY_PARAMS = (SENTENCE, REWRITES)
 
 _TRY = memo.ProcessMemo(maxsize=64, max_bytes=256 * 2**20)
+_TRY_AT = memo.ProcessMemo(maxsize=1024, max_bytes=32 * 2**20, frozen=True)
+"""The try-it box's answers at one ε: a class dragging ε asks the same few dozen slider positions."""
 TRY_DRAWS = 300
 
 
@@ -1029,7 +1039,12 @@ def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list
         words = mdp.word_envelopes(emb, known, TRY_DRAWS, seed) if known else None
         return envs, status, words
 
-    envs, status, words = _TRY.get((_embedding_key(v["embedding"]), tokens, copies, seed), prepare)
-    rows = mdp.rewrite_at(emb, tokens, envs, v["epsilon"], copies)
-    per_word = mdp.stats_at(emb, words, [v["epsilon"]], 0.05) if words else None
-    return list(tokens), rows, status, per_word
+    key = (_embedding_key(v["embedding"]), tokens, copies, seed)
+
+    def at_epsilon():
+        envs, status, words = _TRY.get(key, prepare)
+        rows = mdp.rewrite_at(emb, tokens, envs, v["epsilon"], copies)
+        per_word = mdp.stats_at(emb, words, [v["epsilon"]], 0.05) if words else None
+        return list(tokens), rows, status, per_word
+
+    return _TRY_AT.get(key + (float(v["epsilon"]),), at_epsilon)

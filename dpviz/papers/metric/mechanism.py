@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -92,6 +92,51 @@ class Envelopes:
         t = self.g[:, None] / eps[None, :]
         idx = (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
         return np.take_along_axis(self.winners, idx, axis=1)
+
+
+def envelopes_table(states: Mapping[int, Envelopes]) -> pd.DataFrame:
+    """Words' envelopes as one long table (word, draw, g, j, t, winner), for the disk cache that
+    server processes share: row (word, draw, j) says the draw's output is ``winner`` up to
+    ``t = breaks[draw, j]`` (+inf for the last piece). :func:`envelopes_from_table` inverts it exactly."""
+    parts = []
+    for word, env in states.items():
+        n, pieces = env.winners.shape
+        t = np.concatenate([env.breaks, np.full((n, 1), np.inf)], axis=1)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "word": np.full(n * pieces, int(word), dtype=np.int64),
+                    "draw": np.repeat(np.arange(n, dtype=np.int64), pieces),
+                    "g": np.repeat(env.g, pieces),
+                    "j": np.tile(np.arange(pieces, dtype=np.int64), n),
+                    "t": t.ravel(),
+                    "winner": env.winners.ravel().astype(np.int64),
+                }
+            )
+        )
+    columns = {"word": "int64", "draw": "int64", "g": "float64", "j": "int64", "t": "float64", "winner": "int64"}
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=d) for c, d in columns.items()})
+    return pd.concat(parts, ignore_index=True)
+
+
+def envelopes_from_table(df: pd.DataFrame) -> dict[int, Envelopes]:
+    """The words' :class:`Envelopes` back from :func:`envelopes_table`'s table (in its row order)."""
+    out: dict[int, Envelopes] = {}
+    words = df["word"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, words[1:] != words[:-1]]) if len(words) else np.array([], dtype=int)
+    ends = np.r_[starts[1:], len(words)]
+    for a, b in zip(starts, ends):
+        part = df.iloc[a:b]
+        pieces = int(part["j"].max()) + 1
+        t = part["t"].to_numpy().reshape(-1, pieces)
+        winners = part["winner"].to_numpy().reshape(-1, pieces)
+        out[int(words[a])] = Envelopes(
+            g=np.ascontiguousarray(part["g"].to_numpy()[::pieces]),
+            breaks=np.ascontiguousarray(t[:, :-1]),
+            winners=np.ascontiguousarray(winners.astype(np.int64)),
+        )
+    return out
 
 
 def draw_envelopes(
@@ -410,3 +455,18 @@ def rewrite(
     (see :func:`rewrite_envelopes`)."""
     envs, status = rewrite_envelopes(emb, tokens, copies, seed)
     return rewrite_at(emb, tokens, envs, epsilon, copies), status
+
+
+def compile_engine() -> float:
+    """Compile the engine's loops (numba, cached beside the code) by running it once on a small
+    seeded vocabulary, so that no visitor's first view waits for the compiler (install and image
+    build run this: ``python -m dpviz build``). Returns the seconds it took."""
+    import time
+
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((6000, 16)).astype(np.float32)
+    emb = Embedding("compile", "a seeded random vocabulary", [f"w{i}" for i in range(len(vectors))], vectors)
+    states = word_envelopes(emb, [0, 5999], 64, 0)
+    stats_at(emb, states, [1.0, 10.0], 0.05)
+    return time.perf_counter() - start

@@ -1,0 +1,299 @@
+"""A class on a hosted demo, played at the protocol level: N students open one link at once, then
+each moves a live slider one to three steps every 5 ± 2.5 s, as the page's browser would (a
+fragment rerun over Streamlit's websocket), for a bounded time. No browsers: only the server is
+measured (the browser load test, ``load_test.py``, is for what the browser adds).
+
+    python benchmarks/class_load.py --students 30 --page Metric_DP --seconds 120
+    python benchmarks/class_load.py --students 30 --page HoHo_attack --slider λ
+    python benchmarks/class_load.py --students 30 --own-links      # each opens a link with its own settings
+    python benchmarks/class_load.py --url http://127.0.0.1:8501 --students 5   # a server already running
+
+Unless ``--url`` is given it starts the hosted start command (``DPVIZ_HOSTED=1 bash
+scripts/serve.sh``: one server process per core behind HAProxy, ``--processes`` to choose) on a
+free loopback port with a fresh cache, lets its warm-up finish, and runs
+one student alone first (the baseline: the server's answer and its CPU-seconds per move when
+nobody else is there), then the class. It reports, per action (open, move): count, p50, p95 and
+max of the server's answer (request sent to ``script_finished`` received), errors (an exception
+or error box, a timeout, a dropped connection), and the CPU-seconds of every server process
+(each Streamlit process and the proxy) over the class's run, per action. Traffic goes to
+127.0.0.1 only, and every student stops by itself after ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+from server_cpu import process_cpu_seconds  # noqa: E402
+from test_browser import start_server, stop_server  # noqa: E402
+
+from webui.session_client import ANSWER_TIMEOUT, SessionClient  # noqa: E402
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc), for the server's CPU."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def process_name(pid: int) -> str:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    words = [c.decode(errors="replace") for c in cmd if c]
+    if any("haproxy" in w for w in words[:1]):
+        return "haproxy"
+    if "streamlit" in words:
+        port = next((w.split("=")[-1] for w in words if "server.port" in w), "")
+        i = words.index("--server.port") + 1 if "--server.port" in words else None
+        return f"streamlit:{words[i] if i else port}"
+    return os.path.basename(words[0]) if words else "?"
+
+
+def cpu_by_process(root_pid: int) -> dict[int, tuple[str, float]]:
+    out = {}
+    for pid in descendants(root_pid):
+        try:
+            out[pid] = (process_name(pid), process_cpu_seconds(pid))
+        except (OSError, IndexError):
+            pass
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
+
+
+@dataclass
+class Result:
+    opens: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self, name: str) -> dict:
+        row = {"phase": name, "errors": len(self.errors), "error_examples": self.errors[:5]}
+        for action, times in (("open", self.opens), ("move", self.moves)):
+            row[action] = {
+                "count": len(times),
+                "p50": statistics.median(times) if times else float("nan"),
+                "p95": pct(times, 0.95),
+                "max": max(times) if times else float("nan"),
+            }
+        return row
+
+
+async def play(
+    base: str, page: str, queries: list[str], slider: str, seconds: float, seed: int, pause: float, opened=None
+) -> Result:
+    """Every student opens its link at the same moment, then moves the slider every pause ± pause/2 s
+    (waiting for each answer first) until ``seconds`` have passed since the start. ``opened()`` is
+    called once every student's open has been answered (or failed)."""
+    result = Result()
+    stop_at = time.perf_counter() + seconds
+    pending = [len(queries)]
+
+    def one_done() -> None:
+        pending[0] -= 1
+        if pending[0] == 0 and opened is not None:
+            opened()
+
+    async def student(i: int, query: str) -> None:
+        s = SessionClient(base, page, query, slider, random.Random(seed * 1000 + i))
+        try:
+            try:
+                result.opens.append(await s.open())
+            finally:
+                one_done()
+            while True:
+                await asyncio.sleep(s.rng.uniform(pause / 2, pause * 1.5))
+                if time.perf_counter() >= stop_at:
+                    break
+                result.moves.append(await s.move())
+        except (asyncio.TimeoutError, TimeoutError):
+            result.errors.append(f"student {i}: no answer within {ANSWER_TIMEOUT:.0f} s")
+        except Exception as err:  # noqa: BLE001  (a benchmark counts every failure as an error)
+            result.errors.append(f"student {i}: {type(err).__name__}: {str(err)[:200]}")
+        finally:
+            await s.close()
+
+    await asyncio.gather(*(student(i, q) for i, q in enumerate(queries)))
+    return result
+
+
+def wait_tree_idle(pid: int, limit: float = 300) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = sum(c for _, c in cpu_by_process(pid).values())
+        time.sleep(1)
+        if sum(c for _, c in cpu_by_process(pid).values()) - before < 0.05:
+            return
+
+
+def phase(name: str, root_pid: int | None, coro_factory) -> dict:
+    """Run ``coro_factory(opened)`` and measure it: answers, errors, and the CPU of every server
+    process over the whole phase and over its moves alone (from the moment all opens were answered)."""
+    before = cpu_by_process(root_pid) if root_pid else {}
+    after_opens: dict = {}
+
+    def opened() -> None:
+        if root_pid:
+            after_opens.update(cpu_by_process(root_pid))
+
+    client_before = time.process_time()
+    start = time.perf_counter()
+    result: Result = asyncio.run(coro_factory(opened))
+    wall = time.perf_counter() - start
+    row = result.summary(name)
+    row["wall_s"] = wall
+    row["client_cpu_s"] = time.process_time() - client_before
+    if root_pid:
+        after = cpu_by_process(root_pid)
+        per = {}
+        for pid, (pname, cpu) in after.items():
+            per[f"{pname} (pid {pid})"] = cpu - before.get(pid, (pname, 0.0))[1]
+        row["server_cpu_s"] = {k: round(v, 2) for k, v in per.items() if v > 0.005}
+        total = sum(per.values())
+        actions = len(result.opens) + len(result.moves)
+        row["server_cpu_total_s"] = round(total, 2)
+        row["server_cpu_per_action_s"] = round(total / actions, 3) if actions else None
+        row["server_busy_cores"] = round(total / wall, 2)
+        moves_cpu = sum(cpu - after_opens.get(pid, (pname, cpu))[1] for pid, (pname, cpu) in after.items())
+        row["server_cpu_per_move_s"] = round(moves_cpu / len(result.moves), 3) if result.moves else None
+    return row
+
+
+def print_row(row: dict) -> None:
+    o, m = row["open"], row["move"]
+    print(
+        f"{row['phase']:>12}: opens {o['count']:3d} p50 {o['p50']:6.2f} s p95 {o['p95']:6.2f} s "
+        f"max {o['max']:6.2f} s | "
+        f"moves {m['count']:4d} p50 {m['p50']:6.2f} s p95 {m['p95']:6.2f} s max {m['max']:6.2f} s | "
+        f"errors {row['errors']}"
+    )
+    if "server_cpu_total_s" in row:
+        print(
+            f"{'':>12}  server CPU {row['server_cpu_total_s']:.1f} s over {row['wall_s']:.0f} s "
+            f"({row['server_busy_cores']:.2f} cores), {row['server_cpu_per_action_s']} CPU-s per action, "
+            f"{row['server_cpu_per_move_s']} per move after the opens; "
+            f"client {row['client_cpu_s']:.1f} CPU-s; by process: {row['server_cpu_s']}"
+        )
+    for e in row["error_examples"]:
+        print(f"{'':>12}  error: {e}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--students", type=int, default=30)
+    ap.add_argument("--page", default="Metric_DP", help="the page's URL path (Metric_DP, HoHo_attack, ...)")
+    ap.add_argument("--slider", default="ε", help="the live slider's label")
+    ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--pause", type=float, default=5.0, help="mean seconds between moves (uniform ± half)")
+    ap.add_argument("--query", default="", help="the shared link's query string")
+    ap.add_argument("--own-links", action="store_true", help="each student opens a link with its own settings")
+    ap.add_argument("--url", help="a running server (no baseline CPU unless --pid)")
+    ap.add_argument("--pid", type=int, help="with --url: the server's root process, for its CPU")
+    ap.add_argument("--processes", type=int, help="server processes for the started server (DPVIZ_PROCESSES)")
+    ap.add_argument("--baseline-seconds", type=float, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write the rows here")
+    args = ap.parse_args()
+
+    def queries(n: int, offset: int) -> list[str]:
+        if not args.own_links:
+            return [args.query] * n
+        # non-default settings nobody has asked for yet: a seed of one's own
+        return [f"{args.query}&seed={10_000 + offset + i}".lstrip("&") for i in range(n)]
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="dpviz-class-") as tmp:
+        proc = None
+        if args.url:
+            base, root = args.url.rstrip("/"), args.pid
+        else:
+            env = {"DPVIZ_HOSTED": "1"}
+            if args.processes is not None:
+                env["DPVIZ_PROCESSES"] = str(args.processes)
+            proc, base, log = start_server(Path(tmp), env)  # the hosted start command, a fresh cache
+            root = proc.pid
+        try:
+            if root:
+                # measure once the hosted warm-up is done (woken at start; an older single-process
+                # server starts it at its first visitor, this one)
+                urllib.request.urlopen(base + f"/{args.page}", timeout=60).read()
+                asyncio.run(play(base, args.page, [args.query], args.slider, 1, args.seed, 1))
+                wait_tree_idle(root)
+            rows.append(
+                phase(
+                    "1 student",
+                    root,
+                    lambda opened: play(
+                        base,
+                        args.page,
+                        queries(1, 0),
+                        args.slider,
+                        args.baseline_seconds,
+                        args.seed,
+                        args.pause,
+                        opened,
+                    ),
+                )
+            )
+            print_row(rows[-1])
+            if root:
+                wait_tree_idle(root)
+            rows.append(
+                phase(
+                    f"{args.students} students",
+                    root,
+                    lambda opened: play(
+                        base,
+                        args.page,
+                        queries(args.students, 1),
+                        args.slider,
+                        args.seconds,
+                        args.seed + 1,
+                        args.pause,
+                        opened,
+                    ),
+                )
+            )
+            print_row(rows[-1])
+        finally:
+            if proc is not None:
+                stop_server(proc, log)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""A Streamlit session without a browser: what a browser tab sends over the websocket, for the
+class-load benchmark and for waking server processes at start.
+
+A tab first GETs the page (behind the proxy that sets the cookie keeping it on one server
+process), opens ``/_stcore/stream`` with that cookie, asks for a script run of the page with the
+link's query string, and then, for each slider move, a run of the slider's fragment with the
+slider's new value. Each run is answered by deltas and a ``script_finished`` message.
+
+    python -m webui.session_client --wake 40001 40002    # open the home page on each process once
+
+Waking runs ``app.py`` once in every process, which starts the hosted warm-up there (every page's
+charts on their defaults), so the first students of a class find them computed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+import urllib.request
+
+ANSWER_TIMEOUT = 180.0
+"""Seconds a run may take before the client gives up on it."""
+
+
+class PageError(RuntimeError):
+    """The page showed an exception or an error box."""
+
+
+class SessionClient:
+    """One browser tab's protocol: a cookie, a websocket, a script run per page open and a
+    fragment run per slider move. ``slider_label`` names the live slider :meth:`move` moves."""
+
+    def __init__(self, base: str, page: str = "", query: str = "", slider_label: str = "", rng=None):
+        self.base, self.page, self.query, self.label = base.rstrip("/"), page, query, slider_label
+        self.rng = rng or random.Random(0)
+        self.ws = None
+        self.slider = None  # (widget id, options, index, fragment id)
+        self.page_hash = ""
+
+    def _cookie(self) -> str:
+        """GET the page as a browser does first; its Set-Cookie lines become the Cookie header."""
+        with urllib.request.urlopen(f"{self.base}/{self.page}?{self.query}", timeout=60) as r:
+            cookies = r.headers.get_all("Set-Cookie") or []
+        return "; ".join(c.split(";", 1)[0] for c in cookies)
+
+    async def connect(self) -> None:
+        """The page's GET, then the websocket with the cookie it set."""
+        import websockets
+
+        cookie = await asyncio.get_running_loop().run_in_executor(None, self._cookie)
+        ws_url = self.base.replace("http://", "ws://", 1) + "/_stcore/stream"
+        headers = {"Cookie": cookie} if cookie else {}
+        self.ws = await websockets.connect(
+            ws_url, subprotocols=["streamlit"], max_size=None, additional_headers=headers, open_timeout=60
+        )
+
+    async def _run(self, state) -> float:
+        """Send one rerun request and wait for its ``script_finished``; returns the seconds."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        msg.rerun_script.CopyFrom(state)
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        deadline = start + ANSWER_TIMEOUT
+        while True:
+            data = await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, deadline - time.perf_counter()))
+            fm = ForwardMsg()
+            fm.ParseFromString(data)
+            kind = fm.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = fm.new_session.page_script_hash
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                self._element(fm.delta)
+            elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return time.perf_counter() - start
+
+    def _element(self, delta) -> None:
+        el = delta.new_element
+        kind = el.WhichOneof("type")
+        if kind == "exception":
+            raise PageError(f"exception box: {el.exception.type}: {el.exception.message[:200]}")
+        if kind == "alert" and el.alert.format == 1:  # Alert.ERROR
+            raise PageError(f"error box: {el.alert.body[:200]}")
+        if kind == "slider" and self.label and el.slider.label == self.label and el.slider.options:
+            s = el.slider
+            index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
+            if self.slider is not None and self.slider[0] == s.id:
+                index = self.slider[2]  # the server echoes our own move: keep our index
+            self.slider = (s.id, list(s.options), index, delta.fragment_id)
+
+    async def open(self) -> float:
+        """Open the page by its link (a full script run); returns the seconds to its answer."""
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        await self.connect()
+        return await self._run(ClientState(query_string=self.query, page_name=self.page))
+
+    async def move(self, steps: int | None = None) -> float:
+        """Move the slider ``steps`` positions (default: one to three either way, within its
+        range) as a fragment run; returns the seconds to the answer."""
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        if self.slider is None:
+            raise PageError(f"no slider labelled {self.label!r} on {self.page or 'the home page'}")
+        wid, options, index, fragment = self.slider
+        if steps is None:
+            steps = self.rng.randint(1, 3) * self.rng.choice((-1, 1))
+            if not 0 <= index + steps < len(options):
+                steps = -steps
+        index = min(max(index + steps, 0), len(options) - 1)
+        self.slider = (wid, options, index, fragment)
+        state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment)
+        w = state.widget_states.widgets.add()
+        w.id = wid
+        w.string_array_value.data.append(options[index])
+        return await self._run(state)
+
+    async def close(self) -> None:
+        """Close the websocket (the server ends the session)."""
+        if self.ws is not None:
+            await self.ws.close()
+
+
+async def wake(ports: list[int]) -> None:
+    """Open the home page once on each server process (loopback), so each starts its warm-up."""
+
+    async def one(port: int) -> None:
+        client = SessionClient(f"http://127.0.0.1:{port}")
+        try:
+            await client.open()
+        finally:
+            await client.close()
+
+    await asyncio.gather(*(one(p) for p in ports))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--wake PORT ...``: open the home page on each loopback port once."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wake", type=int, nargs="+", required=True, metavar="PORT")
+    args = ap.parse_args(argv)
+    try:
+        asyncio.run(wake(args.wake))
+    except Exception as err:  # noqa: BLE001  (a failed wake-up only means a cold first visitor)
+        print(f"dpviz: could not wake the server processes ({err}); the first visitors start them.", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
