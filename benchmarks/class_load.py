@@ -4,7 +4,7 @@ fragment rerun over Streamlit's websocket), for a bounded time. No browsers: onl
 measured (the browser load test, ``load_test.py``, is for what the browser adds).
 
     python benchmarks/class_load.py --students 30 --page Metric_DP --seconds 120
-    python benchmarks/class_load.py --students 30 --page HoHo_attack --slider λ
+    python benchmarks/class_load.py --students 30 --page HoHo_attack --slider λ   # (default: the first live slider)
     python benchmarks/class_load.py --students 30 --own-links      # each opens a link with its own settings
     python benchmarks/class_load.py --url http://127.0.0.1:8501 --students 5   # a server already running
 
@@ -215,7 +215,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--students", type=int, default=30)
     ap.add_argument("--page", default="Metric_DP", help="the page's URL path (Metric_DP, HoHo_attack, ...)")
-    ap.add_argument("--slider", default="ε", help="the live slider's label")
+    ap.add_argument("--slider", default="", help="the live slider's label (default: the page's first live slider)")
     ap.add_argument("--seconds", type=float, default=120)
     ap.add_argument("--pause", type=float, default=5.0, help="mean seconds between moves (uniform ± half)")
     ap.add_argument("--query", default="", help="the shared link's query string")

@@ -211,6 +211,14 @@ def _helper(module: str) -> subprocess.Popen:
         return _HELPER
 
 
+def start_soon(module: str) -> None:
+    """Start the fork server for ``module`` in the background (its imports take seconds), so that
+    the first formula a visitor types does not wait for them. Does nothing if it is running."""
+    if _HELPER is not None and _HELPER.poll() is None:
+        return
+    threading.Thread(target=_helper, args=(module,), name="dpviz-sandbox-start", daemon=True).start()
+
+
 def _stop_helper(helper: subprocess.Popen) -> None:
     global _HELPER
     with _HELPER_LOCK:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from dpviz import hosted_mode, uploads
 from dpviz.data.embeddings import GENSIM, EmbeddingError, get, resolve
+from dpviz.errors import InputError
 from dpviz.papers.metric.figures import TRY_DRAWS, TRY_PARAMS, try_it
 from webui.paper_page import show
 
@@ -65,7 +66,7 @@ def load_embedding(values: dict) -> bool:
         _EMB["emb"] = emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
         bar.empty()
         st.info(f"**{emb.name}**: {emb.source}. {emb.note}")
-    except (EmbeddingError, ValueError) as err:
+    except InputError as err:  # EmbeddingError and every other input dpviz refuses
         bar.empty()
         st.error(
             f"{err} Allowed: glove-6b-50d, fasttext-local, a gensim model name, an uploaded file, or (running "
@@ -88,7 +89,7 @@ def try_it_box(values: dict) -> None:
     try:
         with st.spinner("Privatising…"):
             tokens, rows, status, per_word = try_it(_EMB["emb"], values)
-    except ValueError as err:
+    except InputError as err:
         st.error(str(err))
         return
     st.markdown(f"Original: **{html.escape(' '.join(tokens))}** (ε = {values['epsilon']:g}, the slider's)")

@@ -217,6 +217,33 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
     assert proc.poll() is not None  # we stopped the server we started
 
 
+def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path, browser):
+    """A newcomer on a fresh server: the metric page's charts come first at 100 draws per word,
+    each marked as a first answer, and each is replaced by the full answer in its place."""
+    proc, url, log = start_server(tmp_path, {"DPVIZ_WARMUP": "0"})
+    try:
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+        pg = ctx.new_page()
+        pg.set_default_timeout(90_000)
+        pg.goto(f"{url}/Metric_DP?seed=5")
+        notes = pg.locator('[data-testid="stAlert"]', has_text="First answer")
+        notes.first.wait_for()
+        assert "Draws per word (N): 100 instead of 1000" in notes.first.inner_text()
+        wait_for_charts(pg, charts_drawn("metric"))  # first answers count: a chart in every place
+        assert notes.count() > 0
+        notes.first.wait_for(state="detached", timeout=120_000)  # every first answer is replaced in its place
+        pg.wait_for_function(
+            "() => ![...document.querySelectorAll('[data-testid=stAlert]')]"
+            ".some(a => a.innerText.includes('First answer'))",
+            timeout=120_000,
+        )
+        assert pg.locator(".js-plotly-plot").count() == charts_drawn("metric")
+        assert "1,000 draws per word" in chart_text(pg, 0)
+        ctx.close()
+    finally:
+        stop_server(proc, log)
+
+
 def test_home_page_links_to_the_adept_page(server, page):
     page.goto(server)
     page.wait_for_selector("text=dpviz: where published privacy guarantees break")

@@ -182,3 +182,51 @@ def test_a_chart_json_keeps_the_figure_and_its_height():
     assert chart.height == 333
     again = chart.figure()
     assert _values(again.data[0].y) == [3, 4] and again.layout.height == 333
+
+
+def test_charts_not_computed_yet_get_their_first_answer_before_any_full_answer(monkeypatch):
+    """cards(): every chart that needs a first answer is drawn at the cheaper values first, the
+    charts at hand are drawn once, and then each first answer is replaced by its full chart."""
+    calls = []
+    specs = [_spec([]), _spec([]), _spec([])]
+    specs = [FigureSpec(**{**s.__dict__, "id": f"test-{k}"}) for k, s in enumerate(specs)]
+    ready = {"test-1"}  # computed before: no first answer
+    monkeypatch.setattr(controls, "_ready_view", lambda spec, values: spec.id in ready)
+    monkeypatch.setattr(controls, "show_figure", lambda spec, values, page: calls.append(("full", spec.id, values)))
+    monkeypatch.setattr(
+        controls, "show_first_answer", lambda spec, first, values: calls.append(("first", spec.id, first))
+    )
+    controls.cards(specs, {"n": 9}, (N,), first={"n": 2})
+    assert calls == [
+        ("first", "test-0", {"n": 2}),
+        ("full", "test-1", {"n": 9}),
+        ("first", "test-2", {"n": 2}),
+        ("full", "test-0", {"n": 9}),
+        ("full", "test-2", {"n": 9}),
+    ]
+    calls.clear()
+    controls.cards(specs, {"n": 9}, (N,), first=None)  # no cheaper values: each chart once, in order
+    assert [c[:2] for c in calls] == [("full", "test-0"), ("full", "test-1"), ("full", "test-2")]
+    calls.clear()
+    controls.cards(specs, {"n": 2}, (N,), first={"n": 2})  # the values asked for are the cheap ones
+    assert [c[0] for c in calls] == ["full"] * 3
+
+
+def test_every_papers_first_answer_is_cheaper_than_its_defaults_and_within_the_hosted_caps():
+    from dpviz import papers, registry
+    from dpviz.params import parse_value
+    from webui.paper_page import first_answer
+
+    for paper in papers.all_papers():
+        params = registry.page_params(paper.key)
+        by_name = {p.name: p for p in params}
+        defaults = {p.name: p.default for p in params}
+        assert set(paper.first_answer) <= set(by_name), paper.key
+        cheaper = first_answer(paper, params, defaults)
+        assert set(cheaper) == set(paper.first_answer)  # on the defaults every first answer applies
+        for name, value in cheaper.items():
+            p = by_name[name]
+            assert value == parse_value(p, paper.first_answer[name]) < p.default
+            assert p.hosted_max is None or value <= p.hosted_max
+        smaller = {name: value for name, value in cheaper.items()}
+        assert first_answer(paper, params, dict(defaults, **smaller)) == {}  # never more than asked for

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from dpviz import sandbox
 from dpviz.papers import all_papers
 from webui import warmup
 
@@ -18,4 +19,6 @@ def page_setup(title: str) -> None:
     """Page config and the sidebar navigation, the same on every page."""
     st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
     warmup.start_once()  # hosted demo: the first visitor starts computing every page's defaults
+    # the formula worker imports sympy for seconds: started with the first page anyone opens
+    sandbox.start_soon("dpviz.papers.partial.sensitivity")
     sidebar_nav()

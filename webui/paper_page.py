@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from dpviz import hosted_mode, papers, registry
-from dpviz.params import Param
+from dpviz.params import Param, parse_value
 from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
 from webui.nav import page_setup
 
@@ -36,6 +36,18 @@ def sidebar(paper: papers.Paper, params: Sequence[Param]) -> Values:
     if hosted_mode():
         st.sidebar.info("Hosted demo: sample sizes are capped. Run dpviz locally for full-size runs.")
     return values
+
+
+def first_answer(paper: papers.Paper, params: Sequence[Param], values: Values) -> Values:
+    """The paper's ``first_answer`` values that are cheaper than what is asked for (name -> value)."""
+    by_name = {p.name: p for p in params}
+    cheaper = {}
+    for name, raw in paper.first_answer.items():
+        p = by_name[name]
+        value = parse_value(p, raw)
+        if name in values and value < values[name]:
+            cheaper[name] = value
+    return cheaper
 
 
 def show(
@@ -64,6 +76,7 @@ def show(
     if sidebar_top is not None:
         sidebar_top()
     values = sidebar(paper, params)
+    first = first_answer(paper, params, values)
     if after_sidebar is None or after_sidebar(values):
         for section in paper.sections:
             if section.title:
@@ -71,7 +84,7 @@ def show(
             if section_top is not None and not section_top(section, values):
                 continue
             specs = [registry.get(fid) for fid in section.figures]
-            live_figures(specs, values, params, intro=section.intro, extra=extra)
+            live_figures(specs, values, params, intro=section.intro, extra=extra, first=first)
     else:
         sync_url(params, values)
     st.markdown(paper.notes)

@@ -31,11 +31,14 @@ class PageError(RuntimeError):
 
 class SessionClient:
     """One browser tab's protocol: a cookie, a websocket, a script run per page open and a
-    fragment run per slider move. ``slider_label`` names the live slider :meth:`move` moves."""
+    fragment run per slider move. ``slider_label`` names the live slider :meth:`move` moves (empty:
+    the page's first live slider)."""
 
-    def __init__(self, base: str, page: str = "", query: str = "", slider_label: str = "", rng=None):
+    def __init__(self, base: str, page: str = "", query: str = "", slider_label: str = "", rng=None, observe=None):
         self.base, self.page, self.query, self.label = base.rstrip("/"), page, query, slider_label
         self.rng = rng or random.Random(0)
+        self.observe = observe  # observe(kind, element, seconds since the run was asked for), per element
+        self._started = 0.0
         self.ws = None
         self.slider = None  # (widget id, options, index, fragment id)
         self.page_hash = ""
@@ -64,7 +67,7 @@ class SessionClient:
 
         msg = BackMsg()
         msg.rerun_script.CopyFrom(state)
-        start = time.perf_counter()
+        start = self._started = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         deadline = start + ANSWER_TIMEOUT
         while True:
@@ -82,11 +85,14 @@ class SessionClient:
     def _element(self, delta) -> None:
         el = delta.new_element
         kind = el.WhichOneof("type")
+        if self.observe is not None:
+            self.observe(kind, getattr(el, kind), time.perf_counter() - self._started)
         if kind == "exception":
             raise PageError(f"exception box: {el.exception.type}: {el.exception.message[:200]}")
         if kind == "alert" and el.alert.format == 1:  # Alert.ERROR
             raise PageError(f"error box: {el.alert.body[:200]}")
-        if kind == "slider" and self.label and el.slider.label == self.label and el.slider.options:
+        live = kind == "slider" and el.slider.options and delta.fragment_id  # a live (fragment) select-slider
+        if live and (el.slider.label == self.label or not self.label and self.slider is None):
             s = el.slider
             index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
             if self.slider is not None and self.slider[0] == s.id:
@@ -106,7 +112,7 @@ class SessionClient:
         from streamlit.proto.ClientState_pb2 import ClientState
 
         if self.slider is None:
-            raise PageError(f"no slider labelled {self.label!r} on {self.page or 'the home page'}")
+            raise PageError(f"no live slider {self.label!r} on {self.page or 'the home page'}")
         wid, options, index, fragment = self.slider
         if steps is None:
             steps = self.rng.randint(1, 3) * self.rng.choice((-1, 1))

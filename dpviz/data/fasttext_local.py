@@ -29,10 +29,15 @@ CORPUS_FILES = ("enwiki-latest-pages-articles1.xml-p000000010p000030302-shortene
 
 
 def gensim_test_data() -> Path:
-    """The folder of test corpora that ships with gensim (Lee corpus, a Wikipedia excerpt, ...)."""
-    import gensim
+    """The folder of test corpora that ships with gensim (Lee corpus, a Wikipedia excerpt, ...),
+    found without importing gensim (its import takes seconds: the HoHo page's movie reviews, its
+    first chart, need only the file)."""
+    import importlib.util
 
-    return Path(gensim.__file__).parent / "test" / "test_data"
+    spec = importlib.util.find_spec("gensim")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("gensim is not installed (pip install -r requirements.txt)")
+    return Path(list(spec.submodule_search_locations)[0]) / "test" / "test_data"
 
 
 def corpus_sentences() -> list[list[str]]:

@@ -70,6 +70,11 @@ class Paper:
     reproduces: tuple[Reproduction, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Figure ids of earlier versions, still accepted (command line, notebooks) -> today's id."""
+    first_answer: Mapping[str, str] = field(default_factory=dict)
+    """Cheaper values of sample sizes (parameter -> value, as in a URL) that give the page a first
+    answer within seconds when its charts are not computed yet: the page draws those charts at
+    these values first, marked as such, and replaces each in place by its full answer. A value is
+    used only where it is smaller than the one asked for."""
 
     @property
     def figures(self) -> tuple[str, ...]:
