@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from dpviz import hosted_mode, memo, tables  # noqa: F401  (hosted_mode re-exported for the pages)
@@ -114,13 +115,36 @@ class FigureSpec:
         values = {p.name: values[p.name] for p in self.params}
         if self.mark is None:
             return self.render(df, values)
-        key = (self.id, tuple(sorted(self._fixed_canonical(values).items())))
-        base = _BASES.get(key, lambda: self.render(df, values).to_dict())
         import plotly.graph_objects as go
 
-        fig = go.Figure(base, _validate=False)
+        fig = go.Figure(self._base(df, values), _validate=False)
         self.mark(fig, values)
         return fig
+
+    def figure_dict(self, df: pd.DataFrame, values: Mapping[str, Any]) -> dict:
+        """``draw(df, values).to_dict()``, the figure as Plotly's JSON takes it, made without
+        rebuilding the fixed part of a marked figure: ``mark`` runs on a stand-in that has the
+        base's layout and, per trace, its type, axes and the smallest and largest positive x (all
+        a mark reads: it appends traces and annotations and re-labels log axes over the data's
+        range), and the result is the base's traces, the mark's new ones and the marked layout.
+        Equal to the direct route (tests/test_figures.py checks every marked figure)."""
+        values = {p.name: values[p.name] for p in self.params}
+        if self.mark is None:
+            return self.render(df, values).to_dict()
+        import plotly.graph_objects as go
+
+        base = self._base(df, values)
+        stand_in = go.Figure(
+            {"data": [_stand_in_trace(t) for t in base["data"]], "layout": base.get("layout", {})}, _validate=False
+        )
+        self.mark(stand_in, values)
+        marked = stand_in.to_dict()
+        return {"data": list(base["data"]) + marked["data"][len(base["data"]) :], "layout": marked["layout"]}
+
+    def _base(self, df: pd.DataFrame, values: Mapping[str, Any]) -> dict:
+        """The fixed part of a marked figure as a Plotly dict, drawn once per fixed setting."""
+        key = (self.id, tuple(sorted(self._fixed_canonical(values).items())))
+        return _BASES.get(key, lambda: self.render(df, values).to_dict())
 
     def is_ready(self, values: Mapping[str, Any]) -> bool:
         """True when the table comes from a cache without heavy work (no progress bar needed)."""
@@ -131,6 +155,23 @@ class FigureSpec:
                 self.disk_cache and tables.is_cached(f"{self.id}.prepared", canonical)
             )
         return self.disk_cache and tables.is_cached(self.id, self.canonical(values))
+
+
+def _stand_in_trace(trace: Mapping[str, Any]) -> dict:
+    """A trace reduced to what a mark reads (see :meth:`FigureSpec.figure_dict`): its type, its
+    axes and, for numeric x, the smallest and largest positive finite value."""
+    from dpviz.theme import numeric_values
+
+    out = {k: trace[k] for k in ("type", "xaxis", "yaxis") if k in trace}
+    if "x" not in trace:
+        return out
+    values = numeric_values(trace["x"])
+    if values is None:
+        out["x"] = trace["x"]  # text or categories: kept as they are
+        return out
+    values = values[np.isfinite(values) & (values > 0)]
+    out["x"] = [float(values.min()), float(values.max())] if len(values) else []
+    return out
 
 
 def unchanged(state: Any, values: Mapping[str, Any]) -> Any:

@@ -81,18 +81,30 @@ def _tick_text(v: float) -> str:
     return (f"{m}×" if m != 1 else "") + f"10<sup>{k}</sup>"
 
 
+def numeric_values(vals) -> np.ndarray | None:
+    """A trace's data array as floats: a list, a numpy array or a typed array ({"dtype", "bdata"}:
+    how ``to_dict()`` stores numpy data, so a figure rebuilt from a dict holds them); None for
+    text or categories."""
+    if vals is None or isinstance(vals, str):
+        return None
+    if isinstance(vals, dict) and "bdata" in vals:
+        import base64
+
+        arr = np.frombuffer(base64.b64decode(vals["bdata"]), dtype=vals["dtype"])
+        return arr.astype(float).ravel()
+    try:
+        return np.asarray(list(vals), dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None  # categories
+
+
 def _positive_values(fig: go.Figure, axis: str, row=None, col=None) -> np.ndarray:
     traces = fig.select_traces(row=row, col=col) if row is not None else fig.data
     out = []
     for tr in traces:
-        vals = getattr(tr, axis, None)
-        if vals is None or isinstance(vals, str):
-            continue
-        try:
-            arr = np.asarray(list(vals), dtype=float)
-        except (TypeError, ValueError):
-            continue  # categories
-        out.append(arr[np.isfinite(arr) & (arr > 0)])
+        arr = numeric_values(getattr(tr, axis, None))
+        if arr is not None:
+            out.append(arr[np.isfinite(arr) & (arr > 0)])
     return np.concatenate(out) if out else np.array([])
 
 

@@ -300,3 +300,28 @@ def test_marked_figures_draw_their_fixed_part_without_the_live_parameters(fid):
     assert moved.to_dict() != fig.to_dict()  # the mark moved
     base_names = {t.name for t in spec.render(df, other).data}
     assert {t.name for t in moved.data} - base_names  # drawn on top of the cached part
+
+
+MARKED = [s.id for s in registry.all_figures() if s.mark is not None]
+
+
+@pytest.mark.parametrize("fid", MARKED)
+def test_a_marked_figure_from_its_stand_in_equals_the_figure_drawn_whole(fid):
+    """FigureSpec.figure_dict (the base's traces + a mark drawn on a stand-in) gives the same
+    Plotly dict as drawing the figure and marking it directly, at slider values inside, at the
+    edges of and outside the data (where the mark stretches a log axis and its labels)."""
+    import json
+
+    spec = registry.get(fid)
+    live = [p for p in spec.params if p.name in spec.live]
+    values, df, _ = registry.run(fid, SMALL.get(fid, {}))
+    marked = 0
+    for p in live:
+        for x in {p.min, p.default, p.max, (p.min * p.max) ** 0.5 if p.log else (p.min + p.max) / 2}:
+            v = dict(values, **{p.name: type(p.default)(x)})
+            table = spec.table(v)
+            direct = spec.draw(table, v).to_dict()
+            fast = spec.figure_dict(table, v)
+            assert json.dumps(fast, sort_keys=True, default=str) == json.dumps(direct, sort_keys=True, default=str)
+            marked += fast != spec._base(table, v)
+    assert marked  # the mark was drawn at some of the values

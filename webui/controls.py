@@ -243,7 +243,7 @@ def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[
     """Table, the chart as Streamlit sends it, and the seconds they took (no Streamlit calls: any thread)."""
     start = time.perf_counter()
     df = spec.table(own, progress)
-    return df, chart_json(spec.draw(df, own)), time.perf_counter() - start
+    return df, chart_json(spec.figure_dict(df, own)), time.perf_counter() - start
 
 
 def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:

@@ -40,10 +40,11 @@ class ChartJSON:
 
 
 def chart_json(fig) -> ChartJSON:
-    """The JSON ``st.plotly_chart`` sends for ``fig`` (``to_json(fig.to_dict(), validate=False)``)."""
+    """The JSON ``st.plotly_chart`` sends for ``fig`` (``to_json(fig.to_dict(), validate=False)``);
+    ``fig`` may also be that dict already (:meth:`dpviz.registry.FigureSpec.figure_dict`)."""
     import plotly.io as pio
 
-    fig_dict = fig.to_dict()
+    fig_dict = fig if isinstance(fig, dict) else fig.to_dict()
     height = (fig_dict.get("layout") or {}).get("height")
     return ChartJSON(pio.to_json(fig_dict, validate=False), int(height) if height else _DEFAULT_HEIGHT)
 
