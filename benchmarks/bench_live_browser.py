@@ -38,11 +38,14 @@ FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-
     const gd = all[all.length - 1];
     return gd && gd.data ? JSON.stringify(gd.data).length + '|' + gd.innerText.slice(0, 200) : ''; }"""
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# a page still replacing its first answers by the full ones is not settled
+REFINED = "![...document.querySelectorAll('[data-testid=stAlert]')].some(a => a.innerText.includes('First answer'))"
 
 
 def settle(page, charts: int) -> None:
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=300_000)
     page.wait_for_function(IDLE, timeout=300_000)
+    page.wait_for_function(REFINED, timeout=300_000)
 
 
 def live_presses(url: str, browser, presses: int) -> list[tuple[str, str, list[float], list[float]]]:

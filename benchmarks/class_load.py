@@ -5,6 +5,7 @@ measured (the browser load test, ``load_test.py``, is for what the browser adds)
 
     python benchmarks/class_load.py --students 30 --page Metric_DP --seconds 120
     python benchmarks/class_load.py --students 30 --page HoHo_attack --slider λ   # (default: the first live slider)
+    python benchmarks/class_load.py --students 30 --new-link       # all open one link nobody computed yet
     python benchmarks/class_load.py --students 30 --own-links      # each opens a link with its own settings
     python benchmarks/class_load.py --url http://127.0.0.1:8501 --students 5   # a server already running
 
@@ -150,13 +151,15 @@ async def play(
     return result
 
 
-def wait_tree_idle(pid: int, limit: float = 300) -> None:
+def wait_tree_idle(pid: int, limit: float = 300, quiet: int = 3) -> None:
+    """Wait until the server's processes together use under 0.05 CPU-seconds in each of ``quiet``
+    seconds in a row (a process waiting for another's table lock is idle for a moment)."""
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
+    calm = 0
+    while time.monotonic() < deadline and calm < quiet:
         before = sum(c for _, c in cpu_by_process(pid).values())
         time.sleep(1)
-        if sum(c for _, c in cpu_by_process(pid).values()) - before < 0.05:
-            return
+        calm = calm + 1 if sum(c for _, c in cpu_by_process(pid).values()) - before < 0.05 else 0
 
 
 def phase(name: str, root_pid: int | None, coro_factory) -> dict:
@@ -220,6 +223,9 @@ def main() -> None:
     ap.add_argument("--pause", type=float, default=5.0, help="mean seconds between moves (uniform ± half)")
     ap.add_argument("--query", default="", help="the shared link's query string")
     ap.add_argument("--own-links", action="store_true", help="each student opens a link with its own settings")
+    ap.add_argument(
+        "--new-link", action="store_true", help="each phase's students open one link nobody asked for yet (a new seed)"
+    )
     ap.add_argument("--url", help="a running server (no baseline CPU unless --pid)")
     ap.add_argument("--pid", type=int, help="with --url: the server's root process, for its CPU")
     ap.add_argument("--processes", type=int, help="server processes for the started server (DPVIZ_PROCESSES)")
@@ -229,6 +235,8 @@ def main() -> None:
     args = ap.parse_args()
 
     def queries(n: int, offset: int) -> list[str]:
+        if args.new_link:
+            return [f"{args.query}&seed={20_000 + offset}".lstrip("&")] * n
         if not args.own_links:
             return [args.query] * n
         # non-default settings nobody has asked for yet: a seed of one's own
