@@ -12,14 +12,10 @@ N = Param("n", "int", 3, "n", "a count", min=1, max=10)
 
 
 def _values(v) -> list:
-    """A data array of a figure read back from its JSON: a list, or a typed array (base64)."""
-    import base64
+    """A data array of a figure read back from its JSON (a list, or a typed array)."""
+    from dpviz.theme import numeric_values
 
-    import numpy as np
-
-    if isinstance(v, dict) and "bdata" in v:
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
-    return list(v)
+    return numeric_values(v).tolist()
 
 
 def _spec(calls):
