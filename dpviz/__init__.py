@@ -50,3 +50,21 @@ def figure_ids() -> list[str]:
     from dpviz import registry
 
     return [spec.id for spec in registry.all_figures()]
+
+
+def audit(a, b, *, claimed: float, delta: float = 0.0, distance: float = 1.0, confidence: float = 0.95, seed: int = 0):
+    """Audit a privacy claim from a mechanism's outputs in a notebook:
+    ``r = dpviz.audit(outputs_on_D, outputs_on_D_prime, claimed=1.0)``.
+
+    ``a`` and ``b`` are samples of M(D) and M(D') for two neighbouring inputs: file paths (.csv,
+    .parquet, .npy, or .txt with one output per line), numeric arrays (one output per row) or
+    lists of strings (categorical outputs). The claim is ε (``claimed``), δ (``delta``) and, for
+    metric DP, the distance d(D, D') so that the claimed loss is ε·d. Returns an
+    :class:`dpviz.auditing.AuditResult`: ``r.verdict`` (a sentence), ``r.epsilon_lower_bound``
+    (the loss the samples prove with probability >= ``confidence``), ``r.violated``, ``r.event``,
+    ``r.to_dict()`` (``result.json`` of ``python -m dpviz audit``). Bad input raises
+    :class:`dpviz.errors.InputError` with a sentence.
+    """
+    from dpviz.auditing import audit_samples
+
+    return audit_samples(a, b, claimed=claimed, delta=delta, distance=distance, confidence=confidence, seed=seed)

@@ -2,6 +2,7 @@
 
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
+    python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95] [--seed S] --out result.json
 
 Bad ids, keys, values or files (any :class:`dpviz.errors.InputError`) print one clear line on stderr
 and exit with status 2; any other exception is a bug and keeps its traceback.
@@ -59,6 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
+    au = sub.add_parser("audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs")
+    au.add_argument("a", help="samples of M(D): .csv/.parquet (numeric columns), .npy, or .txt (one output per line)")
+    au.add_argument("b", help="samples of M(D'), of the same kind and width")
+    au.add_argument("--claimed", type=float, required=True, help="the claimed ε")
+    au.add_argument("--delta", type=float, default=0.0, help="the claimed δ (default 0)")
+    au.add_argument("--distance", type=float, default=1.0, help="d(D, D') for a metric-DP claim ε·d (default 1)")
+    au.add_argument("--confidence", type=float, default=0.95, help="confidence of the bound (default 0.95)")
+    au.add_argument("--seed", type=int, default=0, help="seed of the split into training and evaluation parts")
+    au.add_argument("--out", required=True, help="result file (.json)")
+    au.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sub.add_parser("build", help="compile the metric engine's loops now (once per installation), not at a first view")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
     dl.add_argument(
@@ -147,6 +158,34 @@ def _sweep(args) -> int:
     return 0
 
 
+def _audit(args) -> int:
+    import json
+    from pathlib import Path
+
+    from dpviz.auditing import audit_samples
+
+    if not args.out.lower().endswith(".json"):
+        raise ParamError(f"--out {args.out!r}: the audit writes a .json file.")
+    if not 0 <= args.seed < 2**63:
+        raise ParamError(f"--seed must be from 0 to 2**63 - 1, got {args.seed}.")
+    result = audit_samples(
+        args.a,
+        args.b,
+        claimed=args.claimed,
+        delta=args.delta,
+        distance=args.distance,
+        confidence=args.confidence,
+        seed=args.seed,
+        progress=printer(args.quiet),
+    )
+    try:
+        Path(args.out).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    except OSError as err:
+        raise ExportError(f"cannot write the result {args.out!r}: {err.strerror or err}.") from None
+    print(result.verdict)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: sys.argv[1:]); returns the exit status: 0, or 2 for
     input dpviz refuses (one line on stderr). Any other exception is a bug and propagates."""
@@ -154,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "audit":
+            return _audit(args)
         if args.command == "build":
             from dpviz.papers.metric.mechanism import compile_engine
 

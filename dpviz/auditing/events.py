@@ -1,0 +1,204 @@
+"""Distinguishing events, learned from the training part of the samples only.
+
+An event is a set S of outputs and an orientation: which side's probability is the numerator of
+the privacy loss ln(Pr[M(D) in S] / Pr[M(D') in S]). The search tries many candidate events on
+the training part and keeps the one whose bound (:mod:`dpviz.auditing.bounds`, computed on the
+training counts) is largest; the audit then counts that one event on the evaluation part. The
+evaluation part never enters the search, so the final bound is as sound as if the event had been
+fixed in advance (DP-Sniper, Bichsel et al., S&P 2021, Sec. 5).
+
+Numeric outputs (rows of k numbers): an event is {y : score(y) > t} or {y : score(y) <= t} for
+a score from a small family, each fitted on the training part: every column by itself (k <= 8),
+a logistic regression on the columns (linear, k > 1), and one on the columns and their squares
+(which reaches two-sided events |y - c| > t). Thresholds are searched over the training scores'
+quantiles and extremes.
+
+Categorical outputs (strings): an event is a set of outputs seen in training. With at most 12
+distinct outputs every non-empty subset is tried; otherwise the prefixes of the outputs sorted by
+their training ratio (c_a + 1/2) / (c_b + 1/2) (the Neyman-Pearson order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from dpviz.auditing import bounds
+
+ENUMERATE_UP_TO = 12
+COLUMN_SCORES_UP_TO = 8
+QUADRATIC_UP_TO = 64
+FIT_ROWS = 100_000
+"""At most this many training rows a side fit a logistic score (the threshold search uses all)."""
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """What the search maximises: the ε bound (mode 'epsilon') or the δ bound at ``epsilon`` (mode 'delta')."""
+
+    mode: str
+    confidence: float
+    delta: float = 0.0
+    epsilon: float = 0.0
+
+    def __call__(self, k_num, n_num, k_den, n_den) -> np.ndarray:
+        if self.mode == "epsilon":
+            return bounds.epsilon_bound(k_num, n_num, k_den, n_den, self.confidence, self.delta)
+        return bounds.delta_bound(k_num, n_num, k_den, n_den, self.confidence, self.epsilon)
+
+
+@dataclass(frozen=True)
+class Event:
+    """A set of outputs and the side in the numerator ('a' for D, 'b' for D')."""
+
+    numerator: str
+    description: str
+    contains: Callable[[np.ndarray], np.ndarray] = field(repr=False, compare=False)
+    score_name: str = ""
+    score: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    threshold: float | None = None
+    above: bool = True
+    members: tuple[str, ...] = ()
+    train_value: float = -np.inf
+
+
+# --- numeric ---------------------------------------------------------------------------------
+
+
+def _logistic(xa: np.ndarray, xb: np.ndarray, rng: np.random.Generator) -> Callable[[np.ndarray], np.ndarray]:
+    from sklearn.linear_model import LogisticRegression
+
+    xa = xa[rng.permutation(len(xa))[:FIT_ROWS]]
+    xb = xb[rng.permutation(len(xb))[:FIT_ROWS]]
+    X = np.vstack([xa, xb])
+    mean, scale = X.mean(0), X.std(0)
+    scale[scale == 0] = 1.0
+    y = np.r_[np.ones(len(xa)), np.zeros(len(xb))]
+    with threadpool_limits(1):
+        clf = LogisticRegression(C=1.0, max_iter=300).fit((X - mean) / scale, y)
+    w, b = clf.coef_[0] / scale, clf.intercept_[0] - float(clf.coef_[0] / scale @ mean)
+    return lambda Z: Z @ w + b
+
+
+def _squares(y: np.ndarray) -> np.ndarray:
+    return np.hstack([y, y * y])
+
+
+def numeric_scores(ya: np.ndarray, yb: np.ndarray, rng: np.random.Generator) -> list[tuple[str, Callable]]:
+    """The candidate scores, fitted on training rows ``ya``, ``yb`` ((n, k) arrays)."""
+    k = ya.shape[1]
+    found: list[tuple[str, Callable]] = []
+    if k <= COLUMN_SCORES_UP_TO:
+        for j in range(k):
+            found.append((f"column {j + 1}" if k > 1 else "value", lambda Y, j=j: Y[:, j]))
+    if k > 1:
+        lin = _logistic(ya, yb, rng)
+        found.append((f"logistic score (linear in the {k} columns)", lin))
+    if k <= QUADRATIC_UP_TO:
+        quad = _logistic(_squares(ya), _squares(yb), rng)
+        found.append(
+            (
+                "logistic score (in the value and its square)"
+                if k == 1
+                else f"logistic score (in the {k} columns and their squares)",
+                lambda Y, quad=quad: quad(_squares(Y)),
+            )
+        )
+    return found
+
+
+def _candidate_thresholds(sa: np.ndarray, sb: np.ndarray, grid: int = 2000, tails: int = 300) -> np.ndarray:
+    pool = np.sort(np.concatenate([sa, sb]))
+    q = pool[np.unique(np.linspace(0, len(pool) - 1, grid).round().astype(int))]
+    return np.unique(np.concatenate([q, pool[:tails], pool[-tails:]]))
+
+
+def best_threshold(sa: np.ndarray, sb: np.ndarray, criterion: Criterion) -> tuple[float, float, bool, str]:
+    """(training value, t, above, numerator) of the best event {s > t} (above) or {s <= t}."""
+    sa, sb = np.sort(sa), np.sort(sb)
+    na, nb = len(sa), len(sb)
+    t = _candidate_thresholds(sa, sb)
+    a_le = np.searchsorted(sa, t, side="right")
+    b_le = np.searchsorted(sb, t, side="right")
+    best = (-np.inf, float(t[0]), True, "a")
+    for above, ka, kb in ((True, na - a_le, nb - b_le), (False, a_le, b_le)):
+        for numerator, kn, nn, kd, nd in (("a", ka, na, kb, nb), ("b", kb, nb, ka, na)):
+            values = criterion(kn, nn, kd, nd)
+            i = int(np.argmax(values))
+            if values[i] > best[0]:
+                best = (float(values[i]), float(t[i]), above, numerator)
+    return best
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def numeric_event(ya: np.ndarray, yb: np.ndarray, criterion: Criterion, rng: np.random.Generator) -> Event:
+    """The best threshold event over the candidate scores, on training rows only."""
+    best: Event | None = None
+    for name, score in numeric_scores(ya, yb, rng):
+        value, t, above, numerator = best_threshold(score(ya), score(yb), criterion)
+        if best is None or value > best.train_value:
+            best = Event(
+                numerator=numerator,
+                description=f"outputs whose {name} is {'above' if above else 'at most'} {_fmt(t)}",
+                contains=(lambda Y, s=score, t=t, above=above: s(Y) > t if above else s(Y) <= t),
+                score_name=name,
+                score=score,
+                threshold=t,
+                above=above,
+                train_value=value,
+            )
+    return best
+
+
+# --- categorical -----------------------------------------------------------------------------
+
+
+def _describe_set(members: tuple[str, ...], shown: int = 6) -> str:
+    head = ", ".join(repr(m) for m in members[:shown])
+    more = f" and {len(members) - shown:,} more" if len(members) > shown else ""
+    return f"the output{'s' if len(members) > 1 else ''} {{{head}{more}}}"
+
+
+def _set_event(members: tuple[str, ...], numerator: str, value: float) -> Event:
+    chosen = np.array(members, dtype=object)
+    return Event(
+        numerator=numerator,
+        description=_describe_set(members),
+        contains=lambda Y, chosen=chosen: np.isin(Y, chosen),
+        members=members,
+        train_value=value,
+    )
+
+
+def categorical_event(ya: np.ndarray, yb: np.ndarray, criterion: Criterion) -> Event:
+    """The best set of outputs seen in training (all subsets of at most 12 distinct outputs,
+    else the prefixes in likelihood-ratio order), on training outputs only."""
+    values, inverse = np.unique(np.concatenate([ya, yb]), return_inverse=True)
+    ca = np.bincount(inverse[: len(ya)], minlength=len(values)).astype(np.float64)
+    cb = np.bincount(inverse[len(ya) :], minlength=len(values)).astype(np.float64)
+    na, nb = len(ya), len(yb)
+    best: Event | None = None
+    for numerator, cn, nn, cd, nd in (("a", ca, na, cb, nb), ("b", cb, nb, ca, na)):
+        if len(values) <= ENUMERATE_UP_TO:
+            subsets = [s for r in range(1, len(values) + 1) for s in combinations(range(len(values)), r)]
+            mask = np.zeros((len(subsets), len(values)))
+            for i, s in enumerate(subsets):
+                mask[i, list(s)] = 1
+            scores = criterion(mask @ cn, nn, mask @ cd, nd)
+            i = int(np.argmax(scores))
+            members, value = tuple(str(values[j]) for j in subsets[i]), float(scores[i])
+        else:
+            order = np.argsort(-((cn + 0.5) / nn) / ((cd + 0.5) / nd), kind="stable")
+            scores = criterion(np.cumsum(cn[order]), nn, np.cumsum(cd[order]), nd)
+            i = int(np.argmax(scores))
+            members, value = tuple(str(values[j]) for j in order[: i + 1]), float(scores[i])
+        if best is None or value > best.train_value:
+            best = _set_event(members, numerator, value)
+    return best
