@@ -1,7 +1,7 @@
 """Benchmark: the server's CPU time per page view, in one run, for two server settings.
 
 1. Page reruns (Streamlit AppTest, in-process): a control change reruns a page's script. With
-   the shared figure cache (webui.controls._view) the charts whose parameters did not change
+   the shared figure cache (webui.views.cached_view) the charts whose parameters did not change
    are neither recomputed nor re-rendered; the baseline turns that cache off (size 0), so every
    rerun renders every chart again (tables still come from the disk cache where they have one).
 2. Page views in a real browser (streamlit run + headless Chromium): server CPU seconds per
@@ -48,9 +48,9 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
     from streamlit.testing.v1 import AppTest
 
     from dpviz import memo
-    from webui import controls
+    from webui import views
 
-    controls._VIEWS = memo.ProcessMemo(maxsize=cache_size)  # size 0: every view is computed again
+    views._VIEWS = memo.ProcessMemo(maxsize=cache_size)  # size 0: every view is computed again
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.switch_page(page_file)
     for k, v in parse_qsl(link.split("?", 1)[1]):

@@ -2,7 +2,8 @@
 
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
-    python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95] [--seed S] --out result.json
+    python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
+                          [--seed S] --out result.json
 
 Bad ids, keys, values or files (any :class:`dpviz.errors.InputError`) print one clear line on stderr
 and exit with status 2; any other exception is a bug and keeps its traceback.
@@ -60,7 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
-    au = sub.add_parser("audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs")
+    au = sub.add_parser(
+        "audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs"
+    )
     au.add_argument("a", help="samples of M(D): .csv/.parquet (numeric columns), .npy, or .txt (one output per line)")
     au.add_argument("b", help="samples of M(D'), of the same kind and width")
     au.add_argument("--claimed", type=float, required=True, help="the claimed ε")

@@ -186,7 +186,7 @@ def _page_with_a_failing_chart():
     """A chart whose computation hits a bug (not a refused input), beside one that works."""
     from dpviz import registry
     from dpviz.registry import FigureSpec
-    from webui.controls import show_figure
+    from webui.figure_card import show_figure
 
     def broken(v, progress=None):
         raise RuntimeError("/srv/secret/path internal detail")

@@ -1,4 +1,4 @@
-"""The page wiring's shared figure cache (webui.controls._view)."""
+"""The page wiring's shared figure cache (webui.views.cached_view)."""
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 from dpviz import memo
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
-from webui import controls
+from webui import figure_card, live, views
 
 N = Param("n", "int", 3, "n", "a count", min=1, max=10)
 
@@ -42,23 +42,23 @@ def _spec(calls):
 def test_view_is_computed_once_per_setting_and_render_sees_only_its_own_parameters():
     calls = []
     spec = _spec(calls)
-    df, fig, seconds = controls._view(spec, {"n": 4, "seed": 1, "other": "x"})
-    again = controls._view(spec, {"n": 4, "seed": 2})  # another page setting, same figure settings
+    df, fig, seconds = views.cached_view(spec, {"n": 4, "seed": 1, "other": "x"})
+    again = views.cached_view(spec, {"n": 4, "seed": 2})  # another page setting, same figure settings
     assert again[1] is fig and again[0] is df and seconds >= 0
     assert calls == [("compute", {"n": 4}), ("render", {"n": 4})]
     assert _values(fig.figure().data[0].y) == [0, 1, 4, 9]
-    controls._view(spec, {"n": 5})
+    views.cached_view(spec, {"n": 5})
     assert [c for c, _ in calls] == ["compute", "render", "compute", "render"]
 
 
 def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
-    monkeypatch.setattr(controls, "_VIEWS", memo.ProcessMemo(maxsize=3))
+    monkeypatch.setattr(views, "_VIEWS", memo.ProcessMemo(maxsize=3))
     calls = []
     spec = _spec(calls)
     for n in (1, 2, 3, 1, 4):  # 1 is used again, so 2 is the oldest when 4 arrives
-        controls._view(spec, {"n": n})
-    assert [dict(k[1])["n"] for k in controls._VIEWS.keys()] == ["3", "1", "4"]
-    controls._view(spec, {"n": 2})
+        views.cached_view(spec, {"n": n})
+    assert [dict(k[1])["n"] for k in views._VIEWS.keys()] == ["3", "1", "4"]
+    views.cached_view(spec, {"n": 2})
     assert sum(c == "compute" for c, _ in calls) == 5  # 2 was dropped and computed again
 
 
@@ -79,14 +79,16 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
         caption="c",
         columns=("x",),
     )
-    monkeypatch.setattr(controls, "_VIEWS", memo.ProcessMemo(maxsize=128))
+    monkeypatch.setattr(views, "_VIEWS", memo.ProcessMemo(maxsize=128))
     monkeypatch.setattr(registry, "all_figures", lambda: [broken, good])
     monkeypatch.setattr(registry, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
     monkeypatch.setattr(metric, "resolve", lambda name: name)
     monkeypatch.setattr(metric, "try_it", lambda emb, v: tried.append(v["sentence"]))
     assert warmup.warm_defaults() == 1  # the broken figure is logged and skipped
     assert calls == [("compute", {"n": 3}), ("render", {"n": 3})]  # the page default, n = 3
-    assert controls._view(good, {"n": 3})[0]["x"].tolist() == [0, 1, 2] and len(calls) == 2  # a visitor: no recompute
+    assert (
+        views.cached_view(good, {"n": 3})[0]["x"].tolist() == [0, 1, 2] and len(calls) == 2
+    )  # a visitor: no recompute
     assert warmup.warm_defaults() == 0
     assert tried == [metric.SENTENCE.default] * 2
 
@@ -187,12 +189,10 @@ def test_charts_not_computed_yet_get_their_first_answer_before_any_full_answer(m
     specs = [_spec([]), _spec([]), _spec([])]
     specs = [FigureSpec(**{**s.__dict__, "id": f"test-{k}"}) for k, s in enumerate(specs)]
     ready = {"test-1"}  # computed before: no first answer
-    monkeypatch.setattr(controls, "_ready_view", lambda spec, values: spec.id in ready)
-    monkeypatch.setattr(controls, "show_figure", lambda spec, values, page: calls.append(("full", spec.id, values)))
-    monkeypatch.setattr(
-        controls, "show_first_answer", lambda spec, first, values: calls.append(("first", spec.id, first))
-    )
-    controls.cards(specs, {"n": 9}, (N,), first={"n": 2})
+    monkeypatch.setattr(views, "view_ready", lambda spec, values: spec.id in ready)
+    monkeypatch.setattr(figure_card, "show_figure", lambda spec, values, page: calls.append(("full", spec.id, values)))
+    monkeypatch.setattr(live, "show_first_answer", lambda spec, first, values: calls.append(("first", spec.id, first)))
+    live.cards(specs, {"n": 9}, (N,), first={"n": 2})
     assert calls == [
         ("first", "test-0", {"n": 2}),
         ("full", "test-1", {"n": 9}),
@@ -201,10 +201,10 @@ def test_charts_not_computed_yet_get_their_first_answer_before_any_full_answer(m
         ("full", "test-2", {"n": 9}),
     ]
     calls.clear()
-    controls.cards(specs, {"n": 9}, (N,), first=None)  # no cheaper values: each chart once, in order
+    live.cards(specs, {"n": 9}, (N,), first=None)  # no cheaper values: each chart once, in order
     assert [c[:2] for c in calls] == [("full", "test-0"), ("full", "test-1"), ("full", "test-2")]
     calls.clear()
-    controls.cards(specs, {"n": 2}, (N,), first={"n": 2})  # the values asked for are the cheap ones
+    live.cards(specs, {"n": 2}, (N,), first={"n": 2})  # the values asked for are the cheap ones
     assert [c[0] for c in calls] == ["full"] * 3
 
 

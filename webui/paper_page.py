@@ -11,8 +11,10 @@ import streamlit as st
 
 from dpviz import hosted_mode, papers, registry
 from dpviz.params import Param, parse_value
-from webui.controls import live_figures, seed_from_url, settings, sync_url, widgets
+from webui.live import live_figures
 from webui.nav import page_setup
+from webui.url_state import seed_from_url, sync_url
+from webui.widgets import settings, widgets
 
 Values = dict[str, Any]
 

@@ -40,13 +40,13 @@ def warm_defaults() -> int:
     """Compute every registered figure on its page's defaults; returns how many were computed.
     A figure that fails is logged and skipped: the page will show its message to the visitor."""
     from dpviz.papers.metric import figures as metric
-    from webui import controls
+    from webui import views
 
     done = 0
     for spec in registry.all_figures():
         values = {p.name: p.default for p in registry.page_params(spec.page)}
         try:
-            done += controls.prefill(spec, values)
+            done += views.prefill(spec, values)
         except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
             log.exception("warm-up of %s failed", spec.id)
     try:

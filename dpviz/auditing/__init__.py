@@ -17,15 +17,15 @@ a claim that M is (eps, delta)-DP (or eps d-DP for a metric-DP claim, d = d(D, D
 
 from __future__ import annotations
 
-import math
 import copy
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from dpviz.auditing import bounds, events
-from dpviz.auditing.samples import Samples, as_samples, check_pair
+from dpviz.auditing.samples import as_samples, check_pair
 from dpviz.errors import InputError
 from dpviz.progress import Progress, report
 from dpviz.stats import stream
@@ -150,7 +150,9 @@ def _counts(event: events.Event, ea, eb) -> tuple[int, int, int, int]:
 
 def _verdict(r: dict[str, Any], names: tuple[str, str]) -> str:
     conf = f"{r['confidence']:.0%}"
-    claim = f"ε = {r['claimed']:g}" + (f" per unit distance at d = {r['distance']:.4g}, a loss of {r['claimed_loss']:.4g}" if r["distance"] != 1 else "")
+    claim = f"ε = {r['claimed']:g}"
+    if r["distance"] != 1:
+        claim += f" per unit distance at d = {r['distance']:.4g}, a loss of {r['claimed_loss']:.4g}"
     claim += f", δ = {r['delta']:g}" if r["delta"] else ""
     num, den = names if r["event_numerator"] == "a" else names[::-1]
     pb = r["probability_bounds"]
@@ -199,7 +201,8 @@ def audit_samples(
     if small < need:
         raise InputError(
             f"{small:,} samples a side are fewer than any conclusion needs: even outputs that never overlap "
-            f"would prove a loss above {claimed_loss:g} only from {need:,} samples a side (at {confidence:.0%} confidence)."
+            f"would prove a loss above {claimed_loss:g} only from {need:,} samples a side "
+            f"(at {confidence:.0%} confidence)."
         )
     rng = stream(seed, 4001)
     report(progress, 0.05, "splitting the samples")

@@ -46,6 +46,7 @@ class Criterion:
     epsilon: float = 0.0
 
     def __call__(self, k_num, n_num, k_den, n_den) -> np.ndarray:
+        """The criterion at counts k_num of n_num (numerator side) and k_den of n_den."""
         if self.mode == "epsilon":
             return bounds.epsilon_bound(k_num, n_num, k_den, n_den, self.confidence, self.delta)
         return bounds.delta_bound(k_num, n_num, k_den, n_den, self.confidence, self.epsilon)

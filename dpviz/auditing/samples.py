@@ -34,6 +34,7 @@ class Samples:
 
     @property
     def kind(self) -> str:
+        """'numeric' or 'categorical'."""
         return "numeric" if self.values.dtype.kind == "f" else "categorical"
 
     def __len__(self) -> int:
@@ -118,7 +119,9 @@ def _text(data: bytes, name: str) -> Samples:
     lines = text.splitlines()
     long = next((i for i, line in enumerate(lines) if len(line) > MAX_TEXT_OUTPUT), None)
     if long is not None:
-        raise InputError(f"{name}: line {long + 1:,} has more than {MAX_TEXT_OUTPUT:,} characters; one output per line.")
+        raise InputError(
+            f"{name}: line {long + 1:,} has more than {MAX_TEXT_OUTPUT:,} characters; one output per line."
+        )
     return Samples(np.array(lines, dtype=str), name)
 
 
@@ -147,9 +150,7 @@ def as_samples(x, name: str) -> Samples:
 def check_pair(a: Samples, b: Samples) -> None:
     """Both sides of one kind and, numeric, of one width."""
     if a.kind != b.kind:
-        raise InputError(
-            f"{a.name} holds {a.kind} outputs and {b.name} {b.kind} ones; both sides must be of one kind."
-        )
+        raise InputError(f"{a.name} holds {a.kind} outputs and {b.name} {b.kind} ones; both sides must be of one kind.")
     if a.kind == "numeric" and a.values.shape[1] != b.values.shape[1]:
         raise InputError(
             f"{a.name} has {a.values.shape[1]} columns and {b.name} {b.values.shape[1]}; "

@@ -41,7 +41,11 @@ def test_prefix_search_is_within_the_enumerated_optimum():
     for r in range(1, 15):
         for s in combinations(range(14), r):
             s = list(s)
-            best = max(best, float(crit(ca[s].sum(), 2000, cb[s].sum(), 2000)), float(crit(cb[s].sum(), 2000, ca[s].sum(), 2000)))
+            best = max(
+                best,
+                float(crit(ca[s].sum(), 2000, cb[s].sum(), 2000)),
+                float(crit(cb[s].sum(), 2000, ca[s].sum(), 2000)),
+            )
     assert ev.train_value <= best + 1e-12
     assert ev.train_value >= best - 0.15
 

@@ -45,9 +45,7 @@ def test_categorical_bound_against_the_enumerated_true_loss():
     p = np.array([0.5, 0.3, 0.15, 0.05])
     q = np.array([0.1, 0.2, 0.3, 0.4])
     truth = max(
-        abs(math.log(p[list(s)].sum() / q[list(s)].sum()))
-        for r in range(1, 5)
-        for s in combinations(range(4), r)
+        abs(math.log(p[list(s)].sum() / q[list(s)].sum())) for r in range(1, 5) for s in combinations(range(4), r)
     )
     assert truth == pytest.approx(math.log(8))  # the single output 3: 0.4 / 0.05
     rng = np.random.default_rng(1)

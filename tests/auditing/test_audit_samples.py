@@ -108,10 +108,24 @@ def test_command_line_writes_the_result(tmp_path, capsys):
     (tmp_path / "a.txt").write_text("\n".join(rng.choice(["yes", "no"], 3000, p=[0.75, 0.25])))
     (tmp_path / "b.txt").write_text("\n".join(rng.choice(["yes", "no"], 3000, p=[0.25, 0.75])))
     out = tmp_path / "r.json"
-    code = cli.main([
-        "audit", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--claimed", "0.5", "--delta", "0.01",
-        "--confidence", "0.9", "--seed", "7", "--out", str(out), "--quiet",
-    ])
+    code = cli.main(
+        [
+            "audit",
+            str(tmp_path / "a.txt"),
+            str(tmp_path / "b.txt"),
+            "--claimed",
+            "0.5",
+            "--delta",
+            "0.01",
+            "--confidence",
+            "0.9",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     r = json.loads(out.read_text())
     for key in ("claimed", "delta", "confidence", "epsilon_lower_bound", "violated", "samples", "event"):
@@ -125,7 +139,17 @@ def test_command_line_writes_the_result(tmp_path, capsys):
 
 def test_command_line_refuses_with_one_line(tmp_path, capsys):
     np.save(tmp_path / "a.npy", np.zeros(100))
-    code = cli.main(["audit", str(tmp_path / "a.npy"), str(tmp_path / "missing.npy"), "--claimed", "1", "--out", str(tmp_path / "r.json")])
+    code = cli.main(
+        [
+            "audit",
+            str(tmp_path / "a.npy"),
+            str(tmp_path / "missing.npy"),
+            "--claimed",
+            "1",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("dpviz: ") and "no such file" in err and len(err.strip().splitlines()) == 1

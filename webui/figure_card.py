@@ -1,0 +1,112 @@
+"""A figure's card: title, chart with its explanation beside it, downloads (data and images, made
+when clicked) and the reproducible link and command line."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from dpviz import registry
+from dpviz.errors import InputError
+from dpviz.export import find_chromium, html_page, image_bytes
+from dpviz.params import Param, format_value
+from dpviz.registry import FigureSpec
+from webui import views
+from webui.plotly_element import plotly_json_chart
+from webui.url_state import canonical_query, share_link
+
+_CHROMIUM: list = [0.0, None]  # (when last looked, what was found)
+
+
+def _chromium() -> str | None:
+    """:func:`find_chromium`, looked up at most once a minute: every figure card asks on every
+    run, and searching the PATH each time showed in the server's profile under a class's load."""
+    now = time.monotonic()
+    if now - _CHROMIUM[0] > 60:
+        _CHROMIUM[:] = [now, find_chromium()]
+    return _CHROMIUM[1]
+
+
+def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
+    sets = " ".join(f"--set {p.name}={format_value(p, values[p.name])}" for p in spec.params)
+    return f"python -m dpviz figure {spec.id} {sets} --out {spec.id}.{suffix}"
+
+
+def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[Param]) -> pd.DataFrame | None:
+    """Title, chart with its explanation beside it, downloads and the reproducible link."""
+    st.subheader(spec.title, anchor=spec.id)
+    chart_col, text_col = st.columns([4, 1.35], gap="medium")
+    if spec.on_demand and not views.view_ready(spec, values):
+        with text_col:
+            st.markdown(spec.caption)
+        chart_col.info(
+            "This chart samples by nature, so it runs when you ask for it, not on every slider move "
+            "(the command line runs it directly).",
+            icon=":material/play_circle:",
+        )
+        if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
+            return None
+    try:
+        df, chart, elapsed = views.cached_view(spec, values)
+    except InputError as err:  # input dpviz refuses; anything else is a bug (below)
+        chart_col.error(f"This chart cannot be drawn with these settings: {err}")
+        return None
+    except Exception as err:  # noqa: BLE001 - a bug: logged whole, shown whole only off a hosted demo
+        traceback.print_exc()
+        if not registry.hosted_mode():
+            raise
+        chart_col.error(
+            f"This chart failed with an internal error ({type(err).__name__}); it is logged on the server. "
+            "The rest of the page works."
+        )
+        return None
+    plotly_json_chart(chart_col, chart, key=f"chart-{spec.id}", config={"displaylogo": False})
+    with text_col:
+        st.markdown(spec.caption)
+        if spec.paper_figure:
+            st.caption(f"Paper: {spec.paper_figure}.")
+        st.caption(f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings).")
+    cols = chart_col.columns(5)
+    # every file is made when its button is clicked, not on each rerun of the page
+    cols[0].download_button(
+        "⬇ CSV",
+        lambda: df.to_csv(index=False),
+        file_name=f"{spec.id}.csv",
+        mime="text/csv",
+        key=f"dl-csv-{spec.id}",
+        on_click="ignore",
+    )
+    if _chromium() is None:
+        cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
+    else:
+        for col, fmt, mime in (
+            (cols[1], "png", "image/png"),
+            (cols[2], "svg", "image/svg+xml"),
+            (cols[3], "pdf", "application/pdf"),
+        ):
+            col.download_button(
+                f"⬇ {fmt.upper()}",
+                lambda fmt=fmt: image_bytes(chart.figure(), fmt),
+                file_name=f"{spec.id}.{fmt}",
+                mime=mime,
+                key=f"dl-{fmt}-{spec.id}",
+                on_click="ignore",
+            )
+    cols[4].download_button(
+        "⬇ HTML",
+        lambda: html_page(chart.figure()),
+        file_name=f"{spec.id}.html",
+        mime="text/html",
+        key=f"dl-html-{spec.id}",
+        on_click="ignore",
+    )
+    with chart_col.expander("Reproduce this figure"):
+        st.markdown("Link to this view (all the page's settings, seed included):")
+        st.code(share_link(canonical_query(page_params, values)), language=None)
+        st.markdown("The same figure from the command line:")
+        st.code(cli_command(spec, values), language="bash")
+    return df

@@ -1,0 +1,119 @@
+"""A page's figures with their live sliders: the sticky slider panel, the Streamlit fragment that
+reruns only what a slider drives, and first answers on a cold start."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from dpviz.errors import InputError
+from dpviz.params import Param, format_value
+from dpviz.registry import FigureSpec
+from webui import figure_card, views
+from webui.plotly_element import plotly_json_chart
+from webui.url_state import sync_url
+from webui.widgets import widgets
+
+
+def live_figures(
+    specs: Sequence[FigureSpec],
+    values: dict[str, Any],
+    page_params: Sequence[Param],
+    intro: str = "",
+    extra: Callable[[dict[str, Any]], None] | None = None,
+    first: dict[str, Any] | None = None,
+) -> None:
+    """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
+    fragment: moving a slider reruns only the sliders and the figures from the first one that
+    depends on a slider onwards (page order kept; the later ones come from the shared view
+    cache), not the whole page. ``values`` holds the other parameters' validated values; the
+    URL is kept in step from inside the fragment. ``extra(values)`` draws more live content (not
+    a figure) at the end of the fragment, after every chart. ``first`` holds cheaper values of
+    some parameters (the paper's ``first_answer``, name -> value): a chart not yet computed at ``values`` is
+    first drawn at those, marked as a first answer, and replaced in place when its full answer
+    is ready (:func:`cards`)."""
+    live = [p for p in page_params if p.slider]
+    uses = [i for i, spec in enumerate(specs) if {p.name for p in spec.params} & {p.name for p in live}]
+    if not live or not uses:
+        sync_url(page_params, values)
+        cards(specs, values, page_params, first)
+        return
+    first_live, last = uses[0], (len(specs) - 1 if extra is not None else uses[-1])
+    cards(specs[:first_live], values, page_params, first)
+
+    # the sliders stay in view while the reader scrolls to the charts they drive
+    st.markdown(
+        "<style>.st-key-live-panel{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>",
+        unsafe_allow_html=True,
+    )
+
+    @st.fragment
+    def section() -> None:
+        with st.container(border=True, key="live-panel"):
+            if intro:
+                st.markdown(intro)
+            both = dict(values, **widgets(live, list(st.columns(len(live)))))
+        sync_url(page_params, both)
+        cards(specs[first_live : last + 1], both, page_params, first)
+        if extra is not None:
+            extra(both)
+
+    section()
+    cards(specs[last + 1 :], values, page_params, first)
+
+
+def first_answer_needed(spec: FigureSpec, values: dict[str, Any], first: dict[str, Any] | None) -> bool:
+    """Whether ``spec`` gets a first answer: cheaper values change its parameters and its view at
+    ``values`` is not at hand (neither shown before nor its table cached)."""
+    if not first or spec.on_demand:
+        return False
+    changes = any(p.name in first and first[p.name] != values[p.name] for p in spec.params)
+    return changes and not views.view_ready(spec, values)
+
+
+def cards(
+    specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], first: dict | None = None
+) -> None:
+    """The figure cards of ``specs`` in page order. Those that need a first answer
+    (:func:`first_answer_needed`) are drawn at the cheaper values first, all of them, each in a
+    slot of its own; then each slot is filled with the full card as its answer is computed."""
+    early = [first_answer_needed(spec, values, first) for spec in specs]
+    if not any(early):
+        for spec in specs:
+            figure_card.show_figure(spec, values, page_params)
+            st.divider()
+        return
+    slots = [st.empty() for _ in specs]
+    for slot, spec, quick in zip(slots, specs, early):
+        with slot.container():
+            if quick:
+                show_first_answer(spec, first, values)
+            else:
+                figure_card.show_figure(spec, values, page_params)
+            st.divider()
+    for slot, spec, quick in zip(slots, specs, early):
+        if quick:
+            with slot.container():
+                figure_card.show_figure(spec, values, page_params)
+                st.divider()
+
+
+def show_first_answer(spec: FigureSpec, first: dict[str, Any], values: dict[str, Any]) -> None:
+    """A figure's first answer: its chart at the cheaper values, under its title, with a note
+    saying which values it used and that the full answer follows (no downloads: it is replaced)."""
+    st.subheader(spec.title, anchor=False)
+    chart_col, text_col = st.columns([4, 1.35], gap="medium")
+    cheaper = {p.name: first[p.name] for p in spec.params if p.name in first}
+    try:
+        df, chart, elapsed = views.cached_view(spec, dict(values, **cheaper))
+    except InputError as err:
+        chart_col.error(f"This chart cannot be drawn with these settings: {err}")
+        return
+    plotly_json_chart(chart_col, chart, key=f"chart-{spec.id}-first", config={"displaylogo": False})
+    changed = "; ".join(
+        f"{p.label}: {format_value(p, cheaper[p.name])} instead of {format_value(p, values[p.name])}"
+        for p in spec.params
+        if p.name in cheaper and cheaper[p.name] != values[p.name]
+    )
+    text_col.info(f"**First answer** ({changed}). The full answer replaces it here when it is ready.")

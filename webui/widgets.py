@@ -1,0 +1,139 @@
+"""Widgets for declared parameters (:class:`dpviz.params.Param`): one per parameter, each value
+through the one validator, so a bad typed value gets a sentence and the default.
+
+A log-scale float with ``slider=True`` is a select-slider on :func:`dpviz.params.log_grid`; a text
+parameter with ``options`` is a select box (plus a path box when running locally); an ``upload``
+parameter is a file box whose file is kept under the cache directory and named by content
+(``upload:NAME``), so the value, and a link, can carry it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import streamlit as st
+
+from dpviz import registry, uploads
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
+
+
+def widget_state(p: Param, value: Any) -> Any:
+    """The widget-state form of a validated value."""
+    if p.kind in ("int_list", "float_list"):
+        return format_value(p, value)
+    if p.kind == "choices":
+        return list(value)
+    return value
+
+
+def _top(p: Param) -> float | None:
+    if registry.hosted_mode() and p.hosted_max is not None and p.kind in ("int", "float"):
+        return p.hosted_max
+    return p.max
+
+
+def _widget(p: Param, where) -> Any:
+    label = p.label + (f" ({p.unit})" if p.unit else "")
+    helptext = p.help + (f" Hosted demo: at most {_top(p):,.0f}." if _top(p) != p.max else "")
+    key = p.name
+    if p.slider and p.kind == "float" and p.log:
+        return _log_slider(p, where, label, helptext)
+    if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
+        if p.max - p.min <= 3:
+            return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
+        return where.slider(label, int(p.min), int(_top(p)), key=key, help=helptext)
+    if p.kind == "int":
+        return where.number_input(label, int(p.min), int(_top(p)), step=1, key=key, help=helptext)
+    if p.kind == "float":
+        fmt = "%.1e" if p.log and p.max <= 1 else "%g"
+        return where.number_input(label, float(p.min), float(_top(p)), key=key, help=helptext, format=fmt)
+    if p.kind == "choice":
+        return where.selectbox(
+            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+        )
+    if p.kind == "choices":
+        return where.multiselect(
+            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+        )
+    if p.kind == "bool":
+        return where.toggle(label, key=key, help=helptext)
+    if p.kind == "text" and p.options:
+        return _text_with_options(p, where, label, helptext)
+    # max_items counts characters only for free text; a list's length is counted in values by
+    # the validator, and its raw text is bounded like every other raw value.
+    return where.text_input(
+        label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH
+    )
+
+
+def _log_slider(p: Param, where, label: str, helptext: str) -> float:
+    """A log-scale slider: the positions of :func:`dpviz.params.log_grid` between the bounds
+    (the hosted cap, if any), plus the current value when a link brought one off the grid, so
+    it shows as typed. Arrow keys step along the grid."""
+    grid = log_grid(float(p.min), float(_top(p)))
+    current = st.session_state.get(p.name, p.default)
+    if isinstance(current, (int, float)) and float(current) not in grid and p.min <= current <= _top(p):
+        grid = sorted(grid + [float(current)])
+        st.session_state[p.name] = float(current)
+    unit = f" {p.unit}" if p.unit else ""
+    return where.select_slider(label, options=grid, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}")
+
+
+OTHER = "\x00other"
+"""The select-box entry that opens a text box for a value outside a parameter's options."""
+
+
+def _option_label(p: Param, value: str) -> str:
+    if value == OTHER:
+        return "a file on this machine (type its path)…"
+    if value.startswith(uploads.UPLOAD_PREFIX):
+        return f"your upload ({value[len(uploads.UPLOAD_PREFIX) :]})"
+    return p.choice_labels.get(value, value)
+
+
+def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
+    """A select box of a text parameter's suggested values, plus the current value when it is
+    something else (an upload, a path from a link), plus, when running locally, an entry that
+    opens a text box for a path. Returns the raw value for the validator."""
+    current = st.session_state.get(p.name, p.default)
+    options = list(p.options)
+    if current not in options and current != OTHER:
+        options.append(current)
+    if not registry.hosted_mode():
+        options.append(OTHER)
+    choice = where.selectbox(label, options, key=p.name, help=helptext, format_func=lambda v: _option_label(p, v))
+    if choice != OTHER:
+        return choice
+    return (
+        where.text_input(
+            f"{label}: file path",
+            key=f"_{p.name}_path",
+            help="A .vec/.txt/.bin file on the machine running dpviz.",
+            max_chars=p.max_items,
+            placeholder="/data/crawl-300d-2M.vec",
+        )
+        or p.default
+    )
+
+
+def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
+    """One widget per parameter; returns validated values (bad typed input: a sentence and the default).
+    ``where`` is one container for all, or a list with one container per parameter."""
+    where = where or st.sidebar
+    places = list(where) if isinstance(where, (list, tuple)) else [where] * len(params)
+    hosted = registry.hosted_mode()
+    values: dict[str, Any] = {}
+    for p, where in zip(params, places):
+        raw = _widget(p, where)
+        try:
+            values[p.name] = parse_value(p, raw)
+            check_hosted_cap(p, values[p.name], hosted)
+        except ParamError as err:
+            where.error(f"{err} Using the default, {format_value(p, p.default)}.")
+            values[p.name] = p.default
+    return values
+
+
+def settings(params: Sequence[Param]) -> list[Param]:
+    """The parameters drawn with the page's other settings: all but the live sliders."""
+    return [p for p in params if not p.slider]
