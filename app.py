@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpviz import __version__
 from dpviz.papers import all_papers
+from dpviz.tools import all_tools
 from webui.nav import page_setup
 
 page_setup("")
@@ -24,5 +25,13 @@ for i, paper in enumerate(all_papers()):
         st.markdown(f"**What it shows.** {paper.claim}")
         st.caption(paper.citation)
         st.page_link(paper.page, label=f"Open the {paper.title} page", icon=":material/arrow_forward:")
+
+st.header("Check a claim of your own")
+cols = st.columns(2)
+for i, tool in enumerate(all_tools()):
+    with cols[i % 2].container(border=True):
+        st.subheader(tool.title)
+        st.markdown(tool.claim)
+        st.page_link(tool.page, label=f"Open {tool.title.lower()}", icon=":material/arrow_forward:")
 
 st.caption(f"dpviz {__version__}. Runs offline; the data it needs ship with its Python packages.")

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+from browser_support import start_server, stop_server  # noqa: E402
 from paper_pages import url_path  # noqa: E402
-from test_browser import start_server, stop_server  # noqa: E402
 
 from dpviz.papers import all_papers  # noqa: E402
 from webui.session_client import SessionClient  # noqa: E402

@@ -82,7 +82,7 @@ def live_presses(url: str, browser, presses: int) -> list[tuple[str, str, list[f
 
 
 def first_views(browser) -> list[tuple[str, float, list[str]]]:
-    from test_browser import start_server, stop_server
+    from browser_support import start_server, stop_server
 
     out = []
     for path, charts, _ in PAGES:
@@ -109,8 +109,8 @@ def first_views(browser) -> list[tuple[str, float, list[str]]]:
 
 
 def main() -> None:
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
     from playwright.sync_api import sync_playwright
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--presses", type=int, default=8)

@@ -67,8 +67,8 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
 
 def server_cpu_per_view(watcher: str) -> dict[str, float]:
     """Server CPU seconds per warm page view (the mean of REPEATS views of each page)."""
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
     from playwright.sync_api import sync_playwright
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
 
     tmp = Path(tempfile.mkdtemp())
     proc, url, log = start_server(tmp, {"DPVIZ_HOSTED": "1", "STREAMLIT_SERVER_FILE_WATCHER_TYPE": watcher})

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+from browser_support import start_server, stop_server  # noqa: E402
 from server_cpu import process_cpu_seconds  # noqa: E402
-from test_browser import start_server, stop_server  # noqa: E402
 
 from webui.session_client import ANSWER_TIMEOUT, SessionClient  # noqa: E402
 

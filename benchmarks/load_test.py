@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 from server_cpu import process_cpu_seconds, wait_until_idle  # noqa: E402
-from test_browser import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 
 CHART = "document.querySelectorAll('.js-plotly-plot')"
 

@@ -39,6 +39,8 @@ class Param:
     text the figure accepts (an uploaded file's reference, a local path).
     ``slider`` makes a number a live slider on the page (log scale when ``log``); the URL and
     the command line still take any value in range.
+    ``upload`` (file suffixes) makes a ``text`` parameter a file box on the page: the file is kept
+    under the cache directory and the value is its reference ``upload:NAME``.
     """
 
     name: str
@@ -56,6 +58,7 @@ class Param:
     choice_labels: Mapping[str, str] = field(default_factory=dict)
     options: tuple[str, ...] = ()
     slider: bool = False
+    upload: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

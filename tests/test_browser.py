@@ -6,123 +6,26 @@ from __future__ import annotations
 import io
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 import pytest
+from browser_support import (
+    FAST,
+    PS_FAST,
+    ROOT,
+    chart_html,
+    chart_text,
+    start_server,
+    stop_server,
+    submit,
+    wait_for_charts,
+)
 from paper_pages import charts_drawn, url_path
 
 from dpviz import papers
-from dpviz.export import find_chromium
-
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("DPVIZ_REQUIRE_BROWSER"),
-    reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
-)
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-FAST = "pairs=1000&dims=1-40&samples=5000&draws=200"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(tmp_path: Path, extra_env: dict | None = None):
-    """Start `streamlit run app.py` on a free port; wait for /_stcore/health."""
-    port = _free_port()
-    env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), **(extra_env or {}))
-    log = open(tmp_path / f"streamlit-{port}.log", "w")
-    # the same start command as Docker and scripts/start.sh use
-    env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)
-    proc = subprocess.Popen(["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early: {(tmp_path / f'streamlit-{port}.log').read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url, log
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError("streamlit did not become healthy within 90 s")
-
-
-def stop_server(proc, log) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("server")
-    proc, url, log = start_server(tmp)
-    yield url
-    stop_server(proc, log)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
-    pg = ctx.new_page()
-    pg.set_default_timeout(60_000)
-    yield pg
-    ctx.close()
-
-
-def wait_for_charts(page, n: int) -> None:
-    page.wait_for_selector('[data-testid="stApp"]')
-    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
-
-
-def submit(box, text: str) -> None:
-    """Type into a text or number box and press Enter, as a person does."""
-    box.fill(text)
-    box.press("Enter")
-
-
-def chart_text(page, index: int) -> str:
-    return page.locator(".js-plotly-plot").nth(index).inner_text()
-
-
-def chart_html(page, index: int) -> str:
-    return page.locator(".js-plotly-plot").nth(index).inner_html()
 
 
 def settled(page, url_pattern: str, chart: int, before: str) -> None:
@@ -310,9 +213,6 @@ def test_downloads_give_a_parsable_csv_and_a_png(server, page):
 
     with Image.open(io.BytesIO(data)) as im:
         assert im.size[0] > 800
-
-
-PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
 
 
 def test_partial_page_deep_link_and_a_hostile_formula(server, page):

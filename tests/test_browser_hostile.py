@@ -9,17 +9,7 @@ import time
 from urllib.parse import quote
 
 import pytest
-
-from tests.test_browser import (  # noqa: F401 (browser: a fixture; pytestmark: the browser tests' skip mark)
-    PS_FAST,
-    browser,
-    chart_html,
-    pytestmark,
-    start_server,
-    stop_server,
-    submit,
-    wait_for_charts,
-)
+from browser_support import PS_FAST, chart_html, start_server, stop_server, submit, wait_for_charts
 
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from test_browser import ROOT, browser, pytestmark, server, wait_for_charts  # noqa: F401 (fixtures, skip mark)
+from browser_support import ROOT, wait_for_charts
 
 GALLERY = ROOT / "docs" / "gallery"
 WRITE_DOCS = bool(os.environ.get("DPVIZ_SCREENSHOTS"))
@@ -45,7 +45,7 @@ def _chart_ids(page) -> list[str]:
 
 
 @pytest.mark.parametrize("path, state, query", VIEWS, ids=[f"{p}-{s}" for p, s, _ in VIEWS])
-def test_gallery_of_every_chart(server, browser, tmp_path, path, state, query):  # noqa: F811
+def test_gallery_of_every_chart(server, browser, tmp_path, path, state, query):
     from PIL import Image, ImageStat
 
     out_dir = GALLERY if WRITE_DOCS else tmp_path

@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 import pytest
-from test_browser import start_server, stop_server
+from browser_support import start_server, stop_server
 
 from dpviz.proxy_config import COOKIE, haproxy_config
 from webui.session_client import SessionClient

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -70,15 +70,21 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         if spec.paper_figure:
             st.caption(f"Paper: {spec.paper_figure}.")
         st.caption(f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings).")
-    cols = chart_col.columns(5)
-    # every file is made when its button is clicked, not on each rerun of the page
+    download_row(chart_col, spec.id, lambda: df.to_csv(index=False), chart.figure)
+    with chart_col.expander("Reproduce this figure"):
+        st.markdown("Link to this view (all the page's settings, seed included):")
+        st.code(share_link(canonical_query(page_params, values)), language=None)
+        st.markdown("The same figure from the command line:")
+        st.code(cli_command(spec, values), language="bash")
+    return df
+
+
+def download_row(where, stem: str, csv: Callable[[], str], figure: Callable[[], Any], extra=()) -> None:
+    """CSV, PNG, SVG, PDF and HTML download buttons in a row (plus ``extra``: (label, data, file
+    name, mime) tuples); every file is made when its button is clicked, not on each rerun."""
+    cols = where.columns(5 + len(extra))
     cols[0].download_button(
-        "⬇ CSV",
-        lambda: df.to_csv(index=False),
-        file_name=f"{spec.id}.csv",
-        mime="text/csv",
-        key=f"dl-csv-{spec.id}",
-        on_click="ignore",
+        "⬇ CSV", csv, file_name=f"{stem}.csv", mime="text/csv", key=f"dl-csv-{stem}", on_click="ignore"
     )
     if _chromium() is None:
         cols[1].caption("PNG/SVG/PDF need Chromium on the server: `apt-get install -y chromium` or set BROWSER_PATH.")
@@ -90,23 +96,19 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         ):
             col.download_button(
                 f"⬇ {fmt.upper()}",
-                lambda fmt=fmt: image_bytes(chart.figure(), fmt),
-                file_name=f"{spec.id}.{fmt}",
+                lambda fmt=fmt: image_bytes(figure(), fmt),
+                file_name=f"{stem}.{fmt}",
                 mime=mime,
-                key=f"dl-{fmt}-{spec.id}",
+                key=f"dl-{fmt}-{stem}",
                 on_click="ignore",
             )
     cols[4].download_button(
         "⬇ HTML",
-        lambda: html_page(chart.figure()),
-        file_name=f"{spec.id}.html",
+        lambda: html_page(figure()),
+        file_name=f"{stem}.html",
         mime="text/html",
-        key=f"dl-html-{spec.id}",
+        key=f"dl-html-{stem}",
         on_click="ignore",
     )
-    with chart_col.expander("Reproduce this figure"):
-        st.markdown("Link to this view (all the page's settings, seed included):")
-        st.code(share_link(canonical_query(page_params, values)), language=None)
-        st.markdown("The same figure from the command line:")
-        st.code(cli_command(spec, values), language="bash")
-    return df
+    for col, (label, data, name, mime) in zip(cols[5:], extra):
+        col.download_button(label, data, file_name=name, mime=mime, key=f"dl-{name}", on_click="ignore")

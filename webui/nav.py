@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpviz import sandbox
 from dpviz.papers import all_papers
+from dpviz.tools import all_tools
 from webui import warmup
 
 
@@ -12,6 +13,8 @@ def sidebar_nav() -> None:
         st.page_link("app.py", label="dpviz home", icon=":material/home:")
         for paper in all_papers():
             st.page_link(paper.page, label=paper.title, icon=":material/monitoring:")
+        for tool in all_tools():
+            st.page_link(tool.page, label=tool.title, icon=":material/fact_check:")
         st.divider()
 
 

@@ -73,3 +73,24 @@ def cached_view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame,
                 bar.empty()
 
     return _VIEWS.get(key, compute)
+
+
+# (panel id, its canonical parameters) -> the compute's result, shared by all sessions
+_PANELS = memo.ProcessMemo(maxsize=32, max_bytes=64 * 2**20)
+
+
+def cached_panel(panel, values: dict[str, Any]) -> Any:
+    """A declared panel's result for ``values`` (:meth:`dpviz.panels.Panel.run`), computed once per
+    canonical parameters with a progress bar, and kept for every session of this process."""
+    from dpviz.params import format_value
+
+    key = (panel.id, tuple((p.name, format_value(p, values[p.name])) for p in panel.params))
+
+    def compute() -> Any:
+        bar = st.progress(0.0, text=f"{panel.title}…")
+        try:
+            return panel.run(values, lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
+        finally:
+            bar.empty()
+
+    return _PANELS.get(key, compute)

@@ -57,6 +57,8 @@ def _widget(p: Param, where) -> Any:
         )
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
+    if p.kind == "text" and p.upload:
+        return _upload(p, where, label, helptext)
     if p.kind == "text" and p.options:
         return _text_with_options(p, where, label, helptext)
     # max_items counts characters only for free text; a list's length is counted in values by
@@ -137,3 +139,24 @@ def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
 def settings(params: Sequence[Param]) -> list[Param]:
     """The parameters drawn with the page's other settings: all but the live sliders."""
     return [p for p in params if not p.slider]
+
+
+def _upload(p: Param, where, label: str, helptext: str) -> str:
+    """A file box for an ``upload`` parameter. A file given here is kept under the cache directory
+    (:func:`dpviz.uploads.save_upload`, once per file) and the parameter's value becomes its
+    reference ``upload:NAME``; without one, the value a link brought (or the default) stays.
+    Removing the file clears the value."""
+    up = where.file_uploader(label, type=list(p.upload), key=f"_{p.name}_file", help=helptext)
+    saved = st.session_state.get(f"_{p.name}_saved")  # (file id, reference, file name) of this session's upload
+    if up is not None:
+        if saved is None or saved[0] != up.file_id:
+            saved = (up.file_id, uploads.save_upload(up.getvalue(), up.name), up.name)
+            st.session_state[f"_{p.name}_saved"] = saved
+        st.session_state[p.name] = saved[1]
+    elif saved is not None:  # the visitor removed the file
+        del st.session_state[f"_{p.name}_saved"]
+        st.session_state[p.name] = p.default
+    value = st.session_state.get(p.name, p.default)
+    if value and up is None:
+        where.caption(f"Using {_option_label(p, value)}.")
+    return value

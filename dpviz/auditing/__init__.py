@@ -103,7 +103,7 @@ def _numeric_chart(event: events.Event, ea: np.ndarray, eb: np.ndarray) -> dict[
     lo, hi = min(lo, event.threshold), max(hi, event.threshold)
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
-    edges = np.linspace(lo, hi, 61)
+    edges = np.unique(np.r_[np.linspace(lo, hi, 61), event.threshold])
     ca = np.histogram(np.clip(sa, lo, hi), edges)[0]
     cb = np.histogram(np.clip(sb, lo, hi), edges)[0]
     return {
@@ -123,7 +123,7 @@ def _categorical_chart(event: events.Event, ea: np.ndarray, eb: np.ndarray, show
     ca = np.bincount(inverse[: len(ea)], minlength=len(values))
     cb = np.bincount(inverse[len(ea) :], minlength=len(values))
     member = np.isin(values, np.array(event.members, dtype=object))
-    order = np.lexsort((values, -(ca + cb), ~member))[:shown]  # members first, then the most frequent
+    order = np.lexsort((values, -(ca + cb)))[:shown]  # the most frequent outputs, ties by name
     return {
         "kind": "categorical",
         "outputs": [str(values[i]) for i in order],

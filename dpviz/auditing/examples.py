@@ -55,7 +55,7 @@ def _laplace(n: int, seed: int) -> Example:
         1.0,
         0.0,
         1.0,
-        f"x + Laplace(1) on x = 0 and x' = 1 (sensitivity 1), {n:,} outputs each; it claims ε = 1, which holds.",
+        f"x + Laplace(1) on x = 0 and x' = 1 (sensitivity 1), {n:,} outputs each; it claims ε = 1, which holds",
     )
 
 
@@ -74,7 +74,7 @@ def _adept(n: int, seed: int) -> Example:
         0.0,
         1.0,
         f"ADePT's release x + Laplace(2C/ε)^n at the worst-case pair ±(C/√n)(1,…,1), n = {dim}, C = {clip:g}, "
-        f"{n:,} outputs each; it claims ε = {eps:g}, its true loss is ε√n = {eps * np.sqrt(dim):g}.",
+        f"{n:,} outputs each; it claims ε = {eps:g}, its true loss is ε√n = {eps * np.sqrt(dim):g}",
     )
 
 
@@ -101,7 +101,7 @@ def _ome(n: int, seed: int) -> Example:
         1.0,
         f"OME (λ = {lam:g}) encodings of two movie-review sentences, “{short[0]}” and “{short[1]}”: "
         f"{bits.shape[1]} bits each, {n:,} outputs each; it claims ε = {eps:g}, its true loss is at least "
-        f"{bits.shape[1]} ln λ = {bits.shape[1] * np.log(lam):.0f}.",
+        f"{bits.shape[1]} ln λ = {bits.shape[1] * np.log(lam):.0f}",
     )
 
 
@@ -122,7 +122,7 @@ def _metric(n: int, seed: int) -> Example:
     emb = get("glove-6b-50d")
     vectors = np.vstack([emb.row64(i) for i in range(METRIC_VOCAB)])
     ids = [emb.index[w] for w in METRIC_WORDS]
-    d = float(np.linalg.norm(emb.row64(ids[0]) - emb.row64(ids[1])))
+    d = round(metric_distance(), 4)
     rng = stream(seed, 5104)
     sides = []
     for i in ids:
@@ -139,7 +139,7 @@ def _metric(n: int, seed: int) -> Example:
         d,
         f"The multivariate Laplace mechanism with nearest-word decoding (GloVe 6B 50d, the {METRIC_VOCAB:,} most "
         f"frequent words) on “{w}” and “{wp}”, {n:,} released words each; it claims ε = {METRIC_EPSILON:g} per unit "
-        f"distance, so ε·d = {METRIC_EPSILON * d:.3g} at d({w}, {wp}) = {d:.3g}, which holds.",
+        f"distance, so ε·d = {METRIC_EPSILON * d:.3g} at d({w}, {wp}) = {d:.4g}, which holds",
     )
 
 
@@ -151,3 +151,21 @@ def example(key: str, seed: int = 0, samples: int | None = None) -> Example:
     if key not in _MAKERS:
         raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(TITLES)}.")
     return _MAKERS[key](samples or SAMPLES[key], seed)
+
+
+def metric_distance() -> float:
+    """d(good, better): the Euclidean distance of the two words' GloVe 6B 50d vectors."""
+    from dpviz.data.embeddings import get
+
+    emb = get("glove-6b-50d")
+    i, j = (emb.index[w] for w in METRIC_WORDS)
+    return float(np.linalg.norm(emb.row64(i) - emb.row64(j)))
+
+
+def claim_of(key: str) -> tuple[float, float, float]:
+    """(claimed ε, δ, distance) of the example ``key``, without drawing its samples."""
+    if key == "metric":
+        return METRIC_EPSILON, 0.0, round(metric_distance(), 4)
+    if key not in _MAKERS:
+        raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(TITLES)}.")
+    return 1.0, 0.0, 1.0

@@ -15,10 +15,11 @@ specs), and a page file of a few lines under ``pages/`` calling :func:`webui.pap
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Mapping
+
+from dpviz.declarations import by_key, declared
 
 
 @dataclass(frozen=True)
@@ -89,21 +90,9 @@ class Paper:
 @cache
 def all_papers() -> tuple[Paper, ...]:
     """Every paper package under dpviz/papers/, in page order."""
-    found = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.ispkg:
-            paper = importlib.import_module(f"{__name__}.{info.name}").PAPER
-            if paper.key != info.name:
-                raise ValueError(
-                    f"dpviz/papers/{info.name}/ declares the key {paper.key!r}: a paper's key is its folder's name"
-                )
-            found.append(paper)
-    return tuple(sorted(found, key=lambda p: p.order))
+    return declared(__name__, __path__, "PAPER", "paper")
 
 
 def get(key: str) -> Paper:
     """The paper with this key; KeyError naming the keys otherwise."""
-    for paper in all_papers():
-        if paper.key == key:
-            return paper
-    raise KeyError(f"no paper {key!r}; the papers are {', '.join(p.key for p in all_papers())}")
+    return by_key(all_papers(), key, "paper")

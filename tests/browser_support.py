@@ -1,0 +1,95 @@
+"""What the browser tests and the benchmarks share: the Chromium to drive, a real `streamlit run`
+server (through the same start script as Docker) on a free port, and waiting for charts."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dpviz.export import find_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = find_chromium()
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("DPVIZ_REQUIRE_BROWSER"),
+    reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
+)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+FAST = "pairs=1000&dims=1-40&samples=5000&draws=200"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp_path: Path, extra_env: dict | None = None):
+    """Start `streamlit run app.py` on a free port; wait for /_stcore/health."""
+    port = _free_port()
+    env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), **(extra_env or {}))
+    log = open(tmp_path / f"streamlit-{port}.log", "w")
+    # the same start command as Docker and scripts/start.sh use
+    env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)
+    proc = subprocess.Popen(["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early: {(tmp_path / f'streamlit-{port}.log').read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc, url, log
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise RuntimeError("streamlit did not become healthy within 90 s")
+
+
+def stop_server(proc, log) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
+def wait_for_charts(page, n: int) -> None:
+    page.wait_for_selector('[data-testid="stApp"]')
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+
+
+PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
+
+
+def submit(box, text: str) -> None:
+    """Type into a text or number box and press Enter, as a person does."""
+    box.fill(text)
+    box.press("Enter")
+
+
+def chart_text(page, index: int) -> str:
+    return page.locator(".js-plotly-plot").nth(index).inner_text()
+
+
+def chart_html(page, index: int) -> str:
+    return page.locator(".js-plotly-plot").nth(index).inner_html()

@@ -1,0 +1,1 @@
+"""The views of declared panels (:mod:`dpviz.panels`), one module per panel kind."""
