@@ -9,9 +9,10 @@ fixed in advance (DP-Sniper, Bichsel et al., S&P 2021, Sec. 5).
 
 Numeric outputs (rows of k numbers): an event is {y : score(y) > t} or {y : score(y) <= t} for
 a score from a small family, each fitted on the training part: every column by itself (k <= 8),
-a logistic regression on the columns (linear, k > 1), and one on the columns and their squares
-(which reaches two-sided events |y - c| > t). Thresholds are searched over the training scores'
-quantiles and extremes.
+a logistic regression on the columns (linear, k > 1), one on the columns and their squares
+(which reaches two-sided events |y - c| > t), and the sum of per-column log density ratios
+estimated on binned training columns (k > 1: exact for noise added coordinate by coordinate).
+Thresholds are searched over the training scores' quantiles and extremes.
 
 Categorical outputs (strings): an event is a set of outputs seen in training. With at most 12
 distinct outputs every non-empty subset is tried; otherwise the prefixes of the outputs sorted by
@@ -32,6 +33,7 @@ from dpviz.auditing import bounds
 ENUMERATE_UP_TO = 12
 COLUMN_SCORES_UP_TO = 8
 QUADRATIC_UP_TO = 64
+NAIVE_BAYES_UP_TO = 1024
 FIT_ROWS = 100_000
 """At most this many training rows a side fit a logistic score (the threshold search uses all)."""
 
@@ -85,6 +87,27 @@ def _logistic(xa: np.ndarray, xb: np.ndarray, rng: np.random.Generator) -> Calla
     return lambda Z: Z @ w + b
 
 
+def _naive_bayes(ya: np.ndarray, yb: np.ndarray, bins: int = 32) -> Callable[[np.ndarray], np.ndarray]:
+    """Sum over columns of each column's log density ratio, estimated on quantile bins of the
+    training rows (counts + 1/2): the exact log-likelihood ratio when the columns are independent
+    given the input (noise added per coordinate, bits flipped one by one), up to the binning."""
+    pooled = np.vstack([ya, yb])
+    tables = []
+    for j in range(ya.shape[1]):
+        edges = np.unique(np.quantile(pooled[:, j], np.linspace(0, 1, bins + 1)[1:-1]))
+        ca = np.bincount(np.searchsorted(edges, ya[:, j], side="right"), minlength=len(edges) + 1) + 0.5
+        cb = np.bincount(np.searchsorted(edges, yb[:, j], side="right"), minlength=len(edges) + 1) + 0.5
+        tables.append((edges, np.log(ca / ca.sum()) - np.log(cb / cb.sum())))
+
+    def score(Y: np.ndarray) -> np.ndarray:
+        total = np.zeros(len(Y))
+        for j, (edges, ratio) in enumerate(tables):
+            total += ratio[np.searchsorted(edges, Y[:, j], side="right")]
+        return total
+
+    return score
+
+
 def _squares(y: np.ndarray) -> np.ndarray:
     return np.hstack([y, y * y])
 
@@ -99,6 +122,8 @@ def numeric_scores(ya: np.ndarray, yb: np.ndarray, rng: np.random.Generator) -> 
     if k > 1:
         lin = _logistic(ya, yb, rng)
         found.append((f"logistic score (linear in the {k} columns)", lin))
+        if k <= NAIVE_BAYES_UP_TO:
+            found.append((f"summed per-column log ratio (the {k} columns binned)", _naive_bayes(ya, yb)))
     if k <= QUADRATIC_UP_TO:
         quad = _logistic(_squares(ya), _squares(yb), rng)
         found.append(
