@@ -8,7 +8,7 @@ all go through :func:`dpviz.params.validate` against the same specs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
@@ -53,6 +53,9 @@ class FigureSpec:
     evaluate: Callable[[Any, Mapping[str, Any]], pd.DataFrame] | None = None
     on_demand: bool = False
     mark: Callable[[go.Figure, Mapping[str, Any]], None] | None = None
+    quick: Mapping[str, str] = field(default_factory=dict)
+    """Reduced settings (parameter -> value, as in a URL) with which the figure computes in seconds:
+    what the registry-wide tests run it at."""
 
     def __post_init__(self) -> None:
         if (self.compute is None) == (self.prepare is None) or (self.prepare is None) != (self.evaluate is None):

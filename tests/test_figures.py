@@ -12,35 +12,7 @@ from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = {  # reduced sizes so the whole registry runs in seconds
-    "adept-violations": {"dims": "1-40", "pairs": "500"},
-    "adept-privacy-loss": {"samples": "5000"},
-    "adept-fixes": {"draws": "200"},
-    **{
-        fid: {"words": "3", "samples": "100", "epsilons": "2,5,10,30"}
-        for fid in (
-            "metric-stats",
-            "metric-figure3",
-            "metric-histograms",
-            "metric-calibrate",
-            "metric-entropy",
-            "metric-utility",
-        )
-    },
-    **{
-        fid: {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"}
-        for fid in ("hoho-linking", "hoho-reconstruction")
-    },
-    "hoho-audit": {"audit_samples": "2000"},
-    "adept-audit": {"audit_samples": "2000"},
-    "hoho-utility": {"epsilons": "0.1,1", "lambdas": "1,10"},
-    "metric-knn-distances": {"knn_words": "20"},
-    "metric-knn-histogram": {"knn_words": "20"},
-    **{
-        fid: {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"}
-        for fid in ("partial-dpsgd", "partial-histograms", "partial-training")
-    },
-}
+SMALL = {s.id: dict(s.quick) for s in registry.all_figures()}  # each figure's declared quick settings
 IDS = [s.id for s in registry.all_figures()]
 
 
@@ -325,3 +297,32 @@ def test_a_marked_figure_from_its_stand_in_equals_the_figure_drawn_whole(fid):
             assert json.dumps(fast, sort_keys=True, default=str) == json.dumps(direct, sort_keys=True, default=str)
             marked += fast != spec._base(table, v)
     assert marked  # the mark was drawn at some of the values
+
+
+@pytest.fixture
+def compute_unavailable(monkeypatch):
+    """Every route from a render back into compute fails: the process memos (prepared states,
+    loaded corpora, analyses), the table cache, the embedding and corpus loaders, the formula worker."""
+    from dpviz import sandbox
+    from dpviz.data import corpora, embeddings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a render reached back into compute")
+
+    monkeypatch.setattr(memo.ProcessMemo, "get", refuse)
+    monkeypatch.setattr(tables, "cached_table", refuse)
+    monkeypatch.setattr(embeddings, "get", refuse)
+    monkeypatch.setattr(embeddings, "resolve", refuse)
+    monkeypatch.setattr(corpora, "movie_reviews", refuse)
+    monkeypatch.setattr(sandbox, "run_limited", refuse)
+
+
+@pytest.mark.parametrize("fid", IDS)
+def test_a_render_draws_from_its_table_alone(fid, request):
+    """docs/design.md: render draws only from its table (the CSV is the data behind the figure)."""
+    spec = registry.get(fid)
+    values, df, _ = registry.run(fid, SMALL.get(fid, {}))
+    own = {p.name: values[p.name] for p in spec.params}
+    expected = spec.render(df, own).to_json()
+    request.getfixturevalue("compute_unavailable")
+    assert spec.render(df.copy(), own).to_json() == expected

@@ -362,6 +362,7 @@ def _violations_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
 register(
     FigureSpec(
         id="adept-violations",
+        quick={"dims": "1-40", "pairs": "500"},
         title="How many pairs break the bound (paper's Figure 1)",
         page=PAGE,
         params=(DIMS, PAIRS, CLIP, DISTS, SEED, DIM),
@@ -531,6 +532,7 @@ def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
 register(
     FigureSpec(
         id="adept-privacy-loss",
+        quick={"samples": "5000"},
         title="Privacy loss of the worst-case pair",
         page=PAGE,
         params=(DIM, CLIP, EPSILON, SAMPLES, SEED),
@@ -655,6 +657,7 @@ def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
 register(
     FigureSpec(
         id="adept-fixes",
+        quick={"draws": "200"},
         title="Privacy and utility of the fixes",
         page=PAGE,
         params=(SWEEP, DIM, EPSILON, CLIP, DELTA, DRAWS, SEED),
@@ -758,6 +761,7 @@ def _audit_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="adept-audit",
+        quick={"audit_samples": "2000"},
         title="An empirical audit of the worst-case pair",
         page=PAGE,
         params=(EPSILON, CLIP, AUDIT_SAMPLES, SEED),

@@ -18,6 +18,8 @@ from dpviz.registry import FigureSpec, register, unchanged
 from dpviz.stats import stream
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, style, subplots, two_line_title
 
+QUICK_ATTACK = {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10"}
+"""Reduced settings the registry-wide tests run these figures at."""
 PAGE = "hoho"
 PAPER = "Salem & Zanella-Béguelin 2021"
 
@@ -236,6 +238,7 @@ def _mark_epsilon(y0: float, y1: float):
 register(
     FigureSpec(
         id="hoho-linking",
+        quick=QUICK_ATTACK,
         title="Linking a sentence to its encodings (paper's Figure 1a)",
         page=PAGE,
         params=LINK_PARAMS + (EPSILON,),
@@ -279,6 +282,7 @@ register(
 register(
     FigureSpec(
         id="hoho-reconstruction",
+        quick=QUICK_ATTACK,
         title="Reconstructing the plaintext bits (paper's Figure 1b)",
         page=PAGE,
         params=LINK_PARAMS + (EPSILON,),
@@ -445,23 +449,30 @@ def _example_compute(v, progress=None) -> pd.DataFrame:
         raise InputError(f"The corpus has {len(X)} sentences: choose a sentence number from 0 to {len(X) - 1}.")
     clean = ome.encode(X[i : i + 1])[0]
     enc = ome.perturb_ome(clean[None], v["lambda_"], v["epsilon"], stream(v["seed"], 3200, i))[0]
+    other = (i + len(X) // 2) % len(X)
     return pd.DataFrame(
-        {"bit": np.arange(len(clean)), "original": clean, "encoded": enc, "even": np.arange(len(clean)) % 2 == 0}
+        {
+            "bit": np.arange(len(clean)),
+            "original": clean,
+            "encoded": enc,
+            "even": np.arange(len(clean)) % 2 == 0,
+            "other_sentence": other,
+            "other_original": ome.encode(X[other : other + 1])[0],
+            "sentence": sents[i][:80],
+        }
     )
 
 
-def example_scores(df: pd.DataFrame, v) -> tuple[float, float, int]:
-    """HoHo score of the example encoding against its own sentence and against another one."""
-    X, _, _ = corpus_vectors(v["corpus"])
-    other = (v["sentence_index"] + len(X) // 2) % len(X)
+def example_scores(df: pd.DataFrame) -> tuple[float, float, int]:
+    """HoHo score of the example encoding against its own sentence and against another one
+    (whose number is the third value), from the example's table."""
     own = float(ome.hoho_score(df["encoded"].to_numpy(), df["original"].to_numpy())[0])
-    wrong = float(ome.hoho_score(df["encoded"].to_numpy(), ome.encode(X[other : other + 1])[0])[0])
-    return own, wrong, other
+    wrong = float(ome.hoho_score(df["encoded"].to_numpy(), df["other_original"].to_numpy())[0])
+    return own, wrong, int(df["other_sentence"].iloc[0])
 
 
 def _example_render(df: pd.DataFrame, v) -> go.Figure:
-    own, wrong, other = example_scores(df, v)
-    _, _, sents = corpus_vectors(v["corpus"])
+    own, wrong, other = example_scores(df)
     z = np.vstack([df.original, df.encoded, (df.original == df.encoded) & df.even]).astype(float)
     fig = go.Figure(
         go.Heatmap(
@@ -479,7 +490,7 @@ def _example_render(df: pd.DataFrame, v) -> go.Figure:
     fig.update_layout(margin=dict(l=150, r=30, b=70))
     title = two_line_title(
         f"HoHo score {own:.3f} against the true sentence, {wrong:.3f} against sentence #{other}",
-        f'#{v["sentence_index"]}: "{sents[v["sentence_index"]][:80]}" · λ = {v["lambda_"]:g}, ε = {v["epsilon"]:g}',
+        f'#{v["sentence_index"]}: "{df["sentence"].iloc[0]}" · λ = {v["lambda_"]:g}, ε = {v["epsilon"]:g}',
     )
     return style(fig, title, height=330)
 
@@ -499,7 +510,7 @@ register(
             "against another "
             "sentence much lower."
         ),
-        columns=("bit", "original", "encoded", "even"),
+        columns=("bit", "original", "encoded", "even", "other_sentence", "other_original", "sentence"),
         paper_figure=f"{PAPER}, Algorithm 1",
     )
 )
@@ -750,6 +761,7 @@ def _audit_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="hoho-audit",
+        quick={"audit_samples": "2000"},
         title="A black-box audit (paper's Figure 2)",
         page=PAGE,
         params=(AUDIT_SAMPLES, AUDIT_C, SEED),
@@ -816,6 +828,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="hoho-utility",
+        quick={"epsilons": "0.1,1", "lambdas": "1,10"},
         title="Utility beside privacy",
         page=PAGE,
         params=LINK_PARAMS + (EPSILON,),

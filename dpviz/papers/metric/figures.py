@@ -18,6 +18,8 @@ from dpviz.params import SEED, Param, format_value, text_items
 from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, rgba, style, subplots, two_line_title
 
+QUICK_WORDS = {"words": "3", "samples": "100", "epsilons": "2,5,10,30"}
+"""Reduced settings the registry-wide tests run these figures at."""
 PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
 
@@ -393,6 +395,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-stats",
+        quick=QUICK_WORDS,
         title="N_w and S_w per word",
         page=PAGE,
         params=WORD_PARAMS + (EPSILON,),
@@ -539,6 +542,7 @@ def _fig3_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-figure3",
+        quick=QUICK_WORDS,
         title="Average S_w and N_w against ε (paper's Figure 3)",
         page=PAGE,
         params=WORD_PARAMS + (SWEEP_DIR,) + (EPSILON,),
@@ -630,6 +634,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-histograms",
+        quick=QUICK_WORDS,
         title="Histograms of S_w and N_w (paper's Figures 4-6)",
         page=PAGE,
         params=WORD_PARAMS + (HIST_EPS, SWEEP_DIR, EPSILON),
@@ -652,34 +657,51 @@ register(
 # 4. calibration and matched ε -----------------------------------------------------------------------------
 
 
+CAL_COLUMNS = (
+    "embedding",
+    "statistic",
+    "operator",
+    "target",
+    "epsilon",
+    "mean",
+    "epsilon_low",
+    "epsilon_high",
+    "epsilon_at_target",
+)
+
+
 def _cal_compute(v, progress=None) -> pd.DataFrame:
+    """Each embedding's average statistic per ε (the curve drawn) and, on every row of that
+    embedding, the ε range meeting the target and the matched ε."""
     s = calibration.summary(tables(v, progress))
-    rows = []
+    parts = []
     for emb, part in s[s.statistic == v["target_stat"]].groupby("embedding", sort=False):
         part = part.sort_values("epsilon")
         ok = part["mean"] <= v["target"] if v["target_op"] == "at_most" else part["mean"] >= v["target"]
         good = part.loc[ok, "epsilon"]
-        rows.append(
-            {
-                "embedding": emb,
-                "statistic": v["target_stat"],
-                "operator": v["target_op"],
-                "target": v["target"],
-                "epsilon_low": float(good.min()) if len(good) else np.nan,
-                "epsilon_high": float(good.max()) if len(good) else np.nan,
-                "epsilon_at_target": calibration.crossing(
-                    part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]
-                ),
-            }
+        parts.append(
+            pd.DataFrame(
+                {
+                    "embedding": emb,
+                    "statistic": v["target_stat"],
+                    "operator": v["target_op"],
+                    "target": v["target"],
+                    "epsilon": part.epsilon.to_numpy(),
+                    "mean": part["mean"].to_numpy(),
+                    "epsilon_low": float(good.min()) if len(good) else np.nan,
+                    "epsilon_high": float(good.max()) if len(good) else np.nan,
+                    "epsilon_at_target": calibration.crossing(
+                        part.epsilon.to_numpy(), part["mean"].to_numpy(), v["target"]
+                    ),
+                }
+            )
         )
-    return pd.DataFrame(rows)
+    return pd.concat(parts, ignore_index=True)[list(CAL_COLUMNS)]
 
 
 def _cal_render(df: pd.DataFrame, v) -> go.Figure:
-    s = calibration.summary(tables(v))
     fig = go.Figure()
-    for k, (emb, part) in enumerate(s[s.statistic == v["target_stat"]].groupby("embedding", sort=False)):
-        part = part.sort_values("epsilon")
+    for k, (emb, part) in enumerate(df.groupby("embedding", sort=False)):
         fig.add_trace(
             go.Scatter(
                 x=part.epsilon,
@@ -702,7 +724,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
                 mode="lines+markers",
                 marker=dict(size=[0, 12], symbol="diamond", color=OKABE_ITO[k]),
             )
-    eps = s["epsilon"]
+    eps = df["epsilon"]
     ref_line(
         fig,
         [eps.min(), eps.max()],
@@ -727,6 +749,7 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-calibrate",
+        quick=QUICK_WORDS,
         title="Calibration: which ε meets a target",
         page=PAGE,
         params=WORD_PARAMS + (TARGET_STAT, TARGET_OP, TARGET) + (EPSILON,),
@@ -743,7 +766,7 @@ register(
             "at ε = 29 "
             "matched fastText at ε = 36 on average N_w."
         ),
-        columns=("embedding", "statistic", "operator", "target", "epsilon_low", "epsilon_high", "epsilon_at_target"),
+        columns=CAL_COLUMNS,
         paper_figure=f"{PAPER}, Sec. 4",
     )
 )
@@ -801,6 +824,7 @@ def _entropy_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-entropy",
+        quick=QUICK_WORDS,
         title="Rényi entropies of the output distribution",
         page=PAGE,
         params=WORD_PARAMS + (EPSILON,),
@@ -877,6 +901,7 @@ def _utility_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-utility",
+        quick=QUICK_WORDS,
         title="Utility beside privacy",
         page=PAGE,
         params=WORD_PARAMS + (EPSILON,),
@@ -949,6 +974,7 @@ def _knn_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-knn-distances",
+        quick={"knn_words": "20"},
         title="Distance to the k-th nearest neighbour (paper's Figure 2)",
         page=PAGE,
         params=(EMBEDDING, KNN_WORDS, VOCAB, SEED),
@@ -991,6 +1017,7 @@ def _knn_hist_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="metric-knn-histogram",
+        quick={"knn_words": "20"},
         title="Distance to the 10th neighbour (paper's Figure 2, right)",
         page=PAGE,
         params=(EMBEDDING, KNN_WORDS, VOCAB, SEED),

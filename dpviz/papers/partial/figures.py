@@ -13,6 +13,8 @@ from dpviz.params import SEED, Param
 from dpviz.registry import FigureSpec, register
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, style, subplots, two_line_title
 
+QUICK_TRAINING = {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_per_class": "50"}
+"""Reduced settings the registry-wide tests run these figures at."""
 PAGE = "partial"
 PAPER = "Mueller et al. 2022"
 
@@ -246,15 +248,18 @@ def _surface_compute(v, progress=None) -> pd.DataFrame:
     if len(a.attributes) < 2:
         raise _ps().FormulaError("Figure 1 needs at least two attributes.")
     gs = _ps().global_sensitivity(a)
-    return _ps().surface_table(a, v["grid"], gs["argmax"])
+    return (
+        _ps()
+        .surface_table(a, v["grid"], gs["argmax"])
+        .assign(x_attribute=a.attributes[0], y_attribute=a.attributes[1], other_attributes=len(a.attributes) - 2)
+    )
 
 
 def _surface_render(df: pd.DataFrame, v) -> go.Figure:
-    a = query_analysis(v)
-    xa, ya = a.attributes[:2]
+    xa, ya = df["x_attribute"].iloc[0], df["y_attribute"].iloc[0]
     k = int(df["gradient_norm"].idxmax())
     top = df.loc[k]
-    rest = " (other attributes at the maximiser)" if len(a.attributes) > 2 else ""
+    rest = " (other attributes at the maximiser)" if df["other_attributes"].iloc[0] > 0 else ""
     if v["view"] == "scatter3d":
         fig = go.Figure(
             go.Scatter3d(
@@ -367,7 +372,7 @@ register(
             "quantities over the attributes themselves: where an attribute's partial sensitivity is large, "
             "small changes in it change the privacy loss most."
         ),
-        columns=("x", "y", "gradient_norm", "partial_x", "partial_y"),
+        columns=("x", "y", "gradient_norm", "partial_x", "partial_y", "x_attribute", "y_attribute", "other_attributes"),
         paper_figure=f"{PAPER}, Figure 1",
     )
 )
@@ -576,6 +581,7 @@ NET_CAPTION_TAIL = " Training runs in a few seconds and is cached by its paramet
 register(
     FigureSpec(
         id="partial-dpsgd",
+        quick=QUICK_TRAINING,
         title="Pixel-wise partial sensitivity, SGD vs. DP-SGD (paper's Figure 2A)",
         page=PAGE,
         params=NET_PARAMS,
@@ -635,6 +641,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="partial-histograms",
+        quick=QUICK_TRAINING,
         title="Distribution of partial sensitivities (paper's Figure 2B)",
         page=PAGE,
         params=NET_PARAMS,
@@ -694,6 +701,7 @@ def _training_render(df: pd.DataFrame, v) -> go.Figure:
 register(
     FigureSpec(
         id="partial-training",
+        quick=QUICK_TRAINING,
         title="Training curves",
         page=PAGE,
         params=NET_PARAMS,
