@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import hosted_mode, memo, tables  # noqa: F401  (hosted_mode re-exported for the pages)
+from dpviz import caches, hosted_mode, tables  # noqa: F401  (hosted_mode re-exported for the pages)
 from dpviz.params import Param, ParamError, format_value, validate
 from dpviz.progress import Progress
 
@@ -183,9 +183,9 @@ def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
     return state
 
 
-_STATES = memo.ProcessMemo(maxsize=64, max_bytes=512 * 2**20)
+_STATES = caches.memo("figures.states")
 """Prepared states of live figures, shared by every session of the process."""
-_BASES = memo.ProcessMemo(maxsize=64)
+_BASES = caches.memo("figures.bases")
 """The fixed part of figures with live marks, as Plotly dicts."""
 
 

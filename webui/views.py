@@ -9,11 +9,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dpviz import memo
+from dpviz import caches
 from dpviz.registry import FigureSpec
 from webui.plotly_element import ChartJSON, chart_json
 
-_VIEWS = memo.ProcessMemo(maxsize=256, max_bytes=256 * 2**20, frozen=True)
+_VIEWS = caches.memo("web.views")
 
 
 def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
@@ -76,7 +76,7 @@ def cached_view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame,
 
 
 # (panel id, its canonical parameters) -> the compute's result, shared by all sessions
-_PANELS = memo.ProcessMemo(maxsize=32, max_bytes=64 * 2**20)
+_PANELS = caches.memo("web.panels")
 
 
 def cached_panel(panel, values: dict[str, Any]) -> Any:

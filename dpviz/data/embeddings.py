@@ -130,11 +130,11 @@ def _loaded():
     """Loaded embeddings by name, least recently used dropped first beyond :func:`memory_budget`
     (a memory-mapped matrix counts nothing; the vocabulary and any in-memory matrix count)."""
     global _CACHE
-    from dpviz import memo
+    from dpviz import caches
 
     with _CACHE_LOCK:
         if _CACHE is None:
-            _CACHE = memo.ProcessMemo(maxsize=16, max_bytes=memory_budget())
+            _CACHE = caches.memo("embeddings")
         return _CACHE
 
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import hosted_mode, memo, uploads
+from dpviz import caches, hosted_mode, uploads
 from dpviz.data import corpora
 from dpviz.data.embeddings import get
 from dpviz.errors import InputError
@@ -94,8 +94,8 @@ MECHANISM = Param(
     choice_labels={"ome": "OME", "sue": "SUE (basic RAPPOR)", "oue": "OUE"},
 )
 
-_VECTORS = memo.ProcessMemo(max_bytes=512 * 2**20)
-_ATTACKS = memo.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
+_VECTORS = caches.memo("hoho.vectors")
+_ATTACKS = caches.memo("hoho.attacks")
 
 
 def corpus_vectors(name: str = "movie-reviews") -> tuple[np.ndarray, np.ndarray | None, list[str]]:

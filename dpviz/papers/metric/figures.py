@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import memo
+from dpviz import caches
 from dpviz import tables as table_cache
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
@@ -233,7 +233,7 @@ def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
 
 STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
 """What a word's draws depend on; ε (listed or on the slider) and η only evaluate them."""
-_STATES = memo.ProcessMemo(maxsize=16, max_bytes=512 * 2**20)
+_STATES = caches.memo("metric.states")
 
 
 def check_embeddings(v: Mapping[str, Any]) -> bool:
@@ -923,7 +923,7 @@ register(
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
 
-_KNN = memo.ProcessMemo(max_bytes=256 * 2**20)
+_KNN = caches.memo("metric.knn")
 PERCENTILES = (5, 20, 50, 80, 95)
 K_MAX = 1000
 
@@ -1045,8 +1045,8 @@ SENTENCE = Param(
 REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
 TRY_PARAMS = (SENTENCE, REWRITES)
 
-_TRY = memo.ProcessMemo(maxsize=64, max_bytes=256 * 2**20)
-_TRY_AT = memo.ProcessMemo(maxsize=1024, max_bytes=32 * 2**20, frozen=True)
+_TRY = caches.memo("metric.try")
+_TRY_AT = caches.memo("metric.try_at")
 """The try-it box's answers at one ε: a class dragging ε asks the same few dozen slider positions."""
 TRY_DRAWS = 300
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import memo
+from dpviz import caches
 from dpviz.papers.partial import bars_network as bn
 from dpviz.params import SEED, Param
 from dpviz.registry import FigureSpec, register
@@ -498,7 +498,7 @@ register(
 
 # 4-6. the network: Figure 2A, 2B and training curves ---------------------------------------------
 
-_EXPERIMENTS = memo.ProcessMemo()
+_EXPERIMENTS = caches.memo("partial.experiments")
 
 
 def experiment(v: Mapping[str, Any], progress=None) -> bn.Experiment:

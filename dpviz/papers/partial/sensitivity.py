@@ -12,14 +12,13 @@ order alpha is alpha * g(x_i)^2 / (2 sigma^2) (Feldman & Zrnic 2021; paper Sec. 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, replace
-from threading import Lock
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from dpviz import caches
 from dpviz.errors import InputError
 from dpviz.papers.partial.expr_program import Program, ProgramError
 from dpviz.papers.partial.safe_expr import FormulaError, parse_ranges
@@ -118,9 +117,7 @@ def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     return replace(analysis, sensitivity=found, sensitivity_error=error)
 
 
-_ANALYSES: "OrderedDict[tuple, QueryAnalysis | FormulaError]" = OrderedDict()
-_ANALYSES_LOCK = Lock()
-MAX_ANALYSES = 64
+_ANALYSES = caches.memo("partial.analyses")  # (formula, ranges, N) -> its analysis, or the FormulaError refusing it
 
 
 def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
@@ -130,24 +127,19 @@ def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     if int(individuals) != individuals or individuals < 1:
         raise FormulaError(f"individuals must be a whole number >= 1, got {individuals}")
     key = (expr, ranges, int(individuals))
-    with _ANALYSES_LOCK:
-        known = _ANALYSES.get(key)
-        if known is not None:
-            _ANALYSES.move_to_end(key)
-    if known is None:
-        parse_ranges(ranges)  # a bad range is said at once, without a worker
+
+    def compute() -> QueryAnalysis | FormulaError:
+        parse_ranges(ranges)  # a bad range is said at once, without a worker (and not remembered)
         from dpviz import sandbox
 
         try:
-            known = sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
+            return sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
         except sandbox.WorkerError as err:
-            known = FormulaError(str(err))
+            return FormulaError(str(err))
         except sandbox.LimitExceeded as err:
-            known = FormulaError(f"{err} Write a simpler formula (fewer nested functions, no huge constants).")
-        with _ANALYSES_LOCK:
-            _ANALYSES[key] = known
-            while len(_ANALYSES) > MAX_ANALYSES:
-                _ANALYSES.popitem(last=False)
+            return FormulaError(f"{err} Write a simpler formula (fewer nested functions, no huge constants).")
+
+    known = _ANALYSES.get(key, compute)
     if isinstance(known, FormulaError):
         raise FormulaError(str(known))
     return known

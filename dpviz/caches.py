@@ -1,0 +1,94 @@
+"""Every in-process cache dpviz keeps, declared in one place with its budget.
+
+A server process keeps computed things for every visitor: prepared states of live figures,
+loaded embeddings and corpora, finished charts. Each is a :class:`dpviz.memo.ProcessMemo` bounded
+by entries and by bytes (:func:`dpviz.memo.nbytes_of`); this module is where those bounds are
+set and where memory use is read (:func:`report`). A module gets its memo with
+:func:`memo` ``(name)``; a name not declared here is refused, so no cache is kept off the books.
+
+The bounds add up to the most a process holds in these caches (embeddings have their own
+budget, ``DPVIZ_EMBEDDINGS_MB``, which also bounds the memory-mapped files' in-memory parts).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from dpviz.memo import ProcessMemo
+
+MB = 2**20
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A declared cache: its name, what it holds, and its bounds (``max_bytes`` may be a
+    callable read when the cache is first used, for a budget the environment sets)."""
+
+    name: str
+    holds: str
+    maxsize: int
+    max_bytes: int | Callable[[], int]
+    frozen: bool = False
+
+
+def _embedding_budget() -> int:
+    from dpviz.data.embeddings import memory_budget
+
+    return memory_budget()
+
+
+BUDGETS: tuple[Budget, ...] = (
+    Budget("figures.states", "live figures' prepared states (every paper), per fixed setting", 64, 512 * MB),
+    Budget("figures.bases", "marked figures' fixed part, drawn once, as Plotly dicts", 64, 64 * MB),
+    Budget("embeddings", "loaded embeddings (vocabulary and in-memory vectors)", 16, _embedding_budget),
+    Budget("hoho.vectors", "HoHo: a corpus's sentences and their GloVe sentence vectors", 8, 512 * MB),
+    Budget("hoho.attacks", "HoHo: the attack's sufficient counts per (corpus, mechanism, share, seed)", 16, 512 * MB),
+    Budget("metric.states", "metric DP: each word's draws as envelopes, per setting", 16, 512 * MB),
+    Budget("metric.knn", "metric DP: nearest-neighbour distances of sampled words", 8, 256 * MB),
+    Budget("metric.try", "metric DP: the try-it box's rewrites (ε-free)", 64, 256 * MB),
+    Budget("metric.try_at", "metric DP: the try-it box's answer per ε", 1024, 32 * MB, frozen=True),
+    Budget("partial.experiments", "partial sensitivity: trained SGD and DP-SGD runs", 8, 256 * MB),
+    Budget(
+        "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
+    ),
+    Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
+    Budget("web.panels", "pages: each panel's result (an audit), shared by every visitor", 32, 64 * MB),
+)
+_BY_NAME = {b.name: b for b in BUDGETS}
+_MEMOS: dict[str, ProcessMemo] = {}
+_LOCK = threading.Lock()
+
+
+def memo(name: str) -> ProcessMemo:
+    """The process's cache ``name`` (created at first use with its declared bounds)."""
+    budget = _BY_NAME.get(name)
+    if budget is None:
+        raise KeyError(f"no cache {name!r} is declared in dpviz/caches.py; the caches are {', '.join(_BY_NAME)}")
+    with _LOCK:
+        if name not in _MEMOS:
+            max_bytes = budget.max_bytes() if callable(budget.max_bytes) else budget.max_bytes
+            _MEMOS[name] = ProcessMemo(maxsize=budget.maxsize, max_bytes=max_bytes, frozen=budget.frozen)
+        return _MEMOS[name]
+
+
+def report():
+    """Every declared cache with what it holds now: entries and bytes, beside its bounds (a table)."""
+    import pandas as pd
+
+    rows = []
+    for b in BUDGETS:
+        m = _MEMOS.get(b.name)
+        bound = m.max_bytes if m is not None else (None if callable(b.max_bytes) else b.max_bytes)
+        rows.append(
+            {
+                "cache": b.name,
+                "holds": b.holds,
+                "entries": len(m.keys()) if m is not None else 0,
+                "bytes": m.nbytes() if m is not None else 0,
+                "max_entries": b.maxsize,
+                "max_bytes": bound,
+            }
+        )
+    return pd.DataFrame(rows)

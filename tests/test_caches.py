@@ -1,0 +1,47 @@
+"""Every in-process cache is declared in dpviz/caches.py with its bounds, and read in one place."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpviz import caches
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_no_cache_is_kept_off_the_books():
+    """ProcessMemo is constructed only by the registry of caches; no module keeps its own dict memo."""
+    for path in [*(ROOT / "dpviz").rglob("*.py"), *(ROOT / "webui").rglob("*.py")]:
+        rel = path.relative_to(ROOT).as_posix()
+        text = path.read_text()
+        if rel not in ("dpviz/memo.py", "dpviz/caches.py"):
+            assert not re.search(r"ProcessMemo\(", text), f"{rel} builds its own ProcessMemo"
+            assert "OrderedDict()" not in text, f"{rel} keeps an ad-hoc OrderedDict cache"
+    for name in re.findall(
+        r'caches\.memo\("([\w.]+)"\)', "".join(p.read_text() for p in (ROOT / "dpviz").rglob("*.py"))
+    ):
+        assert name in {b.name for b in caches.BUDGETS}
+
+
+def test_every_cache_is_bounded_by_entries_and_bytes():
+    for b in caches.BUDGETS:
+        assert b.maxsize >= 1 and b.max_bytes, b.name
+        m = caches.memo(b.name)
+        assert m.max_bytes is not None and m.max_bytes > 0 and m.maxsize == b.maxsize
+    total = sum(b.max_bytes for b in caches.BUDGETS if not callable(b.max_bytes))
+    assert total <= 4 * 2**30  # what a process may hold in these caches, besides the embeddings' own budget
+
+
+def test_an_undeclared_cache_is_refused():
+    with pytest.raises(KeyError, match="no cache 'nope' is declared"):
+        caches.memo("nope")
+
+
+def test_memory_is_read_in_one_place():
+    m = caches.memo("web.panels")
+    m.get(("test", 1), lambda: np.zeros(1000))
+    row = caches.report().set_index("cache").loc["web.panels"]
+    assert row["entries"] >= 1 and row["bytes"] >= 8000 and row["max_bytes"] == 64 * 2**20
+    m.discard(("test", 1))
