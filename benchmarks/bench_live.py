@@ -24,29 +24,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dpviz import memo, registry  # noqa: E402
+from dpviz import caches, registry  # noqa: E402
 from dpviz.params import log_grid  # noqa: E402
 
 PAGES = ("adept", "metric", "hoho", "partial")
 
 
-def _memos() -> list[tuple[object, str]]:
-    """Every per-process memo a figure's computation may hit (emptied for the baseline)."""
-    from dpviz.papers.hoho import figures as hoho
-    from dpviz.papers.metric import figures as metric
-
-    return [(registry, "_STATES"), (registry, "_BASES"), (metric, "_STATES"), (metric, "_TRY"), (hoho, "_ATTACKS")]
-
-
 def fresh() -> None:
     """Nothing prepared: every memo emptied and an empty disk cache."""
     os.environ["DPVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="dpviz-bench-")
-    from dpviz.papers.partial import sensitivity as partial_sensitivity
-
-    for module, name in _memos():
-        old = getattr(module, name)
-        setattr(module, name, memo.ProcessMemo(maxsize=old.maxsize, max_bytes=old.max_bytes))
-    partial_sensitivity._ANALYSES.clear()  # formula analyses (made in the worker process)
+    caches.empty_all()  # every declared process cache: states, loaded data, formula analyses, views
 
 
 def positions(p, n: int, rng: np.random.Generator) -> list:

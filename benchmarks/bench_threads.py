@@ -1,7 +1,7 @@
 """Benchmark: one numeric thread against the default (every core) for a server computation
 while other work holds the cores, as on a loaded dashboard server. Same run, same inputs.
 
-The computation is the metric page's try-it box (figures.metric.try_it: rewrites of a sentence
+The computation is the metric page's try-it box (dpviz.papers.metric.pipeline.try_it: rewrites of a sentence
 and each word's N_w/S_w over 300 draws, exact searches over all 400,000 GloVe words), at a new ε
 each time so nothing is cached. The other work: --busy processes spinning on the CPU (default: one
 per core, standing in for other sessions and the server's own work).
@@ -34,10 +34,11 @@ def main() -> None:
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from dpviz.data.embeddings import get
-    from dpviz.papers.metric import figures as metric
+    from dpviz.papers.metric import params as metric_params
+    from dpviz.papers.metric import pipeline as metric
 
     emb = get("glove-6b-50d")
-    v = {"embedding": "glove-6b-50d", "sentence": metric.SENTENCE.default, "rewrites": 5, "seed": 0}
+    v = {"embedding": "glove-6b-50d", "sentence": metric_params.SENTENCE.default, "rewrites": 5, "seed": 0}
     default_threads = max((p["num_threads"] for p in threadpool_info()), default=1)
     stop = mp.Event()
     hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(args.busy)]

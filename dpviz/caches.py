@@ -92,3 +92,12 @@ def report():
             }
         )
     return pd.DataFrame(rows)
+
+
+def empty_all() -> None:
+    """Forget every entry of every cache (a benchmark's fresh start; the disk cache is apart)."""
+    with _LOCK:
+        memos = list(_MEMOS.values())
+    for m in memos:
+        for key in m.keys():
+            m.discard(key)

@@ -47,6 +47,10 @@ class Panel:
     intro: str = ""
     inputs: str = ""
     hidden: tuple[str, ...] = ()
+    cached: bool = True
+    """Whether the page keeps each result for every visitor (False: the compute keeps its own)."""
+    on_refusal: str = ""
+    """Said after the sentence of input the compute refuses (e.g. what on the page still works)."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

@@ -226,16 +226,18 @@ def paper_figures(key: str) -> list[FigureSpec]:
 
 
 def page_params(page: str) -> tuple[Param, ...]:
-    """The union of a page's figure parameters; one name means one spec on a page."""
+    """The union of a page's figure parameters, then its panels'; one name means one spec on a page."""
+    from dpviz import papers
+
     seen: dict[str, Param] = {}
     _load_all()
-    for spec in REGISTRY.values():  # in the order the figures module defines them (the sidebar's order)
-        if spec.page != page:
-            continue
-        for p in spec.params:
-            if p.name in seen and seen[p.name] != p:
-                raise ValueError(f"parameter {p.name!r} has two different specs on page {page!r}")
-            seen[p.name] = p
+    panels = papers.get(page).panels if page in {p.key for p in papers.all_papers()} else ()
+    figure_params = [p for spec in REGISTRY.values() if spec.page == page for p in spec.params]
+    # figures in the order the figures module defines them (the sidebar's order), then the panels'
+    for p in figure_params + [p for panel in panels for p in panel.params]:
+        if p.name in seen and seen[p.name] != p:
+            raise ValueError(f"parameter {p.name!r} has two different specs on page {page!r}")
+        seen[p.name] = p
     return tuple(seen.values())
 
 

@@ -1,18 +1,14 @@
-"""Metric-DP page: drawn from its declaration (dpviz/papers/metric/), plus an upload box for
-embeddings, the embedding's loading (and download of a gensim model) and the try-it box."""
-
-import html
+"""Metric-DP page: drawn from its declaration (dpviz/papers/metric/, the try-it box included),
+plus an upload box for embeddings and the embedding's loading (and download of a gensim model)."""
 
 import streamlit as st
 
 from dpviz import hosted_mode, uploads
 from dpviz.data.embeddings import GENSIM, EmbeddingError, get, resolve
 from dpviz.errors import InputError
-from dpviz.papers.metric.figures import TRY_DRAWS, TRY_PARAMS, try_it
 from webui.paper_page import show
 
 UPLOAD_TYPES = ("vec", "txt", "bin")
-_EMB = {}  # this run's embedding, for the try-it box
 
 
 def upload_box() -> None:
@@ -63,7 +59,7 @@ def load_embedding(values: dict) -> bool:
     (and, for an absent gensim model, its download button) and no figure is drawn."""
     try:
         bar = st.progress(0.0, text="Loading the embedding…")
-        _EMB["emb"] = emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
+        emb = resolve(values["embedding"], lambda f, m: bar.progress(min(f, 1.0), text=m))
         bar.empty()
         st.info(f"**{emb.name}**: {emb.source}. {emb.note}")
     except InputError as err:  # EmbeddingError and every other input dpviz refuses
@@ -83,40 +79,4 @@ def load_embedding(values: dict) -> bool:
     return True
 
 
-def try_it_box(values: dict) -> None:
-    """The try-it box at the slider's ε (drawn inside the live section)."""
-    st.subheader("Try it: privatise a sentence", anchor="try-it")
-    try:
-        with st.spinner("Privatising…"):
-            tokens, rows, status, per_word = try_it(_EMB["emb"], values)
-    except InputError as err:
-        st.error(str(err))
-        return
-    st.markdown(f"Original: **{html.escape(' '.join(tokens))}** (ε = {values['epsilon']:g}, the slider's)")
-    for r in rows:
-        spans = [
-            f"<span style='background:#F0E442;padding:0 3px;border-radius:3px'>{html.escape(o)}</span>"
-            if o != t
-            else html.escape(o)
-            for o, t in zip(r, tokens)
-        ]
-        st.markdown("→ " + " ".join(spans), unsafe_allow_html=True)
-    unknown = [t for t, s in zip(tokens, status) if s != "in vocabulary"]
-    if unknown:
-        st.caption(
-            "Not in the vocabulary: "
-            + ", ".join(f"{t} ({s})" for t, s in zip(tokens, status) if s != "in vocabulary")
-            + ". 'unknown' words are kept as they are; fastText builds 'subword vector's for them."
-        )
-    if per_word is not None:
-        st.caption(f"Each word's plausible deniability at ε = {values['epsilon']:g} ({TRY_DRAWS} draws):")
-        st.dataframe(
-            per_word[["word", "n_w", "s_w", "cosine"]].rename(
-                columns={"n_w": f"N_w (of {TRY_DRAWS})", "s_w": f"S_w (of {TRY_DRAWS})", "cosine": "mean cosine"}
-            ),
-            hide_index=True,
-        )
-    st.divider()
-
-
-show("metric", extra_params=TRY_PARAMS, sidebar_top=upload_box, after_sidebar=load_embedding, extra=try_it_box)
+show("metric", sidebar_top=upload_box, after_sidebar=load_embedding)

@@ -8,7 +8,7 @@ import pytest
 
 from dpviz.data import embeddings as E
 from dpviz.data import fasttext_local
-from dpviz.papers.metric import figures as fm
+from dpviz.papers.metric import pipeline as fm
 
 DATA = fasttext_local.gensim_test_data()
 

@@ -11,7 +11,7 @@ from dpviz.papers.hoho import ome
 
 @pytest.fixture(scope="module")
 def corpus():
-    from dpviz.papers.hoho.figures import corpus_vectors
+    from dpviz.papers.hoho.pipeline import corpus_vectors
 
     return corpus_vectors("movie-reviews")[0]
 

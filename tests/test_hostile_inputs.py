@@ -10,8 +10,10 @@ from test_cli import cli
 
 from dpviz import registry, storage, uploads
 from dpviz.data import corpora
-from dpviz.papers.hoho import figures as H
-from dpviz.papers.metric import figures as M
+from dpviz.papers.hoho import params as hoho_params
+from dpviz.papers.hoho import pipeline as H
+from dpviz.papers.metric import params as M
+from dpviz.papers.metric import pipeline
 from dpviz.params import validate
 
 # caps that could be walked around -----------------------------------------------------------
@@ -63,8 +65,8 @@ def test_the_attack_is_held_to_a_hosted_work_budget_whichever_parameter_carries_
 def test_the_default_attack_fits_the_hosted_budget(monkeypatch):
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
     n = len(H.corpus_vectors()[0])
-    targets = len(H.hoho_exact.choose_targets(n, H.TARGETS.default, 0))
-    settings = (len(H.LAMBDAS.default) + 2) * len(H.EPSILONS.default)
+    targets = len(H.hoho_exact.choose_targets(n, hoho_params.TARGETS.default, 0))
+    settings = (len(hoho_params.LAMBDAS.default) + 2) * len(hoho_params.EPSILONS.default)
     H.check_attack_size(targets, n, settings)  # no error
     assert targets * (n - 1) * settings <= H.HOSTED_MAX_WORK
 
@@ -127,7 +129,7 @@ def test_an_infinite_cache_quota_serves_figures(tmp_path):
 
 
 def test_a_bad_comparison_embedding_is_refused_before_the_main_one_is_computed(monkeypatch):
-    monkeypatch.setattr(M.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking every input"))
+    monkeypatch.setattr(pipeline.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking inputs"))
     for bad in ("/dev/zero", "/nonexistent/vectors.vec", "upload:0000000000000000.vec"):
         with pytest.raises(ValueError, match="No embedding file|not on this server"):
             registry.run("metric-stats", {"compare": bad, "words": "3", "samples": "20"})
@@ -136,7 +138,7 @@ def test_a_bad_comparison_embedding_is_refused_before_the_main_one_is_computed(m
 def test_a_header_bomb_as_comparison_is_refused_before_computing(tmp_path, monkeypatch):
     bomb = tmp_path / "bomb.vec"
     bomb.write_bytes(b"1000000000 300\nthe 0.1\n")
-    monkeypatch.setattr(M.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking every input"))
+    monkeypatch.setattr(pipeline.mdp, "word_envelopes", lambda *a, **k: pytest.fail("computed before checking inputs"))
     with pytest.raises(ValueError, match="claims 1,000,000,000 words"):
         registry.run("metric-stats", {"compare": str(bomb), "words": "3", "samples": "20"})
 

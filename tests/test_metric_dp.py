@@ -191,8 +191,8 @@ def test_rewrite_marks_unknown_words(glove):
 
 
 def test_try_it_box_equals_the_direct_computation_and_is_shared(glove, monkeypatch):
-    from dpviz.papers.metric import figures as metric
-    from dpviz.papers.metric.figures import TRY_DRAWS, try_it
+    from dpviz.papers.metric import pipeline as metric
+    from dpviz.papers.metric.pipeline import TRY_DRAWS, try_it
 
     monkeypatch.setattr(metric, "_TRY", type(metric._TRY)(maxsize=64))  # this route's own prepared draws
     monkeypatch.setattr(metric, "_TRY_AT", type(metric._TRY)(maxsize=64))  # and its own answers per ε

@@ -169,7 +169,7 @@ def test_exact_loss_exceeds_hohos_bound_for_large_lambda_but_not_lambda_one():
 
 def test_linking_and_reconstruction_over_the_movie_review_corpus():
     """The paper's shape: AUC = 1 for lambda >= 10, near chance for lambda = 1; recovery ~ lambda/(1+lambda)."""
-    from dpviz.papers.hoho import figures as hoho
+    from dpviz.papers.hoho import pipeline as hoho
 
     df = hoho.attack_table(
         {
@@ -218,7 +218,7 @@ def test_a_good_csv_upload():
 def test_an_upload_gone_from_the_server_says_so(tmp_path, monkeypatch):
     from dpviz import uploads
     from dpviz.data import corpora
-    from dpviz.papers.hoho import figures as hoho
+    from dpviz.papers.hoho import pipeline as hoho
 
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
     ref = uploads.save_upload(b"a fine film\nawful\n", "s.txt")

@@ -64,7 +64,8 @@ def test_view_cache_is_bounded_and_drops_the_least_recently_used(monkeypatch):
 
 def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch):
     from dpviz import registry
-    from dpviz.papers.metric import figures as metric
+    from dpviz.papers.metric import params as metric
+    from dpviz.papers.metric import pipeline
     from webui import warmup
 
     calls, tried = [], []
@@ -82,8 +83,8 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
     monkeypatch.setattr(views, "_VIEWS", memo.ProcessMemo(maxsize=128))
     monkeypatch.setattr(registry, "all_figures", lambda: [broken, good])
     monkeypatch.setattr(registry, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
-    monkeypatch.setattr(metric, "resolve", lambda name: name)
-    monkeypatch.setattr(metric, "try_it", lambda emb, v: tried.append(v["sentence"]))
+    # every declared panel is warmed too: the metric page's try-it box (its compute keeps its own cache)
+    monkeypatch.setattr(pipeline, "try_it_panel", lambda v, progress=None: tried.append(v["sentence"]))
     assert warmup.warm_defaults() == 1  # the broken figure is logged and skipped
     assert calls == [("compute", {"n": 3}), ("render", {"n": 3})]  # the page default, n = 3
     assert (

@@ -3,7 +3,7 @@ reruns only what a slider drives, and first answers on a cold start."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import streamlit as st
 
@@ -11,6 +11,7 @@ from dpviz.errors import InputError
 from dpviz.params import Param, format_value
 from dpviz.registry import FigureSpec
 from webui import figure_card, views
+from webui.panel_view import show_panel
 from webui.plotly_element import plotly_json_chart
 from webui.url_state import sync_url
 from webui.widgets import widgets
@@ -21,25 +22,28 @@ def live_figures(
     values: dict[str, Any],
     page_params: Sequence[Param],
     intro: str = "",
-    extra: Callable[[dict[str, Any]], None] | None = None,
+    panels: Sequence = (),
     first: dict[str, Any] | None = None,
 ) -> None:
     """Show a page's figures with its live sliders (``Param.slider``) above them, in a Streamlit
     fragment: moving a slider reruns only the sliders and the figures from the first one that
     depends on a slider onwards (page order kept; the later ones come from the shared view
     cache), not the whole page. ``values`` holds the other parameters' validated values; the
-    URL is kept in step from inside the fragment. ``extra(values)`` draws more live content (not
-    a figure) at the end of the fragment, after every chart. ``first`` holds cheaper values of
+    URL is kept in step from inside the fragment. ``panels`` (declared in the section) are drawn
+    after every chart, inside the fragment when one takes a live slider's value. ``first`` holds cheaper values of
     some parameters (the paper's ``first_answer``, name -> value): a chart not yet computed at ``values`` is
     first drawn at those, marked as a first answer, and replaced in place when its full answer
     is ready (:func:`cards`)."""
     live = [p for p in page_params if p.slider]
     uses = [i for i, spec in enumerate(specs) if {p.name for p in spec.params} & {p.name for p in live}]
+    live_names = {p.name for p in live}
+    live_panels = [panel for panel in panels if {p.name for p in panel.params} & live_names]
     if not live or not uses:
         sync_url(page_params, values)
         cards(specs, values, page_params, first)
+        show_panels(panels, values)
         return
-    first_live, last = uses[0], (len(specs) - 1 if extra is not None else uses[-1])
+    first_live, last = uses[0], (len(specs) - 1 if live_panels else uses[-1])
     cards(specs[:first_live], values, page_params, first)
 
     # the sliders stay in view while the reader scrolls to the charts they drive
@@ -56,11 +60,21 @@ def live_figures(
             both = dict(values, **widgets(live, list(st.columns(len(live)))))
         sync_url(page_params, both)
         cards(specs[first_live : last + 1], both, page_params, first)
-        if extra is not None:
-            extra(both)
+        show_panels(live_panels, both)
 
     section()
     cards(specs[last + 1 :], values, page_params, first)
+    show_panels([panel for panel in panels if panel not in live_panels], values)
+
+
+def show_panels(panels: Sequence, values: dict[str, Any]) -> None:
+    """Each declared panel of a section under its title (:func:`webui.panel_view.show_panel`)."""
+    for panel in panels:
+        if panel.title:
+            st.subheader(panel.title, anchor=panel.id)
+        if panel.intro:
+            st.markdown(panel.intro)
+        show_panel(panel, values)
 
 
 def first_answer_needed(spec: FigureSpec, values: dict[str, Any], first: dict[str, Any] | None) -> bool:

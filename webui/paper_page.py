@@ -1,7 +1,7 @@
 """A paper's page, drawn from its declaration (:class:`dpviz.papers.Paper`): title and summary,
 the sidebar groups, each section's figures with their live sliders, and the notes. A page file
-calls :func:`show` with its key; pages with more than figures (an upload box, a formula shown in
-LaTeX, a try-it box) pass hooks for those parts."""
+calls :func:`show` with its key; a section's declared panels (the metric page's try-it box) are
+drawn after its figures; a page with an upload box or a loading step passes hooks for those."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dpviz import hosted_mode, papers, registry
 from dpviz.params import Param, parse_value
 from webui.live import live_figures
 from webui.nav import page_setup
+from webui.panel_view import show_panel
 from webui.url_state import seed_from_url, sync_url
 from webui.widgets import settings, widgets
 
@@ -55,25 +56,19 @@ def first_answer(paper: papers.Paper, params: Sequence[Param], values: Values) -
 def show(
     key: str,
     *,
-    extra_params: Sequence[Param] = (),
     sidebar_top: Callable[[], None] | None = None,
     after_sidebar: Callable[[Values], bool] | None = None,
-    section_top: Callable[[papers.Section, Values], bool] | None = None,
-    extra: Callable[[Values], None] | None = None,
 ) -> None:
-    """Draw the page of paper ``key``.
+    """Draw the page of paper ``key``: its sections' figures and panels, as declared.
 
-    ``extra_params`` are page parameters no figure takes (e.g. the try-it sentence);
     ``sidebar_top()`` draws above the sidebar's settings (an upload box); ``after_sidebar(values)``
-    runs before the figures and returns False to show none (the settings stay in the URL);
-    ``section_top(section, values)`` draws above a section's figures and returns False to skip
-    them; ``extra(values)`` draws live content after the last chart of a live section.
+    runs before the figures and returns False to show none (the settings stay in the URL).
     """
     paper = papers.get(key)
     page_setup(paper.title)
     st.title(paper.headline)
     st.markdown(paper.summary)
-    params = registry.page_params(key) + tuple(extra_params)
+    params = registry.page_params(key)
     seed_from_url(params, state_key=key)
     if sidebar_top is not None:
         sidebar_top()
@@ -83,10 +78,10 @@ def show(
         for section in paper.sections:
             if section.title:
                 st.header(section.title)
-            if section_top is not None and not section_top(section, values):
+            if section.lead is not None and not show_panel(section.lead, values):
                 continue
             specs = [registry.get(fid) for fid in section.figures]
-            live_figures(specs, values, params, intro=section.intro, extra=extra, first=first)
+            live_figures(specs, values, params, intro=section.intro, panels=section.panels, first=first)
     else:
         sync_url(params, values)
     st.markdown(paper.notes)

@@ -5,17 +5,15 @@ with a progress bar) and its view; the URL carries every parameter. A page file 
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 import streamlit as st
 
-from dpviz import hosted_mode, tools
-from dpviz.errors import InputError
+from dpviz import tools
 from dpviz.panels import Panel, resolve
 from dpviz.params import ParamError, parse_value
-from webui import views
 from webui.nav import page_setup
+from webui.panel_view import show_panel
 from webui.url_state import seed_from_url, sync_url
 from webui.widgets import widgets
 
@@ -47,22 +45,6 @@ def panel_widgets(panel: Panel) -> Values:
             if group:
                 values.update(widgets(group, list(st.columns(len(group)))))
     return values
-
-
-def show_panel(panel: Panel, values: Values) -> None:
-    """The panel's result drawn by its view; input it refuses is a sentence, a bug is logged."""
-    try:
-        result = views.cached_panel(panel, values)
-    except InputError as err:
-        st.error(str(err))
-        return
-    except Exception as err:  # noqa: BLE001 - a bug: logged whole, shown whole only off a hosted demo
-        traceback.print_exc()
-        if not hosted_mode():
-            raise
-        st.error(f"This part failed with an internal error ({type(err).__name__}); it is logged on the server.")
-        return
-    resolve(panel.view)(result, values)
 
 
 def show(key: str) -> None:

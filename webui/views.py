@@ -79,12 +79,16 @@ def cached_view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame,
 _PANELS = caches.memo("web.panels")
 
 
+def _panel_key(panel, values: dict[str, Any]) -> tuple:
+    from dpviz.params import format_value
+
+    return (panel.id, tuple((p.name, format_value(p, values[p.name])) for p in panel.params))
+
+
 def cached_panel(panel, values: dict[str, Any]) -> Any:
     """A declared panel's result for ``values`` (:meth:`dpviz.panels.Panel.run`), computed once per
     canonical parameters with a progress bar, and kept for every session of this process."""
-    from dpviz.params import format_value
-
-    key = (panel.id, tuple((p.name, format_value(p, values[p.name])) for p in panel.params))
+    key = _panel_key(panel, values)
 
     def compute() -> Any:
         bar = st.progress(0.0, text=f"{panel.title}…")
@@ -94,3 +98,12 @@ def cached_panel(panel, values: dict[str, Any]) -> Any:
             bar.empty()
 
     return _PANELS.get(key, compute)
+
+
+def prefill_panel(panel, values: dict[str, Any]) -> None:
+    """Compute a panel's result on ``values`` into the cache it uses (the hosted warm-up)."""
+    if panel.cached:
+        key = _panel_key(panel, values)
+        _PANELS.get(key, lambda: panel.run(values))
+    else:
+        panel.run(values)

@@ -37,9 +37,10 @@ def start_once() -> threading.Thread | None:
 
 
 def warm_defaults() -> int:
-    """Compute every registered figure on its page's defaults; returns how many were computed.
-    A figure that fails is logged and skipped: the page will show its message to the visitor."""
-    from dpviz.papers.metric import figures as metric
+    """Compute every registered figure, then every declared panel, on its page's defaults; returns
+    how many figures were computed. One that fails is logged and skipped: the page will show its
+    message to the visitor."""
+    from dpviz import papers, tools
     from webui import views
 
     done = 0
@@ -49,9 +50,10 @@ def warm_defaults() -> int:
             done += views.prefill(spec, values)
         except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
             log.exception("warm-up of %s failed", spec.id)
-    try:
-        defaults = {p.name: p.default for p in registry.page_params("metric") + metric.TRY_PARAMS}
-        metric.try_it(metric.resolve(defaults["embedding"]), defaults)
-    except Exception:  # noqa: BLE001
-        log.exception("warm-up of the try-it box failed")
+    for page in [*papers.all_papers(), *tools.all_tools()]:
+        for panel in page.panels:
+            try:
+                views.prefill_panel(panel, {p.name: p.default for p in panel.params})
+            except Exception:  # noqa: BLE001
+                log.exception("warm-up of the %s panel failed", panel.id)
     return done

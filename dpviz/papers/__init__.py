@@ -24,12 +24,17 @@ from dpviz.declarations import by_key, declared
 
 @dataclass(frozen=True)
 class Section:
-    """A part of a page: an optional heading, the figures it shows (ids, in order) and the line
-    that introduces its live sliders."""
+    """A part of a page: an optional heading, the figures it shows (ids, in order), the line
+    that introduces its live sliders, and panels (:class:`dpviz.panels.Panel`) drawn after its
+    figures (inside the live part when they take a live slider's value)."""
 
     figures: tuple[str, ...]
     title: str = ""
     intro: str = ""
+    panels: tuple = ()
+    lead: object = None
+    """A panel drawn above the figures; when its compute refuses the input, the section's figures
+    and panels are not drawn (the sentence says why)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,15 @@ class Paper:
     answer within seconds when its charts are not computed yet: the page draws those charts at
     these values first, marked as such, and replaces each in place by its full answer. A value is
     used only where it is smaller than the one asked for."""
+
+    @property
+    def panels(self) -> tuple:
+        """Every panel of the page, in page order."""
+        return tuple(
+            panel
+            for section in self.sections
+            for panel in ((section.lead,) if section.lead is not None else ()) + tuple(section.panels)
+        )
 
     @property
     def figures(self) -> tuple[str, ...]:

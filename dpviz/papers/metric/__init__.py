@@ -3,7 +3,10 @@ for privacy preserving text analysis (PrivateNLP @ WSDM). ``mechanism`` holds th
 the statistics, ``neighbours`` the k-nearest-neighbour distances, ``calibration`` the crossing of
 a target, ``sweep`` the whole-vocabulary Dask sweep, ``figures`` the figure specs."""
 
+from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
+from dpviz.papers.metric.params import EMBEDDING, EPSILON, REWRITES, SENTENCE
+from dpviz.params import SEED
 
 _FULL = {"compare": "fasttext-local", "words": "100"}
 _QUICK = {"compare": "fasttext-local", "words": "5", "samples": "200", "epsilons": "2,5,10,20,40"}
@@ -42,6 +45,16 @@ PAPER = Paper(
             intro="**Live:** drag ε (or focus the slider and use the arrow keys): each word's draws were made once "
             "and are "
             "answered exactly at any ε, so every chart below and the try-it box follow at once.",
+            panels=(
+                Panel(
+                    id="try-it",
+                    title="Try it: privatise a sentence",
+                    params=(EMBEDDING, SENTENCE, REWRITES, SEED, EPSILON),
+                    compute="dpviz.papers.metric.pipeline:try_it_panel",
+                    view="webui.panels.try_it:show",
+                    cached=False,  # the pipeline keeps each answer per ε itself
+                ),
+            ),
         ),
     ),
     sidebar=(SidebarGroup("Words and ε"), SidebarGroup("Try it", ("sentence", "rewrites"))),

@@ -1,21 +1,30 @@
-"""Figure specs of the metric-DP page (Feyisetan et al. 2020; docs/formulas.md, section 2)."""
+"""Figure specs and renders of the metric-DP page (Feyisetan et al. 2020; docs/formulas.md,
+section 2). The parameters are declared in params.py, the prepared state (embeddings, word
+draws, statistics) is computed in pipeline.py."""
 
 from __future__ import annotations
-
-from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from dpviz import caches
-from dpviz import tables as table_cache
-from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
-from dpviz.errors import InputError
-from dpviz.papers.metric import calibration, neighbours
+from dpviz.papers.metric import calibration
 from dpviz.papers.metric import mechanism as mdp
-from dpviz.params import SEED, Param, format_value, text_items
-from dpviz.registry import FigureSpec, hosted_mode, register, unchanged
+from dpviz.papers.metric.params import (
+    EMBEDDING,
+    EPSILON,
+    HIST_EPS,
+    KNN_WORDS,
+    SWEEP_DIR,
+    TARGET,
+    TARGET_OP,
+    TARGET_STAT,
+    VOCAB,
+    WORD_PARAMS,
+)
+from dpviz.papers.metric.pipeline import knn_distances, tables, word_state, word_table
+from dpviz.params import SEED
+from dpviz.registry import FigureSpec, register, unchanged
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, rgba, style, subplots, two_line_title
 
 QUICK_WORDS = {"words": "3", "samples": "100", "epsilons": "2,5,10,30"}
@@ -24,290 +33,7 @@ PAGE = "metric"
 PAPER = "Feyisetan et al. 2020"
 
 
-class _EmbeddingLabels(dict):
-    """Labels of the embedding choices; a gensim-downloader model's label says whether it is on
-    this machine or a download of how many MB (looked up each time: a download changes it)."""
-
-    def get(self, key, default=None):
-        if key in E.GENSIM:
-            from dpviz.data import gensim_models
-
-            return gensim_models.label(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key):
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return value
-
-    def __contains__(self, key):
-        return key in E.GENSIM or super().__contains__(key)
-
-
-EMBEDDING_LABELS = _EmbeddingLabels(
-    {
-        "glove-6b-50d": "GloVe 6B 50d (built in, 400,000 words)",
-        "fasttext-local": "fastText 100d trained here (stand-in, ~15 s once)",
-        "none": "none",
-    }
-)
-EMBEDDING = Param(
-    "embedding",
-    "text",
-    "glove-6b-50d",
-    "Embedding",
-    "glove-6b-50d (GloVe 6B 50d, all 400,000 words), fasttext-local (trained here once), the papers' 300-d vectors by "
-    "their gensim-downloader names (glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300, "
-    "word2vec-google-news-300), an uploaded file, or (running locally) the path of a .vec/.txt/.bin file.",
-    max_items=300,
-    options=("glove-6b-50d", "fasttext-local", *E.GENSIM),
-    choice_labels=EMBEDDING_LABELS,
-)
-COMPARE = Param(
-    "compare",
-    "text",
-    "none",
-    "Compare with",
-    "A second embedding to overlay (same choices as Embedding), or none.",
-    max_items=300,
-    options=("none", "glove-6b-50d", "fasttext-local", *E.GENSIM),
-    choice_labels=EMBEDDING_LABELS,
-)
-EPSILONS = Param(
-    "epsilons",
-    "float_list",
-    (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40),
-    "Values of ε",
-    "The privacy parameters to compute, comma-separated.",
-    min=0.01,
-    max=1000.0,
-    max_items=40,
-)
-WORDS = Param(
-    "words",
-    "int",
-    10,
-    "Words sampled",
-    "How many words to draw (uniformly, seeded) from the most frequent ones.",
-    min=1,
-    max=2000,
-    hosted_max=50,
-)
-WORD_LIST = Param(
-    "word_list",
-    "text",
-    "",
-    "Or these words",
-    "Explicit words, comma-separated (overrides the sample).",
-    max_items=500,
-    hosted_max=WORDS.hosted_max,
-)
-VOCAB = Param(
-    "vocab",
-    "int",
-    10_000,
-    "…from the top",
-    "Sampled words come from this many most frequent words.",
-    min=10,
-    max=400_000,
-)
-SAMPLES = Param(
-    "samples",
-    "int",
-    1000,
-    "Draws per word (N)",
-    "Releases of each word (paper: 1,000); nearest-word search is always over the whole vocabulary.",
-    min=10,
-    max=20_000,
-    hosted_max=1000,
-)
-ETA = Param(
-    "eta",
-    "float",
-    0.05,
-    "η for S_w^η",
-    "S_w^η is the size of the smallest set of outputs holding at least 1 − η of the draws.",
-    min=0.0,
-    max=0.5,
-)
-HIST_EPS = Param(
-    "hist_epsilons",
-    "float_list",
-    (5, 7, 9, 11, 12),
-    "ε for the histograms",
-    "Histograms of S_w and N_w at these ε (paper's Figure 6: 5, 7, 9, 11, 12 for GloVe 50d).",
-    min=0.01,
-    max=1000.0,
-    max_items=8,
-)
-TARGET_STAT = Param(
-    "target_stat",
-    "choice",
-    "n_w",
-    "Target statistic",
-    "What the calibration target constrains.",
-    choices=("n_w", "s_w"),
-    choice_labels={"n_w": "average N_w (draws that keep the word)", "s_w": "average S_w (distinct outputs)"},
-)
-TARGET_OP = Param(
-    "target_op",
-    "choice",
-    "at_most",
-    "Target direction",
-    "Whether the average must stay at most or at least the target.",
-    choices=("at_most", "at_least"),
-    choice_labels={"at_most": "at most", "at_least": "at least"},
-)
-TARGET = Param(
-    "target",
-    "float",
-    100.0,
-    "Target value",
-    "In draws (of N): e.g. N_w at most 100 of 1000 = at most 10% of words unchanged; S_w at least 50.",
-    min=0.0,
-    max=20_000.0,
-)
-KNN_WORDS = Param(
-    "knn_words",
-    "int",
-    200,
-    "Words for Figure 2",
-    "Words sampled from the top-vocab for the k-nearest-neighbour distances.",
-    min=10,
-    max=5000,
-    hosted_max=500,
-)
-
-EPSILON = Param(
-    "epsilon",
-    "float",
-    10.0,
-    "ε",
-    "The privacy parameter of the live views: marked on every curve over ε, drawn in the histograms, "
-    "used by the per-word chart and the try-it box.",
-    min=0.1,
-    max=1000.0,
-    log=True,
-    slider=True,
-)
-
-SWEEP_DIR = Param(
-    "sweep_dir",
-    "text",
-    "",
-    "Sweep directory (optional)",
-    "A directory written by `python -m dpviz sweep metric`: its whole-vocabulary statistics are drawn next to the live "
-    "sample in Figures 3-6.",
-    max_items=500,
-)
-
-WORD_PARAMS = (EMBEDDING, COMPARE, EPSILONS, WORDS, WORD_LIST, VOCAB, SAMPLES, ETA, SEED)
 STAT_LABEL = {"n_w": "N_w: draws with M(w) = w", "s_w": "S_w: distinct outputs", "s_w_eta": "S_w^η"}
-
-
-def _embedding_key(name: str) -> str:
-    """Cache key part for an embedding: its name, plus size and mtime for files."""
-    if name in E.NAMED:
-        return name
-    emb = resolve(name)
-    return f"{emb.name}:{emb.size}:{emb.dim}:{float(np.asarray(emb.vectors[:50]).sum()):.6g}"
-
-
-def word_ids(emb: E.Embedding, v: Mapping[str, Any]) -> np.ndarray:
-    """The vocabulary ids of the page's words: the typed word list (each must be in the
-    vocabulary; InputError naming the missing ones) or a seeded sample of ``words`` from the top ``vocab``."""
-    if v["word_list"].strip():
-        words = text_items(v["word_list"])
-        if len(words) > 200:
-            raise InputError(f"At most 200 explicit words, got {len(words)}.")
-        unknown = [w for w in words if w not in emb.index]
-        if unknown:
-            raise InputError(
-                f"Not in the {emb.name} vocabulary: {', '.join(unknown[:10])}. Use words it has, or sample words "
-                "instead."
-            )
-        return np.array(sorted({emb.index[w] for w in words}))
-    return mdp.sample_word_ids(emb, v["words"], v["vocab"], v["seed"])
-
-
-STATE_PARAMS = ("words", "word_list", "vocab", "samples", "seed")
-"""What a word's draws depend on; ε (listed or on the slider) and η only evaluate them."""
-_STATES = caches.memo("metric.states")
-
-
-def check_embeddings(v: Mapping[str, Any]) -> bool:
-    """Check the embedding and the comparison (if any) without loading either, so that a bad
-    choice is said before minutes are spent on the other; returns whether a comparison is drawn."""
-    compare = v.get("compare", "none").strip()
-    E.check_source(v["embedding"])
-    if compare not in ("", "none") and compare != v["embedding"].strip():
-        E.check_source(compare)
-        return True
-    return False
-
-
-def word_state(v: Mapping[str, Any], which: str = "embedding", progress=None) -> dict[int, mdp.Envelopes]:
-    """The ε-free state of one embedding's sampled words: every draw's output at every ε
-    (mechanism.Envelopes), computed once per (embedding, words, draws, seed) in this process.
-    Before computing, every embedding the figure uses is checked (not on a memo hit: the slider
-    path reads no file)."""
-    name = v[which]
-    canonical = {p.name: format_value(p, v[p.name]) for p in WORD_PARAMS if p.name in STATE_PARAMS}
-    key = (_embedding_key(name),) + tuple(canonical.values())
-
-    def compute() -> dict[int, mdp.Envelopes]:
-        check_embeddings(v)
-        emb = resolve(name, progress)
-
-        def envelopes() -> pd.DataFrame:
-            return mdp.envelopes_table(mdp.word_envelopes(emb, word_ids(emb, v), v["samples"], v["seed"], progress))
-
-        # on disk too: every server process reads what one of them computed (and waits for it)
-        shared = table_cache.cached_table("metric-word-state", dict(canonical, embedding=key[0]), envelopes)
-        return mdp.envelopes_from_table(shared)
-
-    return _STATES.get(key, compute)
-
-
-def word_table(v: Mapping[str, Any], which: str = "embedding", progress=None, epsilons=None) -> pd.DataFrame:
-    """The per-word, per-epsilon statistics (mdp.STAT_COLUMNS) for one embedding, evaluated from
-    :func:`word_state` at ``epsilons`` (default: the listed ones) in milliseconds."""
-    state = word_state(v, which, progress)
-    df = mdp.stats_at(resolve(v[which]), state, v["epsilons"] if epsilons is None else epsilons, v["eta"])
-    return df.assign(embedding=v[which])
-
-
-def sweep_table(directory: str) -> pd.DataFrame:
-    """A finished (or partly finished) sweep, labelled 'sweep: EMBEDDING (N words)'."""
-    import json
-    from pathlib import Path
-
-    from dpviz.papers.metric import sweep as S
-
-    if hosted_mode():
-        raise InputError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")
-    df = S.load(directory)
-    manifest = json.loads((Path(directory) / S.MANIFEST).read_text())
-    label = f"sweep: {manifest['parameters']['embedding']} ({df.word_id.nunique():,} words)"
-    return df.drop(columns=["word_id"]).assign(embedding=label)
-
-
-def tables(v, progress=None) -> pd.DataFrame:
-    """The main embedding's table, the comparison's when one is chosen, and a sweep's when the
-    figure takes a sweep directory and one is given. Every input is checked before any is computed
-    (a bad comparison file is said at once, not after the main embedding's minutes)."""
-    compare = check_embeddings(v)
-    sweep = None
-    if v.get("sweep_dir", "").strip():
-        sw = sweep_table(v["sweep_dir"].strip())
-        sweep = sw[sw.epsilon.isin(v["epsilons"])] if "hist_epsilons" in v else sw
-    parts = [word_table(v, "embedding", progress)]
-    if compare:
-        parts.append(word_table(v, "compare", progress))
-    if sweep is not None:
-        parts.append(sweep)
-    return pd.concat(parts, ignore_index=True)
 
 
 def _band(fig, x, lo, hi, color, group, row=None, col=None):
@@ -923,21 +649,7 @@ register(
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------
 
-_KNN = caches.memo("metric.knn")
 PERCENTILES = (5, 20, 50, 80, 95)
-K_MAX = 1000
-
-
-def knn_distances(v, progress=None) -> np.ndarray:
-    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss)."""
-    key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
-
-    def search() -> np.ndarray:
-        emb = resolve(v["embedding"], progress)
-        ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
-        return neighbours.kth_neighbour_distances(emb.vectors, ids, K_MAX)
-
-    return _KNN.get(key, search)
 
 
 def _knn_compute(v, progress=None) -> pd.DataFrame:
@@ -1031,47 +743,3 @@ register(
         paper_figure=f"{PAPER}, Figure 2",
     )
 )
-
-
-# parameters of the page's "try it" box (no figure: shown as highlighted text)
-SENTENCE = Param(
-    "sentence",
-    "text",
-    "the patient was admitted to the hospital in boston on monday",
-    "Sentence",
-    "Words to privatise (lower-cased; at most 40 words).",
-    max_items=500,
-)
-REWRITES = Param("rewrites", "int", 5, "Rewrites", "How many independent privatised versions to show.", min=1, max=20)
-TRY_PARAMS = (SENTENCE, REWRITES)
-
-_TRY = caches.memo("metric.try")
-_TRY_AT = caches.memo("metric.try_at")
-"""The try-it box's answers at one ε: a class dragging ε asks the same few dozen slider positions."""
-TRY_DRAWS = 300
-
-
-def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list[str]], list[str], pd.DataFrame | None]:
-    """The "try it" box at the slider's ε: the sentence's tokens, ``rewrites`` privatised
-    versions, each token's status, and each known word's N_w, S_w and mean cosine over
-    TRY_DRAWS releases. The draws (their outputs at every ε) are prepared once per sentence and
-    shared by the process's sessions; a new ε is evaluated from them. Raises ValueError on a
-    bad sentence."""
-    tokens = tuple(mdp.tokenize(v["sentence"]))
-    copies, seed = v["rewrites"], v["seed"]
-
-    def prepare():
-        envs, status = mdp.rewrite_envelopes(emb, tokens, copies, seed)
-        known = sorted({emb.index[t] for t in tokens if t in emb.index})
-        words = mdp.word_envelopes(emb, known, TRY_DRAWS, seed) if known else None
-        return envs, status, words
-
-    key = (_embedding_key(v["embedding"]), tokens, copies, seed)
-
-    def at_epsilon():
-        envs, status, words = _TRY.get(key, prepare)
-        rows = mdp.rewrite_at(emb, tokens, envs, v["epsilon"], copies)
-        per_word = mdp.stats_at(emb, words, [v["epsilon"]], 0.05) if words else None
-        return list(tokens), rows, status, per_word
-
-    return _TRY_AT.get(key + (float(v["epsilon"]),), at_epsilon)

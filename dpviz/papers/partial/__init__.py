@@ -3,7 +3,9 @@ privacy. ``sensitivity`` holds the symbolic analysis of a query (``safe_expr`` p
 ``expr_program`` evaluates it), ``bars_network`` the network trained with SGD and DP-SGD,
 ``figures`` the figure specs."""
 
+from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
+from dpviz.papers.partial.params import EXPR, INDIVIDUALS, RANGES
 
 _NET_QUICK = {"per_class": "200", "sgd_steps": "300", "dpsgd_steps": "300", "eval_per_class": "100"}
 NET_PARAMS = (
@@ -41,6 +43,14 @@ PAPER = Paper(
             figures=("partial-query", "partial-query-surface", "partial-individuals"),
             intro="**Live:** the Gaussian mechanism's σ and the Rényi order α act in closed form on the "
             "sensitivities above: drag them.",
+            lead=Panel(
+                id="formulas",
+                title="",
+                params=(EXPR, RANGES, INDIVIDUALS),
+                compute="dpviz.papers.partial.sensitivity:formulas_panel",
+                view="webui.panels.formulas:show",
+                on_refusal="The network section below still works.",
+            ),
         ),
         Section(
             title="2. SGD vs. DP-SGD on 5×5 bar images (paper, Sec. 5.2)",

@@ -9,6 +9,7 @@ import pandas as pd
 
 from dpviz import caches
 from dpviz.papers.partial import bars_network as bn
+from dpviz.papers.partial.params import EXPR, INDIVIDUALS, RANGES
 from dpviz.params import SEED, Param
 from dpviz.registry import FigureSpec, register
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, style, subplots, two_line_title
@@ -18,32 +19,6 @@ QUICK_TRAINING = {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", 
 PAGE = "partial"
 PAPER = "Mueller et al. 2022"
 
-EXPR = Param(
-    "expr",
-    "text",
-    "a**2 + exp(2*b - a)",
-    "Query per individual f",
-    "The per-individual query, e.g. a**2 + exp(2*b - a). Allowed: numbers, the attributes, + - * / ** ^, exp log sqrt "
-    "sin cos tan sinh cosh tanh abs sigmoid min max, pi, e.",
-    max_items=300,
-)
-RANGES = Param(
-    "ranges",
-    "text",
-    "a=1:2,b=0.5:3",
-    "Attribute ranges",
-    "Each attribute's allowed values, name=low:high, comma-separated (at most 6 attributes).",
-    max_items=200,
-)
-INDIVIDUALS = Param(
-    "individuals",
-    "int",
-    5,
-    "Individuals averaged",
-    "The query is the mean of f over this many individuals, so one individual's sensitivity is ||∇f|| / N.",
-    min=1,
-    max=1_000_000,
-)
 GRID = Param(
     "grid",
     "int",

@@ -305,3 +305,9 @@ def individuals_table(analysis: QueryAnalysis, people: np.ndarray, sigma: float,
         out[f"share_{a}"] = grads[:, j] ** 2 / total
     out["most_sensitive_attribute"] = [analysis.attributes[k] for k in np.argmax(np.abs(partials), axis=1)]
     return out
+
+
+def formulas_panel(values, progress=None) -> dict[str, str | None]:
+    """The formulas panel's compute (declared in the paper): f, g and each ∂g/∂x in LaTeX (None
+    where too long to typeset), from the query's analysis; FormulaError for a formula it refuses."""
+    return analyse(values["expr"], values["ranges"], int(values["individuals"])).latex()
