@@ -130,7 +130,7 @@ class FigureSpec:
         base's layout and, per trace, its type, axes and the smallest and largest positive x (all
         a mark reads: it appends traces and annotations and re-labels log axes over the data's
         range), and the result is the base's traces, the mark's new ones and the marked layout.
-        Equal to the direct route (tests/test_figures.py checks every marked figure)."""
+        Equal to the direct route (tests/core/test_figures.py checks every marked figure)."""
         values = {p.name: values[p.name] for p in self.params}
         if self.mark is None:
             return self.render(df, values).to_dict()

@@ -9,7 +9,7 @@ and :func:`plotly_json_chart` puts it on the page with the very proto ``st.plotl
 builds (same spec, config, element id and layout), for the non-selectable charts dpviz draws.
 
 It uses Streamlit's element internals (Streamlit is pinned in requirements.txt); a test
-(tests/test_webui.py) checks that the element equals ``st.plotly_chart``'s field by field, so a
+(tests/web/test_webui.py) checks that the element equals ``st.plotly_chart``'s field by field, so a
 Streamlit upgrade that changes them fails there rather than on a page.
 """
 

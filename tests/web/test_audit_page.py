@@ -1,5 +1,5 @@
 """The audit page through Streamlit's AppTest: empty, an example in one click, uploads by
-reference, bad input as a sentence. (The browser test is in tests/test_browser_audit.py.)"""
+reference, bad input as a sentence. (The browser test is in tests/browser/test_browser_audit.py.)"""
 
 import io
 from pathlib import Path

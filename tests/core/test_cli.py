@@ -9,26 +9,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_support import cli
 
 from dpviz import registry
 from dpviz.export import find_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 needs_chromium = pytest.mark.skipif(
     find_chromium() is None and not os.environ.get("DPVIZ_REQUIRE_BROWSER"),
     reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
 )
-
-
-def cli(*args, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "dpviz", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env or os.environ.copy(),
-        timeout=300,
-    )
 
 
 def test_list_names_every_figure_with_parameters_and_ranges():

@@ -13,7 +13,7 @@ import pytest
 
 import dpviz
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("command", [["check", "."], ["format", "--check", "."]])
@@ -90,3 +90,17 @@ def test_the_design_document_names_what_exists():
             pytest.fail(f"docs/design.md cites {name}, which does not exist ({err})")
     for path in sorted(paths):
         assert (ROOT / path).exists(), f"docs/design.md cites {path}, which does not exist"
+
+
+def test_tests_mirror_the_package_and_share_only_through_conftest():
+    """Tests live per package (core, papers/<key>, auditing, web, browser); no test module imports
+    another test module (fixtures come from tests/conftest.py, helpers from tests/*_support.py and
+    tests/paper_pages.py); no code outside tests imports a test module."""
+    tests = ROOT / "tests"
+    assert not list(tests.glob("test_*.py")), "a test module at the top of tests/: put it beside its package's tests"
+    for key in (p.name for p in (ROOT / "dpviz" / "papers").iterdir() if (p / "__init__.py").exists()):
+        assert list((tests / "papers" / key).glob("test_*.py")), f"no tests/papers/{key}/"
+    for path in [*tests.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]:
+        text = path.read_text()
+        bad = re.findall(r"^\s*(?:from|import) (?:tests\.)?(test_\w+)", text, flags=re.M)
+        assert not bad, f"{path.relative_to(ROOT)} imports the test module {bad[0]}"

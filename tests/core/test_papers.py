@@ -11,7 +11,7 @@ import dpviz
 from dpviz import papers, registry, report
 from dpviz.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_figure_is_declared_once_on_its_papers_page():

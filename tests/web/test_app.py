@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpviz import papers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ADEPT = page_file("adept")
 FAST = {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200", "audit_samples": "2000"}
 

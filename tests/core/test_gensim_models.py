@@ -17,7 +17,7 @@ import pytest
 from dpviz.data import embeddings as E
 from dpviz.data import gensim_models as G
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORDS = 3000
 
 

@@ -80,8 +80,8 @@ def _write_index() -> None:
     lines = [
         "# Gallery: every chart alone, at the size the page draws it",
         "",
-        "Written by `DPVIZ_SCREENSHOTS=1 python -m pytest tests/test_gallery.py`: each chart on its page's",
-        "defaults and after one changed setting (the settings are in `tests/test_gallery.py`).",
+        "Written by `DPVIZ_SCREENSHOTS=1 python -m pytest tests/browser/test_gallery.py`: each chart on its page's",
+        "defaults and after one changed setting (the settings are in `tests/browser/test_gallery.py`).",
         "",
     ]
     for shot in shots:

@@ -6,7 +6,7 @@ import os
 import sys
 
 import pytest
-from test_cli import cli
+from cli_support import cli
 
 from dpviz import registry, storage, uploads
 from dpviz.data import corpora

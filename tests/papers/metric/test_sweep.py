@@ -13,7 +13,7 @@ import pytest
 
 from dpviz.papers.metric import sweep as S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SMALL = dict(
     embedding="glove-6b-50d", words=12, epsilons=[3.0, 10.0, 30.0], samples=40, vocab=2000, seed=7, partition_size=3
 )

@@ -3,7 +3,7 @@ and validator as the pages and the command line."""
 
 import pandas as pd
 import pytest
-from test_cli import cli
+from cli_support import cli
 
 import dpviz
 from dpviz.errors import InputError

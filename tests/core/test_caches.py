@@ -8,7 +8,7 @@ import pytest
 
 from dpviz import caches
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_no_cache_is_kept_off_the_books():

@@ -11,7 +11,7 @@ from dpviz import memo, registry, tables
 from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {s.id: dict(s.quick) for s in registry.all_figures()}  # each figure's declared quick settings
 IDS = [s.id for s in registry.all_figures()]
 
