@@ -25,6 +25,22 @@ class ParamError(InputError):
 
 
 @dataclass(frozen=True)
+class Upload:
+    """How a ``text`` parameter takes a file on the page: its suffixes, and optionally a box of its
+    own. Without ``title`` the file box is the parameter's widget and a file is used at once. With
+    ``title`` a box of that name sits above the parameter's widget (``caption`` inside it); a file
+    is first checked by ``check`` (``"package.module:function"`` taking the reference and returning
+    a sentence that describes the file, or raising :class:`dpviz.errors.InputError`; a refused
+    file is deleted) and used when the visitor clicks ``use``."""
+
+    suffixes: tuple[str, ...]
+    title: str = ""
+    caption: str = ""
+    check: str = ""
+    use: str = "Use this file"
+
+
+@dataclass(frozen=True)
 class Param:
     """One named, typed, bounded figure parameter.
 
@@ -39,8 +55,8 @@ class Param:
     text the figure accepts (an uploaded file's reference, a local path).
     ``slider`` makes a number a live slider on the page (log scale when ``log``); the URL and
     the command line still take any value in range.
-    ``upload`` (file suffixes) makes a ``text`` parameter a file box on the page: the file is kept
-    under the cache directory and the value is its reference ``upload:NAME``.
+    ``upload`` (an :class:`Upload`) lets a ``text`` parameter take a file on the page: the file
+    is kept under the cache directory and the value is its reference ``upload:NAME``.
     """
 
     name: str
@@ -58,7 +74,7 @@ class Param:
     choice_labels: Mapping[str, str] = field(default_factory=dict)
     options: tuple[str, ...] = ()
     slider: bool = False
-    upload: tuple[str, ...] = ()
+    upload: "Upload | None" = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

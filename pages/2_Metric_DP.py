@@ -1,38 +1,12 @@
-"""Metric-DP page: drawn from its declaration (dpviz/papers/metric/, the try-it box included),
-plus an upload box for embeddings and the embedding's loading (and download of a gensim model)."""
+"""Metric-DP page: drawn from its declaration (dpviz/papers/metric/: the try-it box and the upload
+box for embeddings included), plus the embedding's loading (and download of a gensim model)."""
 
 import streamlit as st
 
-from dpviz import hosted_mode, uploads
-from dpviz.data.embeddings import GENSIM, EmbeddingError, get, resolve
+from dpviz import hosted_mode
+from dpviz.data.embeddings import GENSIM, EmbeddingError, resolve
 from dpviz.errors import InputError
 from webui.paper_page import show
-
-UPLOAD_TYPES = ("vec", "txt", "bin")
-
-
-def upload_box() -> None:
-    with st.sidebar.expander("Use your own embedding file", expanded=False):
-        st.caption(
-            "A word2vec/fastText .vec, a GloVe .txt or a fastText/word2vec .bin (at most 50 MB here). "
-            "For the paper's vectors, run dpviz locally with --set embedding=/path/to/crawl-300d-2M.vec."
-        )
-        up = st.file_uploader("Embedding file", type=list(UPLOAD_TYPES), key="_upload")
-        if up is not None:
-            ref = uploads.save_upload(up.getvalue(), up.name)
-            path = uploads.upload_path(ref)
-            try:
-                emb = get(str(path))  # loaded once, kept within the memory budget
-            except EmbeddingError as err:
-                st.error(f"{err}")
-                path.unlink(missing_ok=True)
-            else:
-                st.success(
-                    f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it."
-                )
-                if st.button("Use this file", key="_use_upload"):
-                    st.session_state["embedding"] = ref
-                    st.rerun()
 
 
 def offer_download(name: str) -> None:
@@ -79,4 +53,4 @@ def load_embedding(values: dict) -> bool:
     return True
 
 
-show("metric", sidebar_top=upload_box, after_sidebar=load_embedding)
+show("metric", after_sidebar=load_embedding)

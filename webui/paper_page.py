@@ -1,7 +1,8 @@
 """A paper's page, drawn from its declaration (:class:`dpviz.papers.Paper`): title and summary,
 the sidebar groups, each section's figures with their live sliders, and the notes. A page file
 calls :func:`show` with its key; a section's declared panels (the metric page's try-it box) are
-drawn after its figures; a page with an upload box or a loading step passes hooks for those."""
+drawn after its figures, a lead panel (the partial page's formulas) above them, a parameter's
+declared upload box beside its widget; the metric page passes one hook, its embedding's loading."""
 
 from __future__ import annotations
 
@@ -56,13 +57,12 @@ def first_answer(paper: papers.Paper, params: Sequence[Param], values: Values) -
 def show(
     key: str,
     *,
-    sidebar_top: Callable[[], None] | None = None,
     after_sidebar: Callable[[Values], bool] | None = None,
 ) -> None:
     """Draw the page of paper ``key``: its sections' figures and panels, as declared.
 
-    ``sidebar_top()`` draws above the sidebar's settings (an upload box); ``after_sidebar(values)``
-    runs before the figures and returns False to show none (the settings stay in the URL).
+    ``after_sidebar(values)`` runs before the figures and returns False to show none (the
+    settings stay in the URL): the metric page loads its embedding there.
     """
     paper = papers.get(key)
     page_setup(paper.title)
@@ -70,8 +70,6 @@ def show(
     st.markdown(paper.summary)
     params = registry.page_params(key)
     seed_from_url(params, state_key=key)
-    if sidebar_top is not None:
-        sidebar_top()
     values = sidebar(paper, params)
     first = first_answer(paper, params, values)
     if after_sidebar is None or after_sidebar(values):

@@ -37,8 +37,8 @@ def _hidden_values(panel: Panel) -> Values:
 
 def panel_widgets(panel: Panel) -> Values:
     """The panel's widgets in rows: file boxes first, then the other parameters, at most ROW a row."""
-    files = [p for p in panel.widget_params if p.upload]
-    rest = [p for p in panel.widget_params if not p.upload]
+    files = [p for p in panel.widget_params if p.upload is not None]
+    rest = [p for p in panel.widget_params if p.upload is None]
     values: Values = {}
     with st.container(border=True):
         for group in [files] + [rest[i : i + ROW] for i in range(0, len(rest), ROW)]:

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import streamlit as st
 
 from dpviz import registry, uploads
+from dpviz.errors import InputError
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
 
 
@@ -57,7 +58,9 @@ def _widget(p: Param, where) -> Any:
         )
     if p.kind == "bool":
         return where.toggle(label, key=key, help=helptext)
-    if p.kind == "text" and p.upload:
+    if p.kind == "text" and p.upload is not None and p.upload.title:
+        _upload_box(p, where)  # above the widget: its button may set the widget's value
+    elif p.kind == "text" and p.upload is not None:
         return _upload(p, where, label, helptext)
     if p.kind == "text" and p.options:
         return _text_with_options(p, where, label, helptext)
@@ -146,7 +149,7 @@ def _upload(p: Param, where, label: str, helptext: str) -> str:
     (:func:`dpviz.uploads.save_upload`, once per file) and the parameter's value becomes its
     reference ``upload:NAME``; without one, the value a link brought (or the default) stays.
     Removing the file clears the value."""
-    up = where.file_uploader(label, type=list(p.upload), key=f"_{p.name}_file", help=helptext)
+    up = where.file_uploader(label, type=list(p.upload.suffixes), key=f"_{p.name}_file", help=helptext)
     saved = st.session_state.get(f"_{p.name}_saved")  # (file id, reference, file name) of this session's upload
     if up is not None:
         if saved is None or saved[0] != up.file_id:
@@ -160,3 +163,28 @@ def _upload(p: Param, where, label: str, helptext: str) -> str:
     if value and up is None:
         where.caption(f"Using {_option_label(p, value)}.")
     return value
+
+
+def _upload_box(p: Param, where) -> None:
+    """A parameter's own upload box (``Upload.title``): a file is kept, checked (its sentence shown,
+    or the refusal, and the file deleted), and put into the parameter by the ``use`` button."""
+    from dpviz.panels import resolve
+
+    spec = p.upload
+    with where.expander(spec.title, expanded=False):
+        if spec.caption:
+            st.caption(spec.caption)
+        up = st.file_uploader(f"{p.label} file", type=list(spec.suffixes), key=f"_{p.name}_upload")
+        if up is None:
+            return
+        ref = uploads.save_upload(up.getvalue(), up.name)
+        try:
+            sentence = resolve(spec.check)(ref) if spec.check else f"Received {up.name}."
+        except InputError as err:
+            st.error(str(err))
+            uploads.upload_path(ref).unlink(missing_ok=True)
+            return
+        st.success(sentence)
+        if st.button(spec.use, key=f"_{p.name}_use_upload"):
+            st.session_state[p.name] = ref
+            st.rerun()

@@ -139,7 +139,9 @@ def _metric(n: int, seed: int) -> Example:
         d,
         f"The multivariate Laplace mechanism with nearest-word decoding (GloVe 6B 50d, the {METRIC_VOCAB:,} most "
         f"frequent words) on “{w}” and “{wp}”, {n:,} released words each; it claims ε = {METRIC_EPSILON:g} per unit "
-        f"distance, so ε·d = {METRIC_EPSILON * d:.3g} at d({w}, {wp}) = {d:.4g}, which holds",
+        f"distance, so ε·d = {METRIC_EPSILON * d:.3g} at d({w}, {wp}) = {d:.4g}, which holds. At an ε this "
+        f"small the noise's radius (about {emb.dim / METRIC_EPSILON:.0f} on average) dwarfs the distance between "
+        "the words, so most releases are rare tokens far from both, and the two distributions nearly coincide",
     )
 
 

@@ -75,6 +75,33 @@ def test_gallery_of_every_chart(server, browser, tmp_path, path, state, query):
         _write_index()
 
 
+AUDIT_EXAMPLES = ("laplace", "adept", "metric")
+
+
+@pytest.mark.parametrize("example", AUDIT_EXAMPLES)
+def test_gallery_of_the_audit_chart(server, browser, tmp_path, example):
+    """The audit page's chart for a numeric (histograms and a threshold) and a categorical (bars
+    of words) example, at the size the page draws it."""
+    from PIL import Image, ImageStat
+
+    out_dir = GALLERY if WRITE_DOCS else tmp_path
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    pg = ctx.new_page()
+    pg.set_default_timeout(180_000)
+    pg.goto(f"{server}/Audit_a_mechanism?example={example}")
+    wait_for_charts(pg, 1)
+    chart = pg.locator(".st-key-audit-chart")
+    chart.scroll_into_view_if_needed()
+    pg.wait_for_timeout(400)
+    out = out_dir / f"audit--{example}.png"
+    chart.screenshot(path=str(out))
+    with Image.open(out) as im:
+        assert im.size[0] > 500 and im.size[1] > 250 and ImageStat.Stat(im.convert("L")).stddev[0] > 5
+    ctx.close()
+    if WRITE_DOCS:
+        _write_index()
+
+
 def _write_index() -> None:
     shots = sorted(GALLERY.glob("*.png"))
     lines = [

@@ -2,7 +2,7 @@
 share of sentences attacked and the corpus (declared once; the figures and the pipeline read them)."""
 
 from dpviz.papers.hoho import ome
-from dpviz.params import SEED, Param
+from dpviz.params import SEED, Param, Upload
 
 EPSILONS = Param(
     "epsilons",
@@ -49,6 +49,14 @@ CORPUS = Param(
     "Sentences",
     "movie-reviews (200 labelled sentences gensim ships) or an uploaded file (upload:NAME).",
     max_items=200,
+    upload=Upload(
+        ("txt", "csv"),
+        title="Use your own sentences",
+        caption="A .txt (one sentence per line) or a .csv with a 'sentence' column and optionally 'label' (0/1); at "
+        "most 5 MB.",
+        check="dpviz.papers.hoho.pipeline:describe_corpus_upload",
+        use="Use these sentences",
+    ),
 )
 LINK_PARAMS = (CORPUS, EPSILONS, LAMBDAS, MECHS, TARGETS, SEED)
 EPSILON = Param(

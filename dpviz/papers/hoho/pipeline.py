@@ -115,3 +115,13 @@ def _attack_table(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     return pd.DataFrame(
         rows, columns=["mechanism", "lambda", "epsilon", "auc_mean", "auc_std", "accuracy_mean", "accuracy_std"]
     )
+
+
+def describe_corpus_upload(ref: str) -> str:
+    """The check of an uploaded sentence file (declared on the corpus parameter): it is parsed and
+    described; CorpusError says why it cannot be used."""
+    path = uploads.existing_upload(ref)
+    sents, labels = corpora.parse_upload(path.read_bytes(), path.name)
+    return f"{len(sents):,} sentences" + (
+        " with labels." if labels is not None else " (no labels: the utility chart needs them)."
+    )

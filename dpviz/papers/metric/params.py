@@ -6,7 +6,7 @@ the figures (figures.py) and the prepared state (pipeline.py) read them."""
 from __future__ import annotations
 
 from dpviz.data import embeddings as E
-from dpviz.params import SEED, Param
+from dpviz.params import SEED, Param, Upload
 
 
 class _EmbeddingLabels(dict):
@@ -48,6 +48,13 @@ EMBEDDING = Param(
     max_items=300,
     options=("glove-6b-50d", "fasttext-local", *E.GENSIM),
     choice_labels=EMBEDDING_LABELS,
+    upload=Upload(
+        ("vec", "txt", "bin"),
+        title="Use your own embedding file",
+        caption="A word2vec/fastText .vec, a GloVe .txt or a fastText/word2vec .bin (at most 50 MB here). "
+        "For the paper's vectors, run dpviz locally with --set embedding=/path/to/crawl-300d-2M.vec.",
+        check="dpviz.papers.metric.pipeline:describe_embedding_upload",
+    ),
 )
 COMPARE = Param(
     "compare",

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import caches
+from dpviz import caches, uploads
 from dpviz import tables as table_cache
 from dpviz.data import embeddings as E
 from dpviz.data.embeddings import resolve
@@ -203,3 +203,10 @@ def try_it_panel(values: Mapping[str, Any], progress=None) -> TryAnswer:
     emb = resolve(values["embedding"], progress)
     tokens, rows, status, per_word = try_it(emb, values)
     return TryAnswer(tokens, rows, status, per_word, float(values["epsilon"]), TRY_DRAWS)
+
+
+def describe_embedding_upload(ref: str) -> str:
+    """The check of an uploaded embedding file (declared on the embedding parameter): it is read
+    (kept within the memory budget) and described; EmbeddingError says why it cannot be used."""
+    emb = E.get(str(uploads.existing_upload(ref)))
+    return f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it."

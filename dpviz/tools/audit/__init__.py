@@ -5,7 +5,7 @@
 from dpviz.auditing.examples import TITLES
 from dpviz.auditing.samples import SUFFIXES
 from dpviz.panels import Panel
-from dpviz.params import Param
+from dpviz.params import Param, Upload
 from dpviz.tools import Tool
 
 EXAMPLE = Param(
@@ -24,7 +24,7 @@ A = Param(
     "Outputs on D",
     "Samples of M(D), one output per row (CSV/Parquet: numeric columns; .npy; .txt: one word or label per line).",
     max_items=200,
-    upload=SUFFIXES,
+    upload=Upload(SUFFIXES),
 )
 B = Param(
     "b",
@@ -33,7 +33,7 @@ B = Param(
     "Outputs on D'",
     "Samples of M(D') on a neighbouring input, of the same kind and width as those on D.",
     max_items=200,
-    upload=SUFFIXES,
+    upload=Upload(SUFFIXES),
 )
 CLAIMED = Param("claimed", "float", 1.0, "Claimed ε", "The ε the mechanism claims.", min=0.0, max=100.0)
 DELTA = Param("delta", "float", 0.0, "Claimed δ", "The δ the mechanism claims (0 for pure ε-DP).", min=0.0, max=0.5)
