@@ -51,6 +51,11 @@ class Panel:
     """Whether the page keeps each result for every visitor (False: the compute keeps its own)."""
     on_refusal: str = ""
     """Said after the sentence of input the compute refuses (e.g. what on the page still works)."""
+    refusal: str = ""
+    """Optionally ``"package.module:function"`` (error, values) drawn instead of that sentence (a
+    refusal that offers a way out, such as a download button)."""
+    working: str = ""
+    """The progress bar's first line while the compute runs (default: the title)."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -60,7 +65,7 @@ class Panel:
             raise ValueError(
                 f"panel {self.id!r} hides parameters it does not declare: {sorted(set(self.hidden) - set(names))}"
             )
-        for target in (self.compute, self.view) + ((self.inputs,) if self.inputs else ()):
+        for target in (self.compute, self.view) + tuple(t for t in (self.inputs, self.refusal) if t):
             if ":" not in target:
                 raise ValueError(f"panel {self.id!r}: {target!r} is not of the form 'package.module:function'")
 

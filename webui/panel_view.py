@@ -19,8 +19,11 @@ def result_of(panel: Panel, values: dict[str, Any]) -> Any:
     """The panel's result for ``values``."""
     if panel.cached:
         return views.cached_panel(panel, values)
-    with st.spinner(f"{panel.title}…"):
-        return panel.run(values)
+    bar = st.progress(0.0, text=panel.working or f"{panel.title}…")
+    try:
+        return panel.run(values, lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
+    finally:
+        bar.empty()
 
 
 def show_panel(panel: Panel, values: dict[str, Any]) -> bool:
@@ -29,7 +32,10 @@ def show_panel(panel: Panel, values: dict[str, Any]) -> bool:
     try:
         result = result_of(panel, values)
     except InputError as err:
-        st.error(f"{err} {panel.on_refusal}".strip())
+        if panel.refusal:
+            resolve(panel.refusal)(err, values)
+        else:
+            st.error(f"{err} {panel.on_refusal}".strip())
         return False
     except Exception as err:  # noqa: BLE001 - a bug: logged whole, shown whole only off a hosted demo
         traceback.print_exc()

@@ -1,12 +1,12 @@
 """A paper's page, drawn from its declaration (:class:`dpviz.papers.Paper`): title and summary,
 the sidebar groups, each section's figures with their live sliders, and the notes. A page file
 calls :func:`show` with its key; a section's declared panels (the metric page's try-it box) are
-drawn after its figures, a lead panel (the partial page's formulas) above them, a parameter's
-declared upload box beside its widget; the metric page passes one hook, its embedding's loading."""
+drawn after its figures, a lead panel (the metric page's embedding, the partial page's formulas)
+above them, a parameter's declared upload box beside its widget: no page passes hooks."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import streamlit as st
 
@@ -56,14 +56,8 @@ def first_answer(paper: papers.Paper, params: Sequence[Param], values: Values) -
 
 def show(
     key: str,
-    *,
-    after_sidebar: Callable[[Values], bool] | None = None,
 ) -> None:
-    """Draw the page of paper ``key``: its sections' figures and panels, as declared.
-
-    ``after_sidebar(values)`` runs before the figures and returns False to show none (the
-    settings stay in the URL): the metric page loads its embedding there.
-    """
+    """Draw the page of paper ``key``: its sections' figures and panels, as declared."""
     paper = papers.get(key)
     page_setup(paper.title)
     st.title(paper.headline)
@@ -72,14 +66,12 @@ def show(
     seed_from_url(params, state_key=key)
     values = sidebar(paper, params)
     first = first_answer(paper, params, values)
-    if after_sidebar is None or after_sidebar(values):
-        for section in paper.sections:
-            if section.title:
-                st.header(section.title)
-            if section.lead is not None and not show_panel(section.lead, values):
-                continue
-            specs = [registry.get(fid) for fid in section.figures]
-            live_figures(specs, values, params, intro=section.intro, panels=section.panels, first=first)
-    else:
-        sync_url(params, values)
+    for section in paper.sections:
+        if section.title:
+            st.header(section.title)
+        if section.lead is not None and not show_panel(section.lead, values):
+            sync_url(params, values)  # the section is not drawn; its settings stay in the link
+            continue
+        specs = [registry.get(fid) for fid in section.figures]
+        live_figures(specs, values, params, intro=section.intro, panels=section.panels, first=first)
     st.markdown(paper.notes)

@@ -104,3 +104,11 @@ def test_tests_mirror_the_package_and_share_only_through_conftest():
         text = path.read_text()
         bad = re.findall(r"^\s*(?:from|import) (?:tests\.)?(test_\w+)", text, flags=re.M)
         assert not bad, f"{path.relative_to(ROOT)} imports the test module {bad[0]}"
+
+
+def test_pages_catch_input_errors_not_value_errors():
+    """docs/design.md: input dpviz refuses is an InputError; catching ValueError around what a
+    visitor sees would turn a numpy or pandas bug into "cannot be drawn with these settings"."""
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "webui").rglob("*.py")]:
+        text = path.read_text()
+        assert not re.search(r"except\s*\(?[^:\n]*\bValueError\b", text), f"{path.relative_to(ROOT)} catches ValueError"

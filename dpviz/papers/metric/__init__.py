@@ -5,7 +5,7 @@ a target, ``sweep`` the whole-vocabulary Dask sweep, ``figures`` the figure spec
 
 from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
-from dpviz.papers.metric.params import EMBEDDING, EPSILON, REWRITES, SENTENCE
+from dpviz.papers.metric.params import COMPARE, EMBEDDING, EPSILON, REWRITES, SENTENCE
 from dpviz.params import SEED
 
 _FULL = {"compare": "fasttext-local", "words": "100"}
@@ -45,6 +45,16 @@ PAPER = Paper(
             intro="**Live:** drag ε (or focus the slider and use the arrow keys): each word's draws were made once "
             "and are "
             "answered exactly at any ε, so every chart below and the try-it box follow at once.",
+            lead=Panel(
+                id="embedding",
+                title="",
+                params=(EMBEDDING, COMPARE),
+                compute="dpviz.papers.metric.pipeline:load_panel",
+                view="webui.panels.embedding:show",
+                refusal="webui.panels.embedding:refused",
+                cached=False,  # the loaded embeddings have their own cache and memory budget
+                working="Loading the embedding…",
+            ),
             panels=(
                 Panel(
                     id="try-it",
@@ -53,6 +63,7 @@ PAPER = Paper(
                     compute="dpviz.papers.metric.pipeline:try_it_panel",
                     view="webui.panels.try_it:show",
                     cached=False,  # the pipeline keeps each answer per ε itself
+                    working="Privatising…",
                 ),
             ),
         ),

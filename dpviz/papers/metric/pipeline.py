@@ -210,3 +210,22 @@ def describe_embedding_upload(ref: str) -> str:
     (kept within the memory budget) and described; EmbeddingError says why it cannot be used."""
     emb = E.get(str(uploads.existing_upload(ref)))
     return f"Read {emb.size:,} words × {emb.dim} dimensions. 'Use this file' draws every chart with it."
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The page's embedding, loaded: its name, where it comes from, a note, and whether the
+    locally trained fastText is in use (its caption says what it is)."""
+
+    name: str
+    source: str
+    note: str
+    fasttext_local: bool
+
+
+def load_panel(values: Mapping[str, Any], progress=None) -> Loaded:
+    """The metric section's lead panel (declared in the paper): the chosen embedding loaded (kept
+    within the memory budget), or the InputError saying why it cannot be."""
+    emb = resolve(values["embedding"], progress)
+    local = "fasttext-local" in (values["compare"].strip(), values["embedding"].strip())
+    return Loaded(emb.name, emb.source, emb.note, local)
