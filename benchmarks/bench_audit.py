@@ -76,63 +76,71 @@ def soundness(runs: int, n: int) -> dict:
     return out
 
 
-def _old_laplace(scale, x, xp, n, seed):
-    r = auditor.audit_pair(auditor.Laplace(scale), x, xp, n, stream(seed, 77), confidence=0.95)
-    return r["epsilon_lower_bound"]
+class Replay:
+    """A mechanism that hands out pre-drawn outputs, in order, per input: the existing auditor
+    then consumes exactly the samples the new one is given."""
+
+    def __init__(self, pools: list):
+        self.pools = {self._key(x): (np.asarray(v), [0]) for x, v in pools}
+
+    @staticmethod
+    def _key(x) -> bytes:
+        return np.atleast_1d(np.asarray(x, dtype=np.float64)).tobytes()
+
+    def sample(self, x, n, rng):
+        pool, at = self.pools[self._key(x)]
+        out = pool[at[0] : at[0] + n]
+        if len(out) < n:
+            raise RuntimeError("the replay ran out of samples")
+        at[0] += n
+        return out.reshape(n, -1).astype(np.float64)
+
+
+def same_samples(mech, x, xp, n: int, claimed: float, seed: int) -> dict:
+    """Both auditors on one set of samples: the existing one draws max(2000, n/10) a side to train
+    its classifier, as many again on D' to set its threshold, and n a side to count; the new one is
+    given all of them and splits them itself."""
+    g = np.random.default_rng(seed)
+    n_train = max(2000, n // 10)
+    pool_a, pool_b = mech.sample(x, n_train + n, g), mech.sample(xp, 2 * n_train + n, g)
+    old = auditor.audit_pair(Replay([(x, pool_a), (xp, pool_b)]), x, xp, n, stream(seed, 77), confidence=0.95)
+    new = audit_samples(pool_a, pool_b, claimed=claimed, seed=seed)
+    return {
+        "samples": [len(pool_a), len(pool_b)],
+        "existing_auditor_bound": old["epsilon_lower_bound"],
+        "new_auditor_bound": new.epsilon_lower_bound,
+    }
 
 
 def power() -> dict:
     out = {}
-    g = np.random.default_rng(1)
-    for name, true_eps, claim, n in (("laplace_twice", 2.0, 1.0, 10**6), ("laplace_true4", 4.0, 1.0, 10**6)):
-        a, b = g.laplace(0, 1 / true_eps, n), g.laplace(1, 1 / true_eps, n)
-        r = audit_samples(a, b, claimed=claim, seed=1)
-        old = _old_laplace(1 / true_eps, 0.0, 1.0, n, 1)
-        out[name] = {
-            "true": true_eps,
-            "claimed": claim,
-            "samples": n,
+    x16, xp16 = adept.worst_case_pair(16, 1.0)
+    cases = (
+        ("laplace_twice", auditor.Laplace(1 / 2.0), 0.0, 1.0, 2.0, 1.0, 10**6),
+        ("laplace_true4", auditor.Laplace(1 / 4.0), 0.0, 1.0, 4.0, 1.0, 10**6),
+        ("adept_n16", auditor.Laplace(adept.sensitivity_claimed(1.0)), x16, xp16, 4.0, 1.0, 10**5),
+        ("ome_lambda10", ome.OMEFloat(10.0, 1.0), -10.0, 10.0, None, 1.0, 10**5),
+    )
+    for k, (name, mech, x, xp, true, claimed, n) in enumerate(cases):
+        g = np.random.default_rng(100 + k)
+        r = audit_samples(mech.sample(x, n, g), mech.sample(xp, n, g), claimed=claimed, seed=k)
+        row = {
+            "true": true,
+            "claimed": claimed,
+            "samples_per_side": n,
             "bound": r.epsilon_lower_bound,
             "violated": r.violated,
-            "existing_auditor_bound": old,
+            "same_samples": same_samples(mech, x, xp, n, claimed, 200 + k),
         }
+        if name == "ome_lambda10":
+            row["exact_worst_case_over_the_domain"] = ome.exact_worst_case(10.0, 1.0, np.arange(-320, 321) / 32)
+        out[name] = row
+        c = row["same_samples"]
         print(
-            f"power {name}: bound {r.epsilon_lower_bound:.3f} (true {true_eps}), violated {r.violated}; "
-            f"existing auditor {old:.3f}"
+            f"power {name}: {n:,} a side: bound {r.epsilon_lower_bound:.3f} (true {true}), violated {r.violated}; "
+            f"on the same {c['samples'][0]:,} + {c['samples'][1]:,} samples: existing auditor "
+            f"{c['existing_auditor_bound']:.3f}, new {c['new_auditor_bound']:.3f}"
         )
-    x, xp = adept.worst_case_pair(16, 1.0)
-    scale = adept.sensitivity_claimed(1.0) / 1.0
-    n = 10**5
-    a, b = x + g.laplace(0, scale, (n, 16)), xp + g.laplace(0, scale, (n, 16))
-    r = audit_samples(a, b, claimed=1.0, seed=2)
-    old = _old_laplace(scale, x, xp, n, 2)
-    out["adept_n16"] = {
-        "true": 4.0,
-        "claimed": 1.0,
-        "samples": n,
-        "bound": r.epsilon_lower_bound,
-        "violated": r.violated,
-        "existing_auditor_bound": old,
-    }
-    print(f"power ADePT n=16: bound {r.epsilon_lower_bound:.3f} (true 4), violated {r.violated}; existing {old:.3f}")
-    lam, eps, n = 10.0, 1.0, 10**5
-    mech = ome.OMEFloat(lam, eps)
-    a, b = mech.sample(-10.0, n, g), mech.sample(10.0, n, g)
-    r = audit_samples(a, b, claimed=eps, seed=3)
-    old = auditor.audit_pair(mech, -10.0, 10.0, n, stream(3, 78), confidence=0.95)["epsilon_lower_bound"]
-    exact = ome.exact_worst_case(lam, eps, np.arange(-320, 321) / 32)
-    out["ome_lambda10"] = {
-        "exact_worst_case": exact,
-        "claimed": eps,
-        "samples": n,
-        "bound": r.epsilon_lower_bound,
-        "violated": r.violated,
-        "existing_auditor_bound": old,
-    }
-    print(
-        f"power OME λ=10 (-10 vs 10): bound {r.epsilon_lower_bound:.3f} (exact worst case {exact:.2f}), "
-        f"existing auditor {old:.3f}"
-    )
     return out
 
 
@@ -188,8 +196,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--samples", type=int, default=100_000, help="samples a side in the soundness runs")
     ap.add_argument("--json")
+    ap.add_argument("--only", choices=("speed", "power", "soundness"), help="run one part")
     args = ap.parse_args()
-    result = {"speed": speed(), "power": power(), "soundness": soundness(args.runs, args.samples)}
+    parts = {"speed": speed, "power": power, "soundness": lambda: soundness(args.runs, args.samples)}
+    result = {name: run() for name, run in parts.items() if args.only in (None, name)}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
 
