@@ -73,6 +73,15 @@ def memo(name: str) -> ProcessMemo:
         return _MEMOS[name]
 
 
+def fresh(name: str) -> ProcessMemo:
+    """A new, empty cache ``name`` in place of the old one (a module that starts over, such as
+    the embeddings' memo when its budget is read again)."""
+    memo(name)  # refuses an undeclared name
+    with _LOCK:
+        _MEMOS.pop(name, None)
+    return memo(name)
+
+
 def report():
     """Every declared cache with what it holds now: entries and bytes, beside its bounds (a table)."""
     import pandas as pd

@@ -134,7 +134,7 @@ def _loaded():
 
     with _CACHE_LOCK:
         if _CACHE is None:
-            _CACHE = caches.memo("embeddings")
+            _CACHE = caches.fresh("embeddings")  # its budget read now (and reset with _CACHE = None)
         return _CACHE
 
 

@@ -45,3 +45,12 @@ def test_memory_is_read_in_one_place():
     row = caches.report().set_index("cache").loc["web.panels"]
     assert row["entries"] >= 1 and row["bytes"] >= 8000 and row["max_bytes"] == 64 * 2**20
     m.discard(("test", 1))
+
+
+def test_a_cache_can_start_over():
+    old = caches.memo("metric.knn")
+    old.get("k", lambda: 1)
+    new = caches.fresh("metric.knn")
+    assert new is not old and new.keys() == [] and caches.memo("metric.knn") is new
+    with pytest.raises(KeyError):
+        caches.fresh("nope")

@@ -218,6 +218,8 @@ def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):
 
 def test_an_absent_gensim_model_offers_its_download_and_the_page_keeps_working(tmp_path, monkeypatch):
     monkeypatch.setenv("GENSIM_DATA_DIR", str(tmp_path / "gensim-data"))
+    # a cache of its own: another test may have left a converted copy of the model in the session's cache
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path / "cache"))
     at = _run(
         METRIC,
         {"embedding": "glove-wiki-gigaword-300", "words": "3", "samples": "50", "knn_words": "20"},
