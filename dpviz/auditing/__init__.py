@@ -96,8 +96,8 @@ def _split(values: np.ndarray, train_fraction: float, rng: np.random.Generator) 
     return values[order[:cut]], values[order[cut:]]
 
 
-def _numeric_chart(event: events.Event, ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
-    sa, sb = event.score(ea), event.score(eb)
+def _numeric_chart(event: events.Event, sa: np.ndarray, sb: np.ndarray) -> dict[str, Any]:
+    """Histograms of the event's score on the evaluation part (``sa``, ``sb``), the threshold a bin edge."""
     pool = np.concatenate([sa, sb])
     lo, hi = np.quantile(pool, [0.001, 0.999])
     lo, hi = min(lo, event.threshold), max(hi, event.threshold)
@@ -119,9 +119,7 @@ def _numeric_chart(event: events.Event, ea: np.ndarray, eb: np.ndarray) -> dict[
 
 
 def _categorical_chart(event: events.Event, ea: np.ndarray, eb: np.ndarray, shown: int = 30) -> dict[str, Any]:
-    values, inverse = np.unique(np.concatenate([ea, eb]), return_inverse=True)
-    ca = np.bincount(inverse[: len(ea)], minlength=len(values))
-    cb = np.bincount(inverse[len(ea) :], minlength=len(values))
+    values, ca, cb = events.output_counts(ea, eb)
     member = np.isin(values, np.array(event.members, dtype=object))
     order = np.lexsort((values, -(ca + cb)))[:shown]  # the most frequent outputs, ties by name
     return {
@@ -140,12 +138,12 @@ def _find_event(kind: str, ta, tb, criterion: events.Criterion, rng) -> events.E
     return events.categorical_event(ta, tb, criterion)
 
 
-def _counts(event: events.Event, ea, eb) -> tuple[int, int, int, int]:
-    """(k_num, n_num, k_den, n_den) of the event on the evaluation part."""
-    ka, kb = int(np.count_nonzero(event.contains(ea))), int(np.count_nonzero(event.contains(eb)))
+def _counts(event: events.Event, inside_a: np.ndarray, inside_b: np.ndarray) -> tuple[int, int, int, int]:
+    """(k_num, n_num, k_den, n_den) of the event from which evaluation outputs it holds."""
+    ka, kb = int(np.count_nonzero(inside_a)), int(np.count_nonzero(inside_b))
     if event.numerator == "a":
-        return ka, len(ea), kb, len(eb)
-    return kb, len(eb), ka, len(ea)
+        return ka, len(inside_a), kb, len(inside_b)
+    return kb, len(inside_b), ka, len(inside_a)
 
 
 def _verdict(r: dict[str, Any], names: tuple[str, str]) -> str:
@@ -211,7 +209,11 @@ def audit_samples(
     report(progress, 0.15, "learning a distinguishing event on the training part")
     event = _find_event(sa.kind, ta, tb, events.Criterion("epsilon", confidence, delta=delta), rng)
     report(progress, 0.7, "counting it on the evaluation part")
-    kn, nn, kd, nd = _counts(event, ea, eb)
+    if sa.kind == "numeric":  # the evaluation scores serve the counts and the chart
+        scores = event.score(ea), event.score(eb)
+        kn, nn, kd, nd = _counts(event, event.selects(scores[0]), event.selects(scores[1]))
+    else:
+        kn, nn, kd, nd = _counts(event, event.contains(ea), event.contains(eb))
     eps_lb = max(0.0, float(bounds.epsilon_bound(kn, nn, kd, nd, confidence, delta)))
     estimate = math.log(kn / nn) - math.log(kd / nd) if kn and kd else None
     beta = (1 - confidence) / 2
@@ -219,13 +221,13 @@ def audit_samples(
     if delta > 0:
         report(progress, 0.8, "learning an event for the δ bound")
         dev = _find_event(sa.kind, ta, tb, events.Criterion("delta", confidence, epsilon=claimed_loss), rng)
-        dn, dnn, dd, dnd = _counts(dev, ea, eb)
+        dn, dnn, dd, dnd = _counts(dev, dev.contains(ea), dev.contains(eb))
         delta_lb = max(0.0, float(bounds.delta_bound(dn, dnn, dd, dnd, confidence, claimed_loss)))
         delta_event = dev.description
     true_eps = 2 * claimed_loss if claimed_loss > 0 else 1.0
     per_eval = bounds.samples_for_power(claimed_loss, true_eps, delta, confidence, POWER)
     report(progress, 0.9, "drawing the distributions")
-    chart = (_numeric_chart if sa.kind == "numeric" else _categorical_chart)(event, ea, eb)
+    chart = _numeric_chart(event, *scores) if sa.kind == "numeric" else _categorical_chart(event, ea, eb)
     values = dict(
         claimed=float(claimed),
         delta=float(delta),

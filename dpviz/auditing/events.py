@@ -56,17 +56,35 @@ class Criterion:
 
 @dataclass(frozen=True)
 class Event:
-    """A set of outputs and the side in the numerator ('a' for D, 'b' for D')."""
+    """A set of outputs and the side in the numerator ('a' for D, 'b' for D'): numeric outputs
+    whose ``score`` is above (or at most) ``threshold``, or the categorical outputs ``members``."""
 
     numerator: str
     description: str
-    contains: Callable[[np.ndarray], np.ndarray] = field(repr=False, compare=False)
     score_name: str = ""
     score: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False, compare=False)
     threshold: float | None = None
     above: bool = True
     members: tuple[str, ...] = ()
     train_value: float = -np.inf
+
+    def selects(self, scores: np.ndarray) -> np.ndarray:
+        """Which outputs with these scores are in the event (a numeric event)."""
+        return scores > self.threshold if self.above else scores <= self.threshold
+
+    def contains(self, outputs: np.ndarray) -> np.ndarray:
+        """Which outputs are in the event."""
+        if self.score is not None:
+            return self.selects(self.score(outputs))
+        return np.isin(outputs, np.array(self.members, dtype=object))
+
+
+def output_counts(ya: np.ndarray, yb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct categorical outputs of both sides (sorted) and how often each side gave each."""
+    values, inverse = np.unique(np.concatenate([ya, yb]), return_inverse=True)
+    ca = np.bincount(inverse[: len(ya)], minlength=len(values))
+    cb = np.bincount(inverse[len(ya) :], minlength=len(values))
+    return values, ca, cb
 
 
 # --- numeric ---------------------------------------------------------------------------------
@@ -173,7 +191,6 @@ def numeric_event(ya: np.ndarray, yb: np.ndarray, criterion: Criterion, rng: np.
             best = Event(
                 numerator=numerator,
                 description=f"outputs whose {name} is {'above' if above else 'at most'} {_fmt(t)}",
-                contains=(lambda Y, s=score, t=t, above=above: s(Y) > t if above else s(Y) <= t),
                 score_name=name,
                 score=score,
                 threshold=t,
@@ -192,31 +209,25 @@ def _describe_set(members: tuple[str, ...], shown: int = 6) -> str:
     return f"the output{'s' if len(members) > 1 else ''} {{{head}{more}}}"
 
 
-def _set_event(members: tuple[str, ...], numerator: str, value: float) -> Event:
-    chosen = np.array(members, dtype=object)
-    return Event(
-        numerator=numerator,
-        description=_describe_set(members),
-        contains=lambda Y, chosen=chosen: np.isin(Y, chosen),
-        members=members,
-        train_value=value,
-    )
+def _subset_masks(m: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """Every non-empty subset of m outputs, and a 0/1 row per subset marking its members."""
+    subsets = [s for r in range(1, m + 1) for s in combinations(range(m), r)]
+    mask = np.zeros((len(subsets), m))
+    for i, s in enumerate(subsets):
+        mask[i, list(s)] = 1
+    return subsets, mask
 
 
 def categorical_event(ya: np.ndarray, yb: np.ndarray, criterion: Criterion) -> Event:
     """The best set of outputs seen in training (all subsets of at most 12 distinct outputs,
     else the prefixes in likelihood-ratio order), on training outputs only."""
-    values, inverse = np.unique(np.concatenate([ya, yb]), return_inverse=True)
-    ca = np.bincount(inverse[: len(ya)], minlength=len(values)).astype(np.float64)
-    cb = np.bincount(inverse[len(ya) :], minlength=len(values)).astype(np.float64)
+    values, ca, cb = output_counts(ya, yb)
+    ca, cb = ca.astype(np.float64), cb.astype(np.float64)
     na, nb = len(ya), len(yb)
+    subsets, mask = _subset_masks(len(values)) if len(values) <= ENUMERATE_UP_TO else (None, None)
     best: Event | None = None
     for numerator, cn, nn, cd, nd in (("a", ca, na, cb, nb), ("b", cb, nb, ca, na)):
-        if len(values) <= ENUMERATE_UP_TO:
-            subsets = [s for r in range(1, len(values) + 1) for s in combinations(range(len(values)), r)]
-            mask = np.zeros((len(subsets), len(values)))
-            for i, s in enumerate(subsets):
-                mask[i, list(s)] = 1
+        if subsets is not None:
             scores = criterion(mask @ cn, nn, mask @ cd, nd)
             i = int(np.argmax(scores))
             members, value = tuple(str(values[j]) for j in subsets[i]), float(scores[i])
@@ -226,5 +237,5 @@ def categorical_event(ya: np.ndarray, yb: np.ndarray, criterion: Criterion) -> E
             i = int(np.argmax(scores))
             members, value = tuple(str(values[j]) for j in order[: i + 1]), float(scores[i])
         if best is None or value > best.train_value:
-            best = _set_event(members, numerator, value)
+            best = Event(numerator, _describe_set(members), members=members, train_value=value)
     return best
