@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from dpviz import registry
 from dpviz.errors import InputError
@@ -100,6 +101,15 @@ def _list() -> str:
     return "\n".join(lines)
 
 
+@contextmanager
+def _writing(what: str) -> Iterator[None]:
+    """A file or folder the user named could not be written: one sentence (ExportError, exit 2)."""
+    try:
+        yield
+    except OSError as err:
+        raise ExportError(f"cannot write {what}: {err.strerror or err}.") from None
+
+
 def _parse_sets(items: Sequence[str]) -> dict[str, str]:
     raw: dict[str, str] = {}
     for item in items:
@@ -135,7 +145,7 @@ def _sweep(args) -> int:
         raise ParamError(f"--seed must be below 2**63, got {args.seed}.")
     if not 0 <= args.eta < 1:
         raise ParamError(f"--eta must be in [0, 1), got {args.eta}.")
-    try:
+    with _writing(f"the sweep to {args.out!r}"):
         m = sweep(
             args.embedding,
             words,
@@ -150,8 +160,6 @@ def _sweep(args) -> int:
             n_workers=args.workers,
             quiet=args.quiet,
         )
-    except OSError as err:
-        raise InputError(f"cannot write the sweep to {args.out!r}: {err.strerror or err}.") from None
     rate = m.get("words_per_second_this_run")
     sys.stderr.write(
         f"sweep complete: {m['words_total']:,} words in {m['partitions']} partitions"
@@ -181,10 +189,8 @@ def _audit(args) -> int:
         seed=args.seed,
         progress=printer(args.quiet),
     )
-    try:
+    with _writing(f"the result {args.out!r}"):
         Path(args.out).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
-    except OSError as err:
-        raise ExportError(f"cannot write the result {args.out!r}: {err.strerror or err}.") from None
     print(result.verdict)
     return 0
 
@@ -212,10 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "figures":
             from dpviz.report import generate
 
-            try:
+            with _writing(f"the figures to {args.out!r}"):
                 m = generate(args.out, quick=args.quick)
-            except OSError as err:
-                raise ExportError(f"cannot write the figures to {args.out!r}: {err.strerror or err}.") from None
             sys.stderr.write(
                 f"wrote {len(m['figures'])} figures to {args.out} in {m['total_seconds']:.0f} s (manifest.json)\n"
             )
@@ -232,10 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             start = time.perf_counter()
             suffix = output_format(args.out)  # an unknown format is refused before any work
             _, df, fig = registry.run(args.id, raw, progress=printer(args.quiet), draw=suffix != ".csv")
-            try:
+            with _writing(f"the output {args.out!r}"):
                 path = write(df, fig, args.out)
-            except OSError as err:
-                raise ExportError(f"cannot write the output {args.out!r}: {err.strerror or err}.") from None
             if not args.quiet:
                 sys.stderr.write(f"wrote {path} ({len(df):,} rows, {time.perf_counter() - start:.1f} s)\n")
             return 0

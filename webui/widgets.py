@@ -144,20 +144,34 @@ def settings(params: Sequence[Param]) -> list[Param]:
     return [p for p in params if not p.slider]
 
 
+def _kept(p: Param, up) -> tuple[str, str | None, str | None]:
+    """The file ``up`` kept under the cache directory and, if the parameter declares a check, its
+    outcome: (reference, describing sentence, refusal). Done once per file a visitor gives (the
+    session remembers it by the file's id), not on every rerun; a refused file is deleted."""
+    from dpviz.panels import resolve
+
+    saved = st.session_state.get(f"_{p.name}_saved")
+    if saved is None or saved[0] != up.file_id:
+        ref, sentence, refusal = uploads.save_upload(up.getvalue(), up.name), None, None
+        if p.upload.check:
+            try:
+                sentence = resolve(p.upload.check)(ref)
+            except InputError as err:
+                refusal = str(err)
+                uploads.upload_path(ref).unlink(missing_ok=True)
+        saved = (up.file_id, ref, sentence, refusal)
+        st.session_state[f"_{p.name}_saved"] = saved
+    return saved[1:]
+
+
 def _upload(p: Param, where, label: str, helptext: str) -> str:
     """A file box for an ``upload`` parameter. A file given here is kept under the cache directory
-    (:func:`dpviz.uploads.save_upload`, once per file) and the parameter's value becomes its
-    reference ``upload:NAME``; without one, the value a link brought (or the default) stays.
-    Removing the file clears the value."""
+    (:func:`_kept`) and the parameter's value becomes its reference ``upload:NAME``; without one,
+    the value a link brought (or the default) stays. Removing the file clears the value."""
     up = where.file_uploader(label, type=list(p.upload.suffixes), key=f"_{p.name}_file", help=helptext)
-    saved = st.session_state.get(f"_{p.name}_saved")  # (file id, reference, file name) of this session's upload
     if up is not None:
-        if saved is None or saved[0] != up.file_id:
-            saved = (up.file_id, uploads.save_upload(up.getvalue(), up.name), up.name)
-            st.session_state[f"_{p.name}_saved"] = saved
-        st.session_state[p.name] = saved[1]
-    elif saved is not None:  # the visitor removed the file
-        del st.session_state[f"_{p.name}_saved"]
+        st.session_state[p.name] = _kept(p, up)[0]
+    elif st.session_state.pop(f"_{p.name}_saved", None) is not None:  # the visitor removed the file
         st.session_state[p.name] = p.default
     value = st.session_state.get(p.name, p.default)
     if value and up is None:
@@ -166,10 +180,8 @@ def _upload(p: Param, where, label: str, helptext: str) -> str:
 
 
 def _upload_box(p: Param, where) -> None:
-    """A parameter's own upload box (``Upload.title``): a file is kept, checked (its sentence shown,
-    or the refusal, and the file deleted), and put into the parameter by the ``use`` button."""
-    from dpviz.panels import resolve
-
+    """A parameter's own upload box (``Upload.title``): a file is kept and checked (:func:`_kept`),
+    its sentence or its refusal shown, and put into the parameter by the ``use`` button."""
     spec = p.upload
     with where.expander(spec.title, expanded=False):
         if spec.caption:
@@ -177,14 +189,11 @@ def _upload_box(p: Param, where) -> None:
         up = st.file_uploader(f"{p.label} file", type=list(spec.suffixes), key=f"_{p.name}_upload")
         if up is None:
             return
-        ref = uploads.save_upload(up.getvalue(), up.name)
-        try:
-            sentence = resolve(spec.check)(ref) if spec.check else f"Received {up.name}."
-        except InputError as err:
-            st.error(str(err))
-            uploads.upload_path(ref).unlink(missing_ok=True)
+        ref, sentence, refusal = _kept(p, up)
+        if refusal is not None:
+            st.error(refusal)
             return
-        st.success(sentence)
+        st.success(sentence or f"Received {up.name}.")
         if st.button(spec.use, key=f"_{p.name}_use_upload"):
             st.session_state[p.name] = ref
             st.rerun()

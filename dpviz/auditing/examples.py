@@ -148,10 +148,14 @@ def _metric(n: int, seed: int) -> Example:
 _MAKERS = {"laplace": _laplace, "adept": _adept, "ome": _ome, "metric": _metric}
 
 
-def example(key: str, seed: int = 0, samples: int | None = None) -> Example:
-    """The built-in example ``key`` (one of :data:`TITLES`) drawn with ``seed``."""
+def _check_key(key: str) -> None:
     if key not in _MAKERS:
         raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(TITLES)}.")
+
+
+def example(key: str, seed: int = 0, samples: int | None = None) -> Example:
+    """The built-in example ``key`` (one of :data:`TITLES`) drawn with ``seed``."""
+    _check_key(key)
     return _MAKERS[key](samples or SAMPLES[key], seed)
 
 
@@ -166,8 +170,7 @@ def metric_distance() -> float:
 
 def claim_of(key: str) -> tuple[float, float, float]:
     """(claimed ε, δ, distance) of the example ``key``, without drawing its samples."""
+    _check_key(key)
     if key == "metric":
         return METRIC_EPSILON, 0.0, round(metric_distance(), 4)
-    if key not in _MAKERS:
-        raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(TITLES)}.")
     return 1.0, 0.0, 1.0
