@@ -19,11 +19,8 @@ def result_of(panel: Panel, values: dict[str, Any]) -> Any:
     """The panel's result for ``values``."""
     if panel.cached:
         return views.cached_panel(panel, values)
-    bar = st.progress(0.0, text=panel.working or f"{panel.title}…")
-    try:
-        return panel.run(values, lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
-    finally:
-        bar.empty()
+    with views.progress_bar(panel.working or f"{panel.title}…") as progress:
+        return panel.run(values, progress)
 
 
 def show_panel(panel: Panel, values: dict[str, Any]) -> bool:

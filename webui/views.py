@@ -4,7 +4,8 @@ computed once per canonical parameters and served to every session of this proce
 from __future__ import annotations
 
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 import streamlit as st
@@ -58,21 +59,22 @@ def cached_view(spec: FigureSpec, values: dict[str, Any]) -> tuple[pd.DataFrame,
     key, own = _key(spec, values)
 
     def compute() -> tuple[pd.DataFrame, ChartJSON, float]:
-        bar = None
-        if not spec.is_ready(own):
-            bar = st.progress(0.0, text=f"Computing {spec.title.lower()}…")
-
-        def progress(frac: float, msg: str) -> None:
-            if bar is not None:
-                bar.progress(min(max(frac, 0.0), 1.0), text=msg)
-
-        try:
+        if spec.is_ready(own):  # cached on disk: no bar for a moment's work
+            return compute_view(spec, own)
+        with progress_bar(f"Computing {spec.title.lower()}…") as progress:
             return compute_view(spec, own, progress)
-        finally:
-            if bar is not None:
-                bar.empty()
 
     return _VIEWS.get(key, compute)
+
+
+@contextmanager
+def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
+    """A Streamlit progress bar for the work inside, as a :data:`dpviz.progress.Progress`; gone after."""
+    bar = st.progress(0.0, text=text)
+    try:
+        yield lambda frac, msg: bar.progress(min(max(frac, 0.0), 1.0), text=msg)
+    finally:
+        bar.empty()
 
 
 # (panel id, its canonical parameters) -> the compute's result, shared by all sessions
@@ -91,11 +93,8 @@ def cached_panel(panel, values: dict[str, Any]) -> Any:
     key = _panel_key(panel, values)
 
     def compute() -> Any:
-        bar = st.progress(0.0, text=f"{panel.title}…")
-        try:
-            return panel.run(values, lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m))
-        finally:
-            bar.empty()
+        with progress_bar(panel.working or f"{panel.title}…") as progress:
+            return panel.run(values, progress)
 
     return _PANELS.get(key, compute)
 
