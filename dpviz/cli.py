@@ -2,6 +2,7 @@
 
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
+    python -m dpviz report PAGE [--set key=value ...] --out FILE  (.html .pdf .ipynb)
     python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
                           [--seed S] --out result.json
 
@@ -62,6 +63,14 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     sw.add_argument("--workers", type=int, help="local cluster size (default: the machine's cores)")
     sw.add_argument("--quiet", action="store_true")
+    rp = sub.add_parser("report", help="a whole page at its settings as one report (.html, .pdf or .ipynb)")
+    rp.add_argument("page", help="the page: adept, metric, hoho or partial")
+    rp.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
+    rp.add_argument("--out", required=True, help="output file; the format comes from the suffix: .html .pdf .ipynb")
+    rp.add_argument(
+        "--base-url", default="http://localhost:8501", help="where your dpviz runs, for the report's link to the page"
+    )
+    rp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     au = sub.add_parser(
         "audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs"
     )
@@ -169,6 +178,18 @@ def _sweep(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from dpviz import page_report
+
+    start = time.perf_counter()
+    rep, path = page_report.write(
+        args.page, _parse_sets(args.set), args.out, base_url=args.base_url, progress=printer(args.quiet)
+    )
+    if not args.quiet:
+        sys.stderr.write(f"wrote {path}: {len(rep.charts)} charts in {time.perf_counter() - start:.1f} s\n")
+    return 0
+
+
 def _audit(args) -> int:
     import json
     from pathlib import Path
@@ -204,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "build":
             from dpviz.papers.metric.mechanism import compile_engine
 
@@ -216,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"\nwrote {path}\n")
             return 0
         if args.command == "figures":
-            from dpviz.report import generate
+            from dpviz.paper_figures import generate
 
             with _writing(f"the figures to {args.out!r}"):
                 m = generate(args.out, quick=args.quick)

@@ -347,3 +347,17 @@ SEED = Param(
     max=2**32 - 1,
 )
 """The seed parameter every page with random draws shares (shown on the page, carried by the URL)."""
+
+
+ALWAYS_IN_URL = ("seed",)
+"""Parameters a page's link carries even at their default (the seed: a random result says which)."""
+
+
+def canonical_query(params: Sequence[Param], values: Mapping[str, Any]) -> dict[str, str]:
+    """A page's link query: the canonical strings of the values that differ from their defaults
+    (and of the seed always), in the parameters' order; what reopens the same view."""
+    return {
+        p.name: format_value(p, values[p.name])
+        for p in params
+        if p.name in values and (p.name in ALWAYS_IN_URL or values[p.name] != p.default)
+    }

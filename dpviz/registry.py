@@ -8,6 +8,7 @@ all go through :func:`dpviz.params.validate` against the same specs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -78,6 +79,11 @@ class FigureSpec:
     def canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
         """The values as canonical strings (what URLs, cache keys and ``--set`` carry)."""
         return {p.name: format_value(p, values[p.name]) for p in self.params}
+
+    def command(self, values: Mapping[str, Any], suffix: str = "png") -> str:
+        """The command line that computes this figure at these values (every parameter set)."""
+        sets = " ".join(f"--set {p.name}={_shell_word(format_value(p, values[p.name]))}" for p in self.params)
+        return f"python -m dpviz figure {self.id} {sets} --out {self.id}.{suffix}"
 
     def fixed(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The values ``prepare`` depends on: all but the live ones."""
@@ -158,6 +164,13 @@ class FigureSpec:
                 self.disk_cache and tables.is_cached(f"{self.id}.prepared", canonical)
             )
         return self.disk_cache and tables.is_cached(self.id, self.canonical(values))
+
+
+def _shell_word(text: str) -> str:
+    """A value as one shell word: quoted when it holds anything but plain characters."""
+    import shlex
+
+    return text if re.fullmatch(r"[\w.,:+@/%=-]+", text) else shlex.quote(text)
 
 
 def _stand_in_trace(trace: Mapping[str, Any]) -> dict:

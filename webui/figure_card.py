@@ -13,7 +13,7 @@ import streamlit as st
 from dpviz import registry
 from dpviz.errors import InputError
 from dpviz.export import find_chromium, html_page, image_bytes
-from dpviz.params import Param, format_value
+from dpviz.params import Param
 from dpviz.registry import FigureSpec
 from webui import views
 from webui.plotly_element import plotly_json_chart
@@ -29,11 +29,6 @@ def _chromium() -> str | None:
     if now - _CHROMIUM[0] > 60:
         _CHROMIUM[:] = [now, find_chromium()]
     return _CHROMIUM[1]
-
-
-def cli_command(spec: FigureSpec, values: dict[str, Any], suffix: str = "png") -> str:
-    sets = " ".join(f"--set {p.name}={format_value(p, values[p.name])}" for p in spec.params)
-    return f"python -m dpviz figure {spec.id} {sets} --out {spec.id}.{suffix}"
 
 
 def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[Param]) -> pd.DataFrame | None:
@@ -75,7 +70,7 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         st.markdown("Link to this view (all the page's settings, seed included):")
         st.code(share_link(canonical_query(page_params, values)), language=None)
         st.markdown("The same figure from the command line:")
-        st.code(cli_command(spec, values), language="bash")
+        st.code(spec.command(values), language="bash")
     return df
 
 

@@ -15,6 +15,7 @@ from dpviz.params import Param, parse_value
 from webui.live import live_figures
 from webui.nav import page_setup
 from webui.panel_view import show_panel
+from webui.report_box import report_box
 from webui.url_state import seed_from_url, sync_url
 from webui.widgets import settings, widgets
 
@@ -75,3 +76,4 @@ def show(
         specs = [registry.get(fid) for fid in section.figures]
         live_figures(specs, values, params, intro=section.intro, panels=section.panels, first=first)
     st.markdown(paper.notes)
+    report_box(key, paper.page, params, values)

@@ -20,10 +20,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dpviz import registry
-from dpviz.params import Param, ParamError, check_hosted_cap, format_value, parse_value
+from dpviz.params import Param, ParamError, canonical_query, check_hosted_cap, format_value, parse_value
 from webui.widgets import widget_state
-
-ALWAYS_IN_URL = ("seed",)
 
 
 def _url_raw(name: str) -> Any:
@@ -66,17 +64,9 @@ def seed_from_url(params: Sequence[Param], state_key: str = "page") -> None:
         st.warning(note, icon=":material/warning:")
 
 
-def canonical_query(params: Sequence[Param], values: dict[str, Any]) -> dict[str, str]:
-    return {
-        p.name: format_value(p, values[p.name])
-        for p in params
-        if p.name in values and (p.name in ALWAYS_IN_URL or values[p.name] != p.default)
-    }
-
-
-def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
-    """Rewrite the URL to the canonical non-default values of all the page's parameters; a
-    parameter not in ``values`` (a live slider drawn elsewhere on the page) keeps its widget's value."""
+def current_values(params: Sequence[Param], values: dict[str, Any]) -> dict[str, Any]:
+    """``values``, completed by the widget values of the parameters it lacks (a live slider drawn
+    elsewhere on the page): the page's settings as the visitor sees them."""
     values = dict(values)
     for p in params:
         if p.name not in values and p.name in st.session_state:
@@ -84,7 +74,13 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
                 values[p.name] = parse_value(p, st.session_state[p.name])
             except ParamError:
                 pass
-    wanted = canonical_query(params, values)
+    return values
+
+
+def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
+    """Rewrite the URL to the canonical non-default values of all the page's parameters; a
+    parameter not in ``values`` (a live slider drawn elsewhere on the page) keeps its widget's value."""
+    wanted = canonical_query(params, current_values(params, values))
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if current != wanted:
         st.query_params.from_dict(wanted)

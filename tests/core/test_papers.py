@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import dpviz
-from dpviz import papers, registry, report
+from dpviz import paper_figures, papers, registry
 from dpviz.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def test_every_figure_is_declared_once_on_its_papers_page():
 def test_reproductions_name_declared_figures_and_valid_parameters():
     from dpviz.params import validate
 
-    for rep in report.paper_figures():
+    for rep in paper_figures.paper_figures():
         spec = registry.get(rep.figure)
         for params in (rep.full, rep.quick):
             assert validate(spec.params, params)[1] == []

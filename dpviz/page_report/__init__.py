@@ -1,0 +1,270 @@
+"""A page as one report: every chart of a page at one set of settings, in page order, with its
+caption, the settings that produced it (every parameter, defaults marked), the link that reopens
+the view, the command line of each chart, the dpviz version, the date and the paper cited.
+
+    python -m dpviz report PAGE [--set key=value ...] --out FILE      (.html .pdf .ipynb)
+    dpviz.report("adept", "adept.html", epsilon=2)                       (a notebook)
+
+:func:`build` computes the report (through the same caches as the page: what a visitor has seen
+is not computed again) and :func:`write` writes it in the format the file's suffix names:
+
+- ``.html`` (:mod:`.html`): one self-contained file, plotly.js inlined, interactive charts, each
+  chart's table embedded as a CSV download; nothing is fetched from elsewhere;
+- ``.pdf`` (:mod:`.pdf`): the charts as vector SVG (kaleido), one per half A4 page, printed by
+  the system Chromium with page numbers;
+- ``.ipynb`` (:mod:`.notebook`): a notebook that regenerates every chart through
+  ``dpviz.figure(...)`` with the same settings, and collects the tables.
+
+A page is a paper's page (its key: ``adept``, ``metric``, ``hoho``, ``partial``). Pages that are
+not a paper's (the audit, lessons, a side-by-side comparison) have no report yet: their charts
+come from visitors' files or a sequence of steps, and :func:`build` says so in one sentence.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from dpviz import __version__, hosted_mode, papers, registry
+from dpviz.export import ExportError
+from dpviz.params import ParamError, canonical_query, format_value, validate
+from dpviz.progress import Progress, report
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+FORMATS = (".html", ".pdf", ".ipynb")
+DEFAULT_BASE_URL = "http://localhost:8501"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One page parameter in the report's settings table: its canonical value and default."""
+
+    name: str
+    label: str
+    value: str
+    default: str
+    help: str
+
+    @property
+    def is_default(self) -> bool:
+        """True when the value is the parameter's default."""
+        return self.value == self.default
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart of the report: the figure's declaration, its table and its Plotly figure."""
+
+    id: str
+    title: str
+    caption: str
+    paper_figure: str
+    parameters: Mapping[str, str]
+    """The figure's own parameters as canonical strings (what ``--set`` and ``dpviz.figure`` take)."""
+    command: str
+    table: pd.DataFrame
+    figure: go.Figure
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Report:
+    """A page at one set of settings, computed (see the module docstring)."""
+
+    page: str
+    title: str
+    headline: str
+    summary: str
+    citation: str
+    notes: str
+    settings: tuple[Setting, ...]
+    query: Mapping[str, str]
+    """The link's query: the values that differ from the defaults, and the seed."""
+    link: str
+    charts: tuple[Chart, ...]
+    version: str
+    created: str
+    hosted: bool
+
+    def csv(self, chart_id: str) -> str:
+        """A chart's table as the CSV the page and the command line offer."""
+        return next(c for c in self.charts if c.id == chart_id).table.to_csv(index=False)
+
+
+def page_keys() -> list[str]:
+    """The pages a report can be made of (the papers' pages), in page order."""
+    return [p.key for p in papers.all_papers()]
+
+
+def _paper(page: str) -> papers.Paper:
+    keys = page_keys()
+    if page not in keys:
+        from dpviz.tools import all_tools
+
+        if page in {t.key for t in all_tools()}:
+            raise ParamError(
+                f"The page {page!r} has no report yet (its charts come from your own files); "
+                f"reports cover the papers' pages: {', '.join(keys)}."
+            )
+        raise ParamError(f"Unknown page {str(page)[:40]!r}: the pages with a report are {', '.join(keys)}.")
+    return papers.get(page)
+
+
+def url_path(page_file: str) -> str:
+    """The page's address under the app's base URL, as Streamlit names a file under pages/
+    (``pages/1_ADePT_sensitivity.py`` -> ``ADePT_sensitivity``)."""
+    return re.sub(r"^\d+_", "", Path(page_file).stem)
+
+
+def page_link(page: str, query: Mapping[str, str], base_url: str = DEFAULT_BASE_URL) -> str:
+    """The link that reopens the page at these settings."""
+    base = f"{base_url.rstrip('/')}/{url_path(_paper(page).page)}"
+    return f"{base}?{urlencode(query)}" if query else base
+
+
+def report_format(path: str | os.PathLike) -> str:
+    """The report format a file's suffix names (``.html``, ``.pdf``, ``.ipynb``); ExportError otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ExportError(
+            f"A report is written as .html, .pdf or .ipynb; {str(path)[-60:]!r} names {suffix or 'no format'}."
+        )
+    return suffix
+
+
+def settings_of(page: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[Setting, ...]]:
+    """Validate ``raw`` (URL or ``--set`` values) strictly against the page's parameters (hosted
+    caps on a hosted demo): the values, and the settings table. ParamError naming every problem."""
+    _paper(page)
+    params = registry.page_params(page)
+    values, errors = validate(params, raw, hosted=hosted_mode())
+    if errors:
+        raise ParamError(" ".join(errors))
+    table = tuple(
+        Setting(p.name, p.label, format_value(p, values[p.name]), format_value(p, p.default), p.help) for p in params
+    )
+    return values, table
+
+
+def _share(progress: Progress | None, k: int, n: int) -> Progress | None:
+    """Chart ``k`` of ``n``'s own progress as its share of the whole."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress((k + min(max(fraction, 0.0), 1.0)) / n, message)
+
+
+def build(
+    page: str,
+    raw: Mapping[str, Any] | None = None,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    progress: Progress | None = None,
+    draw: bool = True,
+) -> Report:
+    """Compute every chart of ``page`` at the settings ``raw`` (the rest at their defaults), in
+    page order, through the page's caches. ``progress`` hears the fraction of charts done (and
+    each chart's own progress within its share). ``draw=False`` skips the Plotly figures (a
+    notebook needs only the settings)."""
+    paper = _paper(page)
+    values, settings = settings_of(page, raw or {})
+    query = canonical_query(registry.page_params(page), values)
+    specs = registry.paper_figures(page)
+    charts = []
+    for k, spec in enumerate(specs):
+        share = _share(progress, k, len(specs))
+        report(progress, k / len(specs), f"chart {k + 1} of {len(specs)}: {spec.title}")
+        start = time.perf_counter()
+        own = {p.name: values[p.name] for p in spec.params}
+        table = spec.table(own, share)
+        fig = spec.draw(table, own) if draw else None
+        charts.append(
+            Chart(
+                id=spec.id,
+                title=spec.title,
+                caption=spec.caption,
+                paper_figure=spec.paper_figure,
+                parameters=spec.canonical(own),
+                command=spec.command(own),
+                table=table,
+                figure=fig,
+                seconds=time.perf_counter() - start,
+            )
+        )
+    report(progress, 1.0, "report computed")
+    return Report(
+        page=page,
+        title=paper.title,
+        headline=paper.headline,
+        summary=paper.summary,
+        citation=paper.citation,
+        notes=paper.notes,
+        settings=settings,
+        query=query,
+        link=page_link(page, query, base_url),
+        charts=tuple(charts),
+        version=__version__,
+        created=_dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z").strip(),
+        hosted=hosted_mode(),
+    )
+
+
+def render(rep: Report, fmt: str, progress: Progress | None = None) -> bytes:
+    """The report as the bytes of a ``.html``, ``.pdf`` or ``.ipynb`` file."""
+    fmt = "." + fmt.lstrip(".").lower()
+    if fmt == ".html":
+        from dpviz.page_report.html import interactive_html
+
+        return interactive_html(rep).encode("utf-8")
+    if fmt == ".ipynb":
+        from dpviz.page_report.notebook import notebook_json
+
+        return notebook_json(rep).encode("utf-8")
+    if fmt == ".pdf":
+        from dpviz.page_report.pdf import pdf_bytes
+
+        return pdf_bytes(rep, progress)
+    raise ExportError(f"A report is written as .html, .pdf or .ipynb, not {fmt!r}.")
+
+
+def write(
+    page: str,
+    raw: Mapping[str, Any] | None,
+    out: str | os.PathLike,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    progress: Progress | None = None,
+) -> tuple[Report, Path]:
+    """Build the report of ``page`` and write it to ``out`` (its suffix names the format). The
+    format and the settings are checked before any work; a path that cannot be written is one
+    sentence (ExportError)."""
+    fmt = report_format(out)
+    if fmt == ".pdf":
+        from dpviz.page_report.pdf import check_can_print
+
+        check_can_print()
+    settings_of(page, raw or {})  # a bad page or setting is refused before anything is computed
+    out = Path(out)
+    if out.is_dir():
+        raise ExportError(f"cannot write the report {str(out)!r}: it is a folder; name a file.")
+    computing = None if progress is None else (lambda f, msg: progress(0.8 * f, msg))
+    rep = build(page, raw, base_url=base_url, progress=computing, draw=fmt != ".ipynb")
+    finishing = None if progress is None else (lambda f, msg: progress(0.8 + 0.2 * f, msg))
+    report(finishing, 0.0, f"writing the {fmt[1:].upper()} file")
+    data = render(rep, fmt, finishing)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    except OSError as err:
+        raise ExportError(f"cannot write the report {str(out)!r}: {err.strerror or err}.") from None
+    report(progress, 1.0, "done")
+    return rep, out
