@@ -20,6 +20,11 @@ def hosted_mode() -> bool:
     return env_flag("DPVIZ_HOSTED") is True
 
 
+def _raw(values: dict) -> dict:
+    """Keyword arguments as the validator takes them (ranges, tuples and sets as lists)."""
+    return {k: list(v) if isinstance(v, (range, tuple, set, frozenset)) else v for k, v in values.items()}
+
+
 def figure(figure_id: str, *, progress: bool = False, **params):
     """A dpviz figure in a notebook: ``fig, table = dpviz.figure("adept-violations", dims="1-255")``.
 
@@ -37,11 +42,7 @@ def figure(figure_id: str, *, progress: bool = False, **params):
     from dpviz import registry
     from dpviz.progress import printer
 
-    raw = {
-        name: list(value) if isinstance(value, (range, tuple, set, frozenset)) else value
-        for name, value in params.items()
-    }
-    _, table, fig = registry.run(figure_id, raw, progress=printer(quiet=not progress))
+    _, table, fig = registry.run(figure_id, _raw(params), progress=printer(quiet=not progress))
     return fig, table
 
 
@@ -50,6 +51,22 @@ def figure_ids() -> list[str]:
     from dpviz import registry
 
     return [spec.id for spec in registry.all_figures()]
+
+
+def report(page: str, out, *, progress: bool = False, base_url: str = "http://localhost:8501", **settings):
+    """A whole page at its settings as one report, in a notebook:
+    ``dpviz.report("adept", "adept.html", epsilon=2)``.
+
+    ``page`` is a paper's page (``adept``, ``metric``, ``hoho``, ``partial``); ``out`` a file whose
+    suffix names the format: ``.html`` (self-contained, interactive charts), ``.pdf`` (print-ready,
+    vector charts; needs Chromium) or ``.ipynb`` (a notebook that recomputes every chart). The
+    settings are the page's parameters, as ``dpviz.figure`` takes them; the rest take their
+    defaults. Returns the path written. Bad input raises :class:`dpviz.errors.InputError`.
+    """
+    from dpviz import page_report
+    from dpviz.progress import printer
+
+    return page_report.write(page, _raw(settings), out, base_url=base_url, progress=printer(quiet=not progress))[1]
 
 
 def audit(a, b, *, claimed: float, delta: float = 0.0, distance: float = 1.0, confidence: float = 0.95, seed: int = 0):

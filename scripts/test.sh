@@ -8,18 +8,20 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
 
-# Debian packages the tests drive: Chromium (image export, the real browser) and HAProxy (the
-# hosted start command's proxy in front of several server processes).
+# Debian packages the tests drive: Chromium (image export, the real browser, the PDF report),
+# HAProxy (the hosted start command's proxy in front of several server processes) and poppler
+# (pdftotext, pdfimages, pdftoppm: the tests read the PDF report back as a reader's tools do).
 missing=()
 command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing ${missing[*]} (Debian packages) for the browser, export and serving tests..."
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     echo "Missing ${missing[*]} and cannot apt-get it here: the tests that need it will be skipped" \
-         "(install Debian's 'chromium' and 'haproxy', or set BROWSER_PATH)." >&2
+         "(install Debian's 'chromium', 'haproxy' and 'poppler-utils', or set BROWSER_PATH)." >&2
   fi
 fi
 

@@ -34,6 +34,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from dpviz import __version__, hosted_mode, papers, registry
+from dpviz.errors import InputError
 from dpviz.export import ExportError
 from dpviz.params import ParamError, canonical_query, format_value, validate
 from dpviz.progress import Progress, report
@@ -185,7 +186,10 @@ def build(
         report(progress, k / len(specs), f"chart {k + 1} of {len(specs)}: {spec.title}")
         start = time.perf_counter()
         own = {p.name: values[p.name] for p in spec.params}
-        table = spec.table(own, share)
+        try:
+            table = spec.table(own, share)
+        except InputError as err:  # a chart that refuses these settings (a formula it cannot read)
+            raise ParamError(f"The chart {spec.title!r} cannot be drawn with these settings: {err}") from None
         fig = spec.draw(table, own) if draw else None
         charts.append(
             Chart(
@@ -236,6 +240,21 @@ def render(rep: Report, fmt: str, progress: Progress | None = None) -> bytes:
     raise ExportError(f"A report is written as .html, .pdf or .ipynb, not {fmt!r}.")
 
 
+def check_writable(out: Path) -> None:
+    """Refuse, before any work, a report path that cannot be written: a folder, a path under a
+    file, a folder without write permission (ExportError, one sentence)."""
+    where = f"cannot write the report {str(out)[-80:]!r}"
+    if out.is_dir():
+        raise ExportError(f"{where}: it is a folder; name a file such as report.html.")
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ExportError(f"{where}: {parent.name!r} is a file, not a folder.")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise ExportError(f"{where}: no permission to write in {str(parent)[-60:]!r}.")
+
+
 def write(
     page: str,
     raw: Mapping[str, Any] | None,
@@ -254,8 +273,7 @@ def write(
         check_can_print()
     settings_of(page, raw or {})  # a bad page or setting is refused before anything is computed
     out = Path(out)
-    if out.is_dir():
-        raise ExportError(f"cannot write the report {str(out)!r}: it is a folder; name a file.")
+    check_writable(out)
     computing = None if progress is None else (lambda f, msg: progress(0.8 * f, msg))
     rep = build(page, raw, base_url=base_url, progress=computing, draw=fmt != ".ipynb")
     finishing = None if progress is None else (lambda f, msg: progress(0.8 + 0.2 * f, msg))

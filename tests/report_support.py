@@ -1,0 +1,76 @@
+"""Reading a written report back as its readers do (an HTML parser), for the report tests."""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+
+import pandas as pd
+
+
+class ReportReader(HTMLParser):
+    """What an HTML report holds: its chart sections (figure ids, in order), the settings table,
+    the CSV data links, the page link, and every resource it would load from elsewhere."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.figure_ids: list[str] = []
+        self.settings: dict[str, dict] = {}
+        self.csv: dict[str, str] = {}
+        self.links: list[str] = []
+        self.external: list[str] = []
+        self.scripts = 0
+        self.styles: list[str] = []
+        self._row: dict | None = None
+        self._cell: str | None = None
+        self._in_style = False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "data-figure-id" in a:
+            self.figure_ids.append(a["data-figure-id"])
+        if tag == "script":
+            self.scripts += 1
+            if a.get("src"):
+                self.external.append(f"script {a['src']}")
+        if tag == "link" and a.get("href"):
+            self.external.append(f"link {a.get('rel')} {a['href']}")
+        if tag in ("img", "iframe", "embed", "object", "audio", "video", "source") and (a.get("src") or a.get("data")):
+            self.external.append(f"{tag} {a.get('src') or a.get('data')}")
+        if tag == "style":
+            self._in_style = True
+        if tag == "tr" and "data-name" in a:
+            self._row = {"name": a["data-name"], "class": a.get("class", ""), "cells": []}
+        if tag == "td" and self._row is not None:
+            self._cell = ""
+        if tag == "a" and a.get("href"):
+            href = a["href"]
+            if href.startswith("data:text/csv"):
+                self.csv[a["download"].removesuffix(".csv")] = base64.b64decode(href.split(",", 1)[1]).decode()
+            else:
+                self.links.append(href)
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._row is not None and self._cell is not None:
+            self._row["cells"].append(self._cell.strip())
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            self.settings[self._row["name"]] = self._row
+            self._row = None
+        if tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        if self._in_style:
+            self.styles.append(data)
+
+    def setting_values(self) -> dict[str, str]:
+        """The settings table as parameter -> the value shown."""
+        return {name: row["cells"][2] for name, row in self.settings.items()}
+
+    def table(self, figure_id: str) -> pd.DataFrame:
+        return pd.read_csv(io.StringIO(self.csv[figure_id]))
