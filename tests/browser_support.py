@@ -93,3 +93,23 @@ def chart_text(page, index: int) -> str:
 
 def chart_html(page, index: int) -> str:
     return page.locator(".js-plotly-plot").nth(index).inner_html()
+
+
+def slide_right(page, label: str) -> None:
+    """One step right, as a person presses the arrow key. A key press that lands while the page is
+    redrawing the slider is lost (the element is replaced), and a person would press again: so
+    press again, at most twice, only while the slider still shows its old value."""
+    slider = page.get_by_role("slider", name=label)
+
+    def shown():  # a select slider keeps its position in aria-valuenow, its value in aria-valuetext
+        return slider.get_attribute("aria-valuenow"), slider.get_attribute("aria-valuetext")
+
+    old = shown()
+    for _ in range(3):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if shown() != old:
+                return
+            time.sleep(0.2)

@@ -38,6 +38,7 @@ def sidebar(paper: papers.Paper, params: Sequence[Param]) -> Values:
         values.update(widgets(settings(members), st.sidebar))
     if "seed" in values:
         st.sidebar.caption(f"Seed {values['seed']}: {paper.seed_note}")
+    st.sidebar.markdown("[:material/description: This page as one report](#report) (HTML, PDF or notebook)", help=None)
     if hosted_mode():
         st.sidebar.info("Hosted demo: sample sizes are capped. Run dpviz locally for full-size runs.")
     return values

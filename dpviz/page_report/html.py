@@ -50,7 +50,8 @@ details { margin: .4em 0; } summary { cursor: pointer; color: #1f5fbf; }
 
 _PRINT = """
 @page { size: A4; margin: 14mm 14mm 16mm 14mm;
-        @bottom-center { content: "Page " counter(page) " of " counter(pages); font: 8pt FONT; color: #52606d; }
+        @bottom-right { content: "Page " counter(page) " of " counter(pages); font: 8pt FONT; color: #52606d;
+                        white-space: nowrap; }
         @bottom-left { content: FOOTER; font: 8pt FONT; color: #52606d; } }
 body { max-width: none; padding: 0; font-size: 9.5pt; }
 h1 { font-size: 17pt; } h2 { font-size: 11.5pt; margin: 0 0 1.5mm; }
@@ -149,7 +150,7 @@ def reproduce(rep: Report) -> str:
 
 def document(rep: Report, charts: Sequence[str], *, style: str, script: str = "", print_layout: bool) -> str:
     """The whole page around the charts' sections."""
-    footer = json.dumps(f"dpviz {rep.version} · {rep.title} · {rep.created}", ensure_ascii=False)
+    footer = json.dumps(f"dpviz {rep.version} report · {rep.title}", ensure_ascii=False)
     style = style.replace("FOOTER", footer).replace("FONT", '"DejaVu Sans", Arial, sans-serif')
     after = '<div class="break"></div>' if print_layout else ""  # the charts break their own pages
     return f"""<!DOCTYPE html>

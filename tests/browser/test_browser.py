@@ -18,6 +18,7 @@ from browser_support import (
     ROOT,
     chart_html,
     chart_text,
+    slide_right,
     start_server,
     stop_server,
     submit,
@@ -80,26 +81,6 @@ def unselect(page, option: str) -> None:
 
 def pick(page, label: str, option: str) -> None:
     page.get_by_role("radiogroup", name=label).get_by_test_id("stRadioOption").filter(has_text=option).click()
-
-
-def slide_right(page, label: str) -> None:
-    """One step right, as a person presses the arrow key. A key press that lands while the page is
-    redrawing the slider is lost (the element is replaced), and a person would press again: so
-    press again, at most twice, only while the slider still shows its old value."""
-    slider = page.get_by_role("slider", name=label)
-
-    def shown():  # a select slider keeps its position in aria-valuenow, its value in aria-valuetext
-        return slider.get_attribute("aria-valuenow"), slider.get_attribute("aria-valuetext")
-
-    old = shown()
-    for _ in range(3):
-        slider.focus()
-        page.keyboard.press("ArrowRight")
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if shown() != old:
-                return
-            time.sleep(0.2)
 
 
 def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):

@@ -1,5 +1,6 @@
 """Streamlit AppTest smoke tests of each page (the real browser is in test_browser.py)."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -242,3 +243,20 @@ def test_a_hosted_demo_offers_no_download(tmp_path, monkeypatch):
     assert not at.exception
     assert "does not download" in " ".join(e.value for e in at.error)
     assert not any("Download" in b.label for b in at.button)
+
+
+def test_the_report_box_makes_a_report_of_the_settings_on_screen():
+    at = _run(ADEPT, dict(FAST, epsilon="2", seed="11"))
+    assert not at.exception
+    at.button(key="report-make-adept").click().run()
+    assert not at.exception and not at.error
+    fmt, query, data = at.session_state["report-adept"]
+    assert fmt == ".html" and query["epsilon"] == "2" and query["seed"] == "11"
+    text = data.decode("utf-8")
+    assert all(f'data-figure-id="{fid}"' in text for fid in papers.get("adept").figures)
+    at.radio(key="report-format-adept").set_value("Notebook (.ipynb, recomputes every chart)").run()
+    at.button(key="report-make-adept").click().run()
+    assert at.session_state["report-adept"][0] == ".ipynb"
+    notebook = json.loads(at.session_state["report-adept"][2])
+    code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert code.count("epsilon='2'") >= 2 and "seed='11'" in code
