@@ -3,6 +3,7 @@
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
     python -m dpviz report PAGE [--set key=value ...] --out FILE  (.html .pdf .ipynb)
+    python -m dpviz lesson check FILE | lesson answers FILE | lesson --list
     python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
                           [--seed S] --out result.json
 
@@ -71,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
         "--base-url", default="http://localhost:8501", help="where your dpviz runs, for the report's link to the page"
     )
     rp.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ls = sub.add_parser("lesson", help="check a lesson file, print its answers, or list the lessons")
+    ls.add_argument("action", nargs="?", choices=["check", "answers"], help="check FILE, or answers FILE")
+    ls.add_argument("file", nargs="?", help="a lesson file (.md), or the name of a shipped lesson")
+    ls.add_argument("--list", action="store_true", help="the lessons of this installation (and $DPVIZ_LESSONS_DIR)")
     au = sub.add_parser(
         "audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs"
     )
@@ -190,6 +195,47 @@ def _report(args) -> int:
     return 0
 
 
+def _lesson(args) -> int:
+    from pathlib import Path
+
+    from dpviz import lessons
+    from dpviz.lessons.format import load, load_file, parse, read_text
+
+    if args.list:
+        for name, path in lessons.available().items():
+            try:
+                lesson = parse(read_text(path), name)
+                counts = f"{len(lesson.steps)} steps, {len(lesson.questions)} questions"
+                print(f"{name}  ({lesson.paper}, {counts}) {lesson.title}")
+            except lessons.LessonError as err:
+                print(f"{name}  (cannot be used: {len(err.problems)} problems; python -m dpviz lesson check {path})")
+        return 0
+    if not args.action or not args.file:
+        raise ParamError("say `lesson check FILE`, `lesson answers FILE` or `lesson --list`.")
+    try:
+        lesson = load_file(args.file) if Path(args.file).suffix == ".md" else load(args.file)
+    except lessons.LessonError as err:
+        for problem in err.problems:
+            sys.stderr.write(f"dpviz: {problem}\n")
+        return 2
+    if args.action == "check":
+        from dpviz.lessons.answers import answers
+
+        try:
+            answers(lesson)  # a cell that does not exist is found only by computing it
+        except lessons.LessonError as err:
+            for problem in err.problems:
+                sys.stderr.write(f"dpviz: {problem}\n")
+            return 2
+        print(f"{lesson.name}: {len(lesson.steps)} steps, {len(lesson.questions)} questions; no problems.")
+        return 0
+    from dpviz.lessons.answers import answers
+
+    for step, question, answer in answers(lesson):
+        print(f"step {step}: {question.ask} -> {answer.shown}")
+    return 0
+
+
 def _audit(args) -> int:
     import json
     from pathlib import Path
@@ -227,6 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "lesson":
+            return _lesson(args)
         if args.command == "build":
             from dpviz.papers.metric.mechanism import compile_engine
 
