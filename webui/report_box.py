@@ -12,7 +12,7 @@ import streamlit as st
 from dpviz import hosted_mode, page_report
 from dpviz.errors import InputError
 from dpviz.params import Param, canonical_query
-from webui.url_state import current_values
+from webui.url_state import app_base, current_values
 from webui.views import progress_bar
 
 FORMATS = {
@@ -25,20 +25,13 @@ SLOTS = 2
 _SLOTS = threading.BoundedSemaphore(SLOTS)
 
 
-def base_url(page_file: str) -> str:
-    """The app's address as the visitor reached it (behind a proxy's prefix too), for the report's link."""
-    url = (st.context.url or page_report.DEFAULT_BASE_URL).split("?")[0].rstrip("/")
-    tail = "/" + page_report.url_path(page_file)
-    return url[: -len(tail)] if url.endswith(tail) else url
-
-
 def _make(key: str, page_file: str, query: dict[str, str], fmt: str) -> bytes:
     with progress_bar("Making the report…") as progress:
         if not _SLOTS.acquire(blocking=False):
             progress(0.0, "Waiting for other visitors' reports to finish…")
             _SLOTS.acquire()
         try:
-            rep = page_report.build(key, query, base_url=base_url(page_file), progress=progress, draw=fmt != ".ipynb")
+            rep = page_report.build(key, query, base_url=app_base(page_file), progress=progress, draw=fmt != ".ipynb")
             return page_report.render(rep, fmt, progress)
         finally:
             _SLOTS.release()

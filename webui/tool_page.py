@@ -40,6 +40,8 @@ def panel_widgets(panel: Panel) -> Values:
     files = [p for p in panel.widget_params if p.upload is not None]
     rest = [p for p in panel.widget_params if p.upload is None]
     values: Values = {}
+    if not files and not rest:
+        return values
     with st.container(border=True):
         for group in [files] + [rest[i : i + ROW] for i in range(0, len(rest), ROW)]:
             if group:

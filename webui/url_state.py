@@ -86,6 +86,16 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
         st.query_params.from_dict(wanted)
 
 
+def app_base(page_file: str) -> str:
+    """The app's address as the visitor reached it (behind a proxy's path prefix too), without the
+    page's own path: what a link to another page, or a report's link, is built on."""
+    from dpviz.page_report import DEFAULT_BASE_URL, url_path
+
+    url = (st.context.url or DEFAULT_BASE_URL).split("?")[0].split("#")[0].rstrip("/")
+    tail = "/" + url_path(page_file)
+    return url[: -len(tail)] if url.endswith(tail) else url
+
+
 def share_link(query: dict[str, str]) -> str:
     base = (st.context.url or "").split("?")[0]
     return f"{base}?{urlencode(query)}" if query else base

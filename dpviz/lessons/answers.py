@@ -120,6 +120,15 @@ def answer(question: Question) -> Answer:
     return Answer(value, shown(question, value))
 
 
+def close_enough(question: Question, prediction: float | str, truth: float | str) -> bool:
+    """Whether a prediction is counted as right: the same choice, or a number within 10% of the
+    true value (within 1% of the question's range, or 0.01, when the true value is 0)."""
+    if question.choices or isinstance(truth, str):
+        return prediction == truth
+    span = (question.high - question.low) if question.low is not None and question.high is not None else 1.0
+    return abs(float(prediction) - truth) <= max(0.1 * abs(truth), 0.01 * span if truth == 0 else 0.0)
+
+
 def answers(lesson: Lesson) -> list[tuple[int, Question, Answer]]:
     """Every question's answer, in step order: (step number, question, answer)."""
     return [(step, q, answer(q)) for step, q in lesson.questions]

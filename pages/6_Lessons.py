@@ -1,0 +1,5 @@
+"""Lessons: drawn from its declaration (dpviz/tools/lessons/)."""
+
+from webui.tool_page import show
+
+show("lessons")
