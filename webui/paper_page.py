@@ -16,6 +16,7 @@ from webui.live import live_figures
 from webui.nav import page_setup
 from webui.panel_view import show_panel
 from webui.report_box import report_box
+from webui.side_by_side import side_by_side_box
 from webui.url_state import seed_from_url, sync_url
 from webui.widgets import settings, widgets
 
@@ -77,4 +78,5 @@ def show(
         specs = [registry.get(fid) for fid in section.figures]
         live_figures(specs, values, params, intro=section.intro, panels=section.panels, first=first)
     st.markdown(paper.notes)
+    side_by_side_box(key, params, values)
     report_box(key, paper.page, params, values)

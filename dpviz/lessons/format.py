@@ -15,7 +15,8 @@ each starting with a ``## Step title`` line. In a step, lines are prose (Markdow
     unit: TEXT                         shown after numbers
     range: LOW HIGH                    the prediction box's bounds
     digits: N                          decimals shown
-    reveal:                            every line after it is the explanation shown with the answer
+    reveal:                            what follows is shown with the answer: prose, and chart:
+                                       (live:, compare:) lines the student sees only after predicting
 
 A condition ``COND`` is ``column OP value`` with OP one of = != < <= > >= (``dim=64``,
 ``n_w>=900``, ``word=the``). Values with spaces are quoted as in a shell (``expr="a*b + 1"``).
@@ -112,6 +113,8 @@ class Step:
     charts: tuple[ChartRef, ...] = ()
     question: Question | None = None
     reveal: str = ""
+    reveal_charts: tuple[ChartRef, ...] = ()
+    """Charts shown with the answer (written after ``reveal:``): the student predicts before seeing them."""
 
 
 @dataclass(frozen=True)
@@ -321,7 +324,16 @@ def parse(text: str, name: str = "lesson", hosted: bool | None = None) -> Lesson
             continue
         line = raw.rstrip()
         if line.startswith("## "):
-            steps.append({"title": (n, line[3:].strip()), "text": [], "charts": [], "fields": {}, "reveal": None})
+            steps.append(
+                {
+                    "title": (n, line[3:].strip()),
+                    "text": [],
+                    "charts": [],
+                    "reveal_charts": [],
+                    "fields": {},
+                    "reveal": None,
+                }
+            )
             continue
         if not steps:
             m = re.fullmatch(r"([a-z]+):\s*(.*)", line)
@@ -332,32 +344,32 @@ def parse(text: str, name: str = "lesson", hosted: bool | None = None) -> Lesson
                 r.problem(n, f"before the first step (a line '## Title') only {', '.join(HEADER_KEYS)}: lines go.")
             continue
         step = steps[-1]
-        if step["reveal"] is not None:
-            r.prose(n, line)
-            step["reveal"].append(line)
-            continue
+        revealed = step["reveal"] is not None
+        charts = step["reveal_charts"] if revealed else step["charts"]
         m = re.fullmatch(r"([a-z]+):\s*(.*)", line)
-        if m and m.group(1) == "reveal" and not m.group(2):
+        if m and m.group(1) == "reveal" and not m.group(2) and not revealed:
             step["reveal"] = []
         elif m and m.group(1) in DIRECTIVES:
             key, rest = m.groups()
             if key == "chart":
                 chart = _chart(r, n, rest)
-                step["charts"].append((n, chart))
+                charts.append((n, chart))
             elif key in ("live", "compare"):
-                if not step["charts"] or step["charts"][-1][1] is None:
-                    if not step["charts"]:
+                if not charts or charts[-1][1] is None:
+                    if not charts:
                         r.problem(n, f"{key}: belongs to a chart: line above it.")
                     continue
-                line_no, chart = step["charts"][-1]
-                step["charts"][-1] = (line_no, _with(r, n, key, rest, chart))
+                line_no, chart = charts[-1]
+                charts[-1] = (line_no, _with(r, n, key, rest, chart))
+            elif revealed:
+                r.problem(n, f"after reveal: come the explanation and its charts; {key}: belongs above it.")
             elif key in step["fields"]:
                 r.problem(n, f"the step has two {key}: lines.")
             else:
                 step["fields"][key] = (n, rest)
         else:
             r.prose(n, line)
-            step["text"].append(line)
+            (step["reveal"] if revealed else step["text"]).append(line)
     for key in ("title", "paper"):
         if not header.get(key):
             r.problem(1, f"the lesson needs a '{key}:' line at the top.")
@@ -376,8 +388,9 @@ def parse(text: str, name: str = "lesson", hosted: bool | None = None) -> Lesson
     built = []
     for step in steps[:MAX_STEPS]:
         line, title = step["title"]
-        if len(step["charts"]) > MAX_CHARTS:
-            r.problem(step["charts"][MAX_CHARTS][0], f"a step shows at most {MAX_CHARTS} charts.")
+        both = step["charts"] + step["reveal_charts"]
+        if len(both) > MAX_CHARTS:
+            r.problem(both[MAX_CHARTS][0], f"a step shows at most {MAX_CHARTS} charts.")
         fields = step["fields"]
         question = None
         if "question" in fields:
@@ -395,6 +408,7 @@ def parse(text: str, name: str = "lesson", hosted: bool | None = None) -> Lesson
                 title=title,
                 text=text,
                 charts=tuple(c for _, c in step["charts"][:MAX_CHARTS] if c is not None),
+                reveal_charts=tuple(c for _, c in step["reveal_charts"][:MAX_CHARTS] if c is not None),
                 question=question,
                 reveal="\n".join(step["reveal"] or []).strip(),
             )

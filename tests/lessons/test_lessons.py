@@ -237,3 +237,18 @@ def test_cells_ties_and_picks():
         cell_value(t, cell(column="y", where=(("k", "=", "z"),)))
     q = load("adept").steps[1].question
     assert close_enough(q, 8.5, 8.0) and not close_enough(q, 3.0, 8.0)
+
+
+def test_charts_after_reveal_come_with_the_answer():
+    lesson = parse(
+        "title: T\npaper: adept\n\n## S\nBefore.\nchart: adept-sensitivity dim=4\n"
+        "question: Q?\nanswer: adept-sensitivity dim=4 -> sensitivity_l1 where dim=4\n"
+        "reveal:\nAfter.\nchart: adept-epsilon dim=4\nlive: dim\n",
+        "t",
+    )
+    (step,) = lesson.steps
+    assert [c.figure for c in step.charts] == ["adept-sensitivity"]
+    assert [(c.figure, c.live) for c in step.reveal_charts] == [("adept-epsilon", ("dim",))]
+    assert step.text == "Before." and step.reveal == "After."
+    with pytest.raises(LessonError, match="belongs above it"):
+        parse("title: T\npaper: adept\n\n## S\nreveal:\nquestion: late?\n", "t")

@@ -22,8 +22,7 @@ from dpviz.lessons.answers import close_enough, shown
 from dpviz.lessons.format import ChartRef, Question
 from dpviz.page_report import url_path
 from dpviz.params import format_value, validate
-from webui import views
-from webui.plotly_element import plotly_json_chart
+from webui.side_by_side import two_charts
 from webui.url_state import app_base
 from webui.widgets import widget_state, widgets
 
@@ -156,11 +155,11 @@ def show(result, values: dict[str, Any]) -> None:
     if step.text:
         st.markdown(step.text)
     for k, chart in enumerate(step.charts):
-        _chart(lesson.name, number, k, chart, wide=values["present"])
+        _chart(lesson.name, number, k, chart)
     if step.question is not None:
         _question(lesson.name, number, step, result.answer, code if info else "", teacher)
-    elif step.reveal:
-        st.markdown(step.reveal)
+    else:
+        _revealed(lesson.name, number, step)
 
 
 def _nav(number: int, total: int, teacher_code: str | None, disabled: bool) -> None:
@@ -203,7 +202,7 @@ def _page_link(spec, values: dict[str, Any]) -> str:
     return f"{app_base(_lessons_page())}/{url_path(paper.page)}?{urlencode(query)}#{spec.id}"
 
 
-def _chart(lesson: str, number: int, k: int, chart: ChartRef, wide: bool) -> None:
+def _chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
     spec = registry.get(chart.figure)
     try:
         base = _settings(spec, dict(chart.settings))
@@ -227,18 +226,8 @@ def _chart(lesson: str, number: int, k: int, chart: ChartRef, wide: bool) -> Non
             values = dict(base, **{k2: v for k2, v in _settings(spec, dict(side)).items() if k2 in side})
             changed = ", ".join(f"{k2} = {v}" for k2, v in side.items() if chart.settings.get(k2) != v)
             sides.append((f"{label}: {changed}", values))
-    columns = st.columns(len(sides)) if len(sides) > 1 else [st.container()]
-    for col, (label, values) in zip(columns, sides):
-        with col:
-            if label:
-                st.markdown(f"**{label}**")
-            try:
-                _, figure, _ = views.cached_view(spec, values)
-            except InputError as err:
-                st.error(f"This chart cannot be drawn with these settings: {err}")
-                continue
-            plotly_json_chart(col, figure, key=f"lesson-chart-{lesson}-{number}-{k}-{label[:1]}")
-            st.caption(f"{spec.title}. [Open on its page ↗]({_page_link(spec, values)})")
+    link = lambda values: f"{spec.title}. [Open on its page ↗]({_page_link(spec, values)})"  # noqa: E731
+    two_charts(spec, sides, key=f"lesson-chart-{lesson}-{number}-{k}", caption=link)
 
 
 def _question(lesson: str, number: int, step, truth, code: str, teacher: bool) -> None:
@@ -286,8 +275,15 @@ def _question(lesson: str, number: int, step, truth, code: str, teacher: bool) -
             st.caption("Commit to a prediction first; then the answer can be revealed.")
         return
     _answer(q, truth, mine)
+    _revealed(lesson, number, step)
+
+
+def _revealed(lesson: str, number: int, step) -> None:
+    """The explanation and the charts shown with the answer."""
     if step.reveal:
         st.markdown(step.reveal)
+    for k, chart in enumerate(step.reveal_charts):
+        _chart(lesson, number, len(step.charts) + k, chart)
 
 
 def _answer(q: Question, truth, mine) -> None:

@@ -1,0 +1,68 @@
+"""The Lessons page and the paper pages' side-by-side box in AppTest (the browser walks a class
+in tests/browser/test_browser_class.py)."""
+
+from pathlib import Path
+
+from paper_pages import page_file
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(page, query=None):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.switch_page(page)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def test_a_link_opens_its_step_and_next_moves_the_url():
+    at = _run("pages/6_Lessons.py", {"lesson": "hoho", "step": "3"})
+    assert not at.exception and not at.error
+    assert any("Step 3 of 7" in p.text for p in at.get("progress"))
+    assert len(at.get("plotly_chart")) == 0  # its chart comes with the answer
+    at.button(key="step-back").click().run()
+    assert not at.exception
+    assert at.query_params["step"] == "2"
+    assert len(at.get("plotly_chart")) == 0
+    at.button(key="step-back").click().run()
+    assert at.query_params.get("step") is None  # step 1 is the default
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_a_teachers_folder_adds_lessons_and_paths_are_refused(tmp_path, monkeypatch):
+    (tmp_path / "cosine.md").write_text(
+        "title: A teacher's lesson\npaper: adept\n\n## Only step\nSome text.\n\nchart: adept-sensitivity dim=16\n"
+    )
+    monkeypatch.setenv("DPVIZ_LESSONS_DIR", str(tmp_path))
+    at = _run("pages/6_Lessons.py", {"lesson": "cosine"})
+    assert not at.exception and not at.error
+    assert "cosine" in at.selectbox(key="_lesson_pick").options or any(
+        "A teacher's lesson" in o for o in at.selectbox(key="_lesson_pick").options
+    )
+    assert any(h.value == "A teacher's lesson" for h in at.header)
+    for path in ("../lessons/adept", "/etc/passwd"):  # a name, never a path
+        at = _run("pages/6_Lessons.py", {"lesson": path})
+        assert not at.exception
+        assert any(f"There is no lesson {path!r}" in e.value for e in at.error)
+
+
+def test_the_projector_view_drops_the_sidebar():
+    at = _run("pages/6_Lessons.py", {"lesson": "adept", "step": "2", "present": "true"})
+    assert not at.exception
+    css = " ".join(m.value for m in at.markdown if "<style>" in m.value)
+    assert 'stSidebar"]' in css and "display: none" in css
+    assert at.button(key="present-off")
+
+
+def test_side_by_side_on_a_paper_page():
+    at = _run(page_file("adept"), {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200"})
+    before = len(at.get("plotly_chart"))
+    at.toggle(key="sbs-on-adept").set_value(True).run()
+    assert not at.exception
+    at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("256").run()
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) == before + 2
+    at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("-3").run()
+    assert any("B:" in e.value and "dim" in e.value for e in at.error)

@@ -1,0 +1,72 @@
+"""One chart at two settings, next to each other (A and B, each with its own values; the rest
+shared): the box at the foot of every paper page, and a lesson step's ``compare:`` line."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import streamlit as st
+
+from dpviz import hosted_mode, registry
+from dpviz.errors import InputError
+from dpviz.params import Param, check_hosted_cap, format_value, parse_value
+from dpviz.registry import FigureSpec
+from webui import views
+from webui.plotly_element import plotly_json_chart
+from webui.url_state import current_values
+
+
+def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], key: str, caption=None) -> None:
+    """The figure drawn once per side, in columns; ``sides`` holds (label, values) pairs;
+    ``caption(values)`` (optional) is written under each chart."""
+    for col, (label, values) in zip(st.columns(len(sides)), sides):
+        with col:
+            if label:
+                st.markdown(f"**{label}**")
+            try:
+                _, figure, _ = views.cached_view(spec, values)
+            except InputError as err:
+                st.error(f"This chart cannot be drawn with these settings: {err}")
+                continue
+            plotly_json_chart(col, figure, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False})
+            if caption is not None:
+                st.caption(caption(values))
+
+
+def _value(p: Param, text: str) -> Any:
+    value = parse_value(p, text)
+    check_hosted_cap(p, value, hosted_mode())
+    return value
+
+
+def side_by_side_box(page: str, params: Sequence[Param], values: dict[str, Any]) -> None:
+    """The paper page's side-by-side box: a chart of the page, one of its parameters, A and B."""
+    st.header("Side by side", anchor="side-by-side")
+    st.markdown(
+        "Any chart of this page at two settings next to each other: choose the chart and the parameter that "
+        "differs; everything else is shared with the page's settings above."
+    )
+    if not st.toggle("Compare two settings", key=f"sbs-on-{page}"):
+        return
+    specs = registry.paper_figures(page)
+    left, mid, a_col, b_col = st.columns([2.2, 1.4, 1, 1])
+    spec = left.selectbox("Chart", specs, format_func=lambda s: s.title, key=f"sbs-chart-{page}", index=0)
+    choices = [p for p in spec.params if p.name != "seed"] or list(spec.params)
+    p = mid.selectbox("Parameter", choices, format_func=lambda q: q.label, key=f"sbs-param-{page}-{spec.id}")
+    current = current_values(list(params), values).get(p.name, p.default)
+    texts = (
+        a_col.text_input("A", format_value(p, current), key=f"sbs-a-{page}-{spec.id}-{p.name}"),
+        b_col.text_input("B", format_value(p, current), key=f"sbs-b-{page}-{spec.id}-{p.name}"),
+    )
+    values = current_values(list(params), values)
+    own = {q.name: values.get(q.name, q.default) for q in spec.params}
+    sides = []
+    for label, text in zip("AB", texts):
+        try:
+            sides.append((f"{label}: {p.label} = {text}", dict(own, **{p.name: _value(p, text)})))
+        except InputError as err:
+            st.error(f"{label}: {err}")
+            return
+    if texts[0] == texts[1]:
+        st.caption(f"Give B another {p.label.lower()} than A to see the difference.")
+    two_charts(spec, sides, key=f"sbs-{page}-{spec.id}")
