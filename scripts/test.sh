@@ -9,19 +9,22 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
 
 # Debian packages the tests drive: Chromium (image export, the real browser, the PDF report),
-# HAProxy (the hosted start command's proxy in front of several server processes) and poppler
-# (pdftotext, pdfimages, pdftoppm: the tests read the PDF report back as a reader's tools do).
+# HAProxy (the hosted start command's proxy in front of several server processes), poppler
+# (pdftotext, pdfimages, pdftoppm: the tests read the PDF report back as a reader's tools do) and
+# PostgreSQL (the class store a hosted demo with several server processes shares; the tests start
+# and stop a server of their own).
 missing=()
 command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing ${missing[*]} (Debian packages) for the browser, export and serving tests..."
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     echo "Missing ${missing[*]} and cannot apt-get it here: the tests that need it will be skipped" \
-         "(install Debian's 'chromium', 'haproxy' and 'poppler-utils', or set BROWSER_PATH)." >&2
+         "(install Debian's 'chromium', 'haproxy', 'poppler-utils' and 'postgresql', or set BROWSER_PATH)." >&2
   fi
 fi
 

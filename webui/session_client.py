@@ -32,16 +32,21 @@ class PageError(RuntimeError):
 class SessionClient:
     """One browser tab's protocol: a cookie, a websocket, a script run per page open and a
     fragment run per slider move. ``slider_label`` names the live slider :meth:`move` moves (empty:
-    the page's first live slider)."""
+    the page's first live slider); with ``live=False`` any slider, in a fragment or not."""
 
-    def __init__(self, base: str, page: str = "", query: str = "", slider_label: str = "", rng=None, observe=None):
+    def __init__(
+        self, base: str, page: str = "", query: str = "", slider_label: str = "", rng=None, observe=None, live=True
+    ):
         self.base, self.page, self.query, self.label = base.rstrip("/"), page, query, slider_label
+        self.live = live  # only a live slider (in a fragment) is moved; False: any select-slider (a full run)
         self.rng = rng or random.Random(0)
         self.observe = observe  # observe(kind, element, seconds since the run was asked for), per element
         self._started = 0.0
         self.ws = None
         self.slider = None  # (widget id, options, index, fragment id)
         self.page_hash = ""
+        self.widgets: dict[str, str] = {}  # label -> widget id, of the number inputs and buttons drawn
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds, the fragments a browser reruns by itself
 
     def _cookie(self) -> str:
         """GET the page as a browser does first; its Set-Cookie lines become the Cookie header."""
@@ -77,6 +82,10 @@ class SessionClient:
             kind = fm.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = fm.new_session.page_script_hash
+            elif kind == "navigation":
+                self.page_hash = fm.navigation.page_script_hash  # the page st.navigation ran, as the browser keeps it
+            elif kind == "auto_rerun":
+                self.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
             elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 self._element(fm.delta)
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -91,13 +100,22 @@ class SessionClient:
             raise PageError(f"exception box: {el.exception.type}: {el.exception.message[:200]}")
         if kind == "alert" and el.alert.format == 1:  # Alert.ERROR
             raise PageError(f"error box: {el.alert.body[:200]}")
-        live = kind == "slider" and el.slider.options and delta.fragment_id  # a live (fragment) select-slider
-        if live and (el.slider.label == self.label or not self.label and self.slider is None):
+        if kind in ("number_input", "button"):
+            self.widgets[getattr(el, kind).label] = getattr(el, kind).id
+        wanted = kind == "slider" and (delta.fragment_id or not self.live)
+        if wanted and (el.slider.label == self.label or not self.label and self.slider is None):
             s = el.slider
-            index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
+            if s.options:  # a select-slider: its options, the value is an index
+                positions = list(s.options)
+                index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
+            else:  # a numeric slider: its grid from min to max by step
+                count = min(int(round((s.max - s.min) / s.step)) + 1, 10_001) if s.step > 0 else 1
+                positions = [s.min + k * s.step for k in range(count)]
+                at = s.value[0] if s.value else (s.default[0] if s.default else s.min)
+                index = min(range(count), key=lambda k: abs(positions[k] - at))
             if self.slider is not None and self.slider[0] == s.id:
                 index = self.slider[2]  # the server echoes our own move: keep our index
-            self.slider = (s.id, list(s.options), index, delta.fragment_id)
+            self.slider = (s.id, positions, index, delta.fragment_id)
 
     async def open(self) -> float:
         """Open the page by its link (a full script run); returns the seconds to its answer."""
@@ -108,7 +126,8 @@ class SessionClient:
 
     async def move(self, steps: int | None = None) -> float:
         """Move the slider ``steps`` positions (default: one to three either way, within its
-        range) as a fragment run; returns the seconds to the answer."""
+        range) as a fragment run (a full run for a slider outside a fragment); returns the seconds
+        to the answer."""
         from streamlit.proto.ClientState_pb2 import ClientState
 
         if self.slider is None:
@@ -123,7 +142,34 @@ class SessionClient:
         state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment)
         w = state.widget_states.widgets.add()
         w.id = wid
-        w.string_array_value.data.append(options[index])
+        if isinstance(options[index], str):
+            w.string_array_value.data.append(options[index])
+        else:
+            w.double_array_value.data.append(options[index])
+        return await self._run(state)
+
+    async def press(self, button_label: str, numbers: dict[str, float] | None = None) -> float:
+        """Press the button ``button_label``, with ``numbers`` typed into number inputs first (by
+        label: a form's boxes and its submit button go as one script run); returns the seconds to
+        the answer."""
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        missing = [label for label in [*(numbers or {}), button_label] if label not in self.widgets]
+        if missing:
+            raise PageError(f"no {', '.join(map(repr, missing))} on {self.page}")
+        state = ClientState(query_string=self.query, page_script_hash=self.page_hash)
+        for label, value in (numbers or {}).items():
+            box = state.widget_states.widgets.add()
+            box.id, box.double_value = self.widgets[label], float(value)
+        button = state.widget_states.widgets.add()
+        button.id, button.trigger_value = self.widgets[button_label], True
+        return await self._run(state)
+
+    async def rerun_fragment(self, fragment_id: str) -> float:
+        """Rerun one fragment, as the browser does by itself for a fragment with ``run_every``."""
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment_id)
         return await self._run(state)
 
     async def close(self) -> None:

@@ -65,7 +65,16 @@ def cell_value(table: pd.DataFrame, cell: Cell) -> float | str:
     values = rows[cell.column]
     if cell.by:
         order = rows[cell.by].astype(float)
-        value = values.loc[order.idxmin() if cell.pick == "min" else order.idxmax()]
+        best = values[order == (order.min() if cell.pick == "min" else order.max())]
+        if best.nunique(dropna=False) > 1:
+            raise LessonError(
+                [
+                    f"{cell.by!r} is at its {cell.pick}imum on {len(best)} rows of {cell.figure}'s table "
+                    f"({cell.describe()}) whose {cell.column!r} differ ({', '.join(map(str, best.unique()[:4]))}): "
+                    "a tie has no one answer; add a condition."
+                ]
+            )
+        value = best.iloc[0]
     elif cell.pick == "only":
         if values.nunique(dropna=False) > 1:
             raise LessonError(

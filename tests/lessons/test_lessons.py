@@ -231,7 +231,12 @@ def test_cells_ties_and_picks():
     with pytest.raises(LessonError, match="differ"):
         cell_value(t, cell(column="y", where=(("x", ">=", "2"),)))
     assert cell_value(t, cell(column="y", where=(("x", ">=", "2"),), pick="min")) == 1.0
-    assert cell_value(t, cell(column="k", pick="max", by="y")) == "b"  # the first of tied maxima
+    assert cell_value(t, cell(column="k", pick="max", by="y")) == "b"  # tied maxima that agree: one answer
+    assert cell_value(t, cell(column="k", pick="min", by="y")) == "c"
+    tied = pd.DataFrame({"mechanism": ["a", "b", "c"], "cosine": [0.9, 0.9, 0.1]})
+    with pytest.raises(LessonError, match="tie has no one answer"):  # which is highest? both: refused
+        cell_value(tied, cell(column="mechanism", pick="max", by="cosine"))
+    assert cell_value(tied, cell(column="mechanism", pick="min", by="cosine")) == "c"
     assert cell_value(t, cell(column="y", pick="sum")) == 20.0
     with pytest.raises(LessonError, match="does not exist"):
         cell_value(t, cell(column="y", where=(("k", "=", "z"),)))
