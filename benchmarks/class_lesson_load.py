@@ -59,7 +59,7 @@ class Plan:
 
     @classmethod
     def of(cls, lesson: str, step: int | None) -> Plan:
-        from dpviz.lessons import load
+        from dpviz.lessons.format import load
 
         steps = load(lesson).steps
         numbers = [k for k, st in enumerate(steps, 1) if st.question is not None and not st.question.choices]

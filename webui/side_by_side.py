@@ -3,6 +3,9 @@ shared): the box at the foot of every paper page, and a lesson step's ``compare:
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from typing import Any, Sequence
 
 import streamlit as st
@@ -12,25 +15,50 @@ from dpviz.errors import InputError
 from dpviz.params import Param, check_hosted_cap, format_value, parse_value
 from dpviz.registry import FigureSpec
 from webui import views
-from webui.plotly_element import plotly_json_chart
+from webui.plotly_element import ChartJSON, plotly_json_chart
 from webui.url_state import current_values
 
 
 def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], key: str, caption=None) -> None:
-    """The figure drawn once per side, in columns; ``sides`` holds (label, values) pairs;
-    ``caption(values)`` (optional) is written under each chart."""
-    for col, (label, values) in zip(st.columns(len(sides)), sides):
-        with col:
+    """The figure drawn once per side, next to each other, or one above the other when it does not
+    read at half the width (:func:`fits_half_width`); ``sides`` holds
+    (label, values) pairs; ``caption(values)`` (optional) is written under each chart."""
+    charts = []
+    for label, values in sides:
+        try:
+            charts.append(views.cached_view(spec, values)[1])
+        except InputError as err:
+            charts.append(f"{label + ': ' if label else ''}this chart cannot be drawn with these settings: {err}")
+    stacked = any(not isinstance(c, str) and not fits_half_width(c) for c in charts)
+    places = [st.container() for _ in sides] if stacked else st.columns(len(sides))
+    for where, (label, values), chart in zip(places, sides, charts):
+        with where:
+            if isinstance(chart, str):
+                st.error(chart[:1].upper() + chart[1:])
+                continue
             if label:
                 st.markdown(f"**{label}**")
-            try:
-                _, figure, _ = views.cached_view(spec, values)
-            except InputError as err:
-                st.error(f"This chart cannot be drawn with these settings: {err}")
-                continue
-            plotly_json_chart(col, figure, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False})
+            plotly_json_chart(where, chart, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False})
             if caption is not None:
                 st.caption(caption(values))
+
+
+HALF_WIDTH_TITLE = 60
+"""Characters of a title line that fit a half-width chart (about 460 pixels) unclipped; a
+subtitle line in small type may be about half as long again."""
+
+
+def fits_half_width(chart: ChartJSON) -> bool:
+    """Whether the chart reads at half the page's width: one panel (subplots, a second x axis,
+    would run their axes into each other) and a title whose lines are not clipped."""
+    if '"xaxis2"' in chart.spec:
+        return False
+    layout = json.loads(chart.spec).get("layout", {})
+    title = layout.get("title", {})
+    text = title.get("text", "") if isinstance(title, dict) else str(title)
+    main, _, detail = text.partition("<br>")
+    plain = lambda t: html.unescape(re.sub(r"<[^>]+>", "", t))  # noqa: E731
+    return len(plain(main)) <= HALF_WIDTH_TITLE and len(plain(detail)) <= 1.5 * HALF_WIDTH_TITLE
 
 
 def _value(p: Param, text: str) -> Any:
@@ -50,7 +78,8 @@ def side_by_side_box(page: str, params: Sequence[Param], values: dict[str, Any])
         return
     specs = registry.paper_figures(page)
     left, mid, a_col, b_col = st.columns([2.2, 1.4, 1, 1])
-    spec = left.selectbox("Chart", specs, format_func=lambda s: s.title, key=f"sbs-chart-{page}", index=0)
+    titles = {s.id: s.title for s in specs}
+    spec = registry.get(left.selectbox("Chart", list(titles), format_func=titles.get, key=f"sbs-chart-{page}", index=0))
     choices = [p for p in spec.params if p.name != "seed"] or list(spec.params)
     p = mid.selectbox("Parameter", choices, format_func=lambda q: q.label, key=f"sbs-param-{page}-{spec.id}")
     current = current_values(list(params), values).get(p.name, p.default)

@@ -1,8 +1,9 @@
 """Hosted demo warm-up: when the server gets its first visitor, a background thread computes
 every page's charts on their default settings into the shared figure cache (and the metric
-page's try-it box), so the first clicks of a class do not each wait for a cold computation
-(the metric page alone takes ~6 s cold). On with DPVIZ_HOSTED=1 or DPVIZ_WARMUP=1; off locally,
-where a visitor who opens one page should not pay for the others."""
+page's try-it box), then every lesson's charts and answers, so the first clicks of a class do
+not each wait for a cold computation (the metric page alone takes ~6 s cold). On with
+DPVIZ_HOSTED=1 or DPVIZ_WARMUP=1; off locally, where a visitor who opens one page should not pay
+for the others."""
 
 from __future__ import annotations
 
@@ -56,4 +57,30 @@ def warm_defaults() -> int:
                 views.prefill_panel(panel, {p.name: p.default for p in panel.params})
             except Exception:  # noqa: BLE001
                 log.exception("warm-up of the %s panel failed", panel.id)
+    return done + warm_lessons()
+
+
+def warm_lessons(names: list[str] | None = None) -> int:
+    """Compute every lesson's charts (each side of a comparison, and those shown with an answer)
+    and its answers, so a class finds every step ready; returns how many charts were computed. A
+    lesson that cannot be used is skipped: the page tells the teacher why. ``names``: the lessons
+    (default: every one found, :func:`dpviz.lessons.available`)."""
+    from dpviz import lessons
+    from dpviz.lessons.answers import answers
+    from dpviz.lessons.format import load
+    from dpviz.params import validate
+    from webui import views
+
+    done = 0
+    for name in lessons.available() if names is None else names:
+        try:
+            lesson = load(name)
+            for figure, raw in lesson.chart_settings():
+                spec = registry.get(figure)
+                values, errors = validate(spec.params, raw, hosted=hosted_mode())
+                if not errors:
+                    done += views.prefill(spec, values)
+            answers(lesson)
+        except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
+            log.exception("warm-up of the lesson %s failed", name)
     return done

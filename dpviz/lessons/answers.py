@@ -134,8 +134,14 @@ def close_enough(question: Question, prediction: float | str, truth: float | str
     true value (within 1% of the question's range, or 0.01, when the true value is 0)."""
     if question.choices or isinstance(truth, str):
         return prediction == truth
+    return abs(float(prediction) - truth) <= tolerance(question, truth)
+
+
+def tolerance(question: Question, truth: float) -> float:
+    """How far a number may be from ``truth`` and count as right: 10% of it (1% of the question's
+    range, or 0.01, when it is 0)."""
     span = (question.high - question.low) if question.low is not None and question.high is not None else 1.0
-    return abs(float(prediction) - truth) <= max(0.1 * abs(truth), 0.01 * span if truth == 0 else 0.0)
+    return max(0.1 * abs(truth), 0.01 * span if truth == 0 else 0.0)
 
 
 def answers(lesson: Lesson) -> list[tuple[int, Question, Answer]]:

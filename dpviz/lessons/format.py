@@ -81,7 +81,11 @@ class Cell:
         return (
             f"{self.column} of {self.figure}"
             + (f" where {conds}" if conds else "")
-            + (f" ({self.pick} of the rows)" if self.pick != "only" else "")
+            + (
+                f" (on the row with the {'lowest' if self.pick == 'min' else 'highest'} {self.by})"
+                if self.by
+                else (f" ({self.pick} of the rows)" if self.pick != "only" else "")
+            )
         )
 
 
@@ -132,6 +136,16 @@ class Lesson:
     def questions(self) -> list[tuple[int, Question]]:
         """(step number from 1, question) for every step that asks one."""
         return [(k + 1, s.question) for k, s in enumerate(self.steps) if s.question is not None]
+
+    def chart_settings(self) -> list[tuple[str, dict[str, str]]]:
+        """Every chart the lesson draws, before and after its reveals, each side of a comparison
+        apart: (figure, settings as written; a side's own settings over the chart's shared ones)."""
+        out = []
+        for step in self.steps:
+            for chart in (*step.charts, *step.reveal_charts):
+                sides = chart.compare or ({},)
+                out += [(chart.figure, {**chart.settings, **side}) for side in sides]
+        return out
 
 
 def read_text(path: str | Path) -> str:

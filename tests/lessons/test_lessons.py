@@ -257,3 +257,40 @@ def test_charts_after_reveal_come_with_the_answer():
     assert step.text == "Before." and step.reveal == "After."
     with pytest.raises(LessonError, match="belongs above it"):
         parse("title: T\npaper: adept\n\n## S\nreveal:\nquestion: late?\n", "t")
+
+
+def test_the_teachers_chart_counts_every_prediction_and_spreads_close_ones():
+    """The class's predictions are counted, each once, in bins spanning the predictions and the
+    truth (three answers near 8 on a 0-100 question are not one bar); the shaded band is exactly
+    what close_enough counts as close; choices are counted per choice."""
+    import numpy as np
+
+    from dpviz.lessons.class_chart import close_band, prediction_counts, predictions_figure
+
+    q = load("adept").steps[1].question  # 0-100, true 8.0
+    edges, counts = prediction_counts(q, [3.0, 8.0, 7.5], 8.0)
+    assert sum(counts) == 3 and len(counts) == 12
+    assert edges[0] >= 0 and edges[0] < 3.0 and edges[-1] > 8.0 and edges[-1] - edges[0] < 10
+    assert np.count_nonzero(counts) == 3  # bins of about 0.46: 3, 7.5 and 8 each in its own
+    # brute force: each prediction in the bin whose edges hold it
+    for p in (3.0, 8.0, 7.5):
+        k = min(np.searchsorted(edges, p, side="right") - 1, len(counts) - 1)
+        assert counts[k] >= 1
+    # outside the question's range: clipped into it, still counted
+    edges, counts = prediction_counts(q, [150.0, -5.0], 8.0)
+    assert sum(counts) == 2 and edges[0] == 0.0 and edges[-1] == 100.0
+    # all equal, and nobody yet
+    assert sum(prediction_counts(q, [8.0, 8.0], 8.0)[1]) == 2
+    assert sum(prediction_counts(q, [], 8.0)[1]) == 0
+    low, high = close_band(q, 8.0)
+    assert (low, high) == pytest.approx((7.2, 8.8))
+    assert close_enough(q, 7.21, 8.0) and close_enough(q, 8.79, 8.0)
+    assert not close_enough(q, 7.19, 8.0) and not close_enough(q, 8.81, 8.0)
+    zero = close_band(q, 0.0)  # 1% of the 0-100 range either side
+    assert zero == pytest.approx((-1.0, 1.0)) and close_enough(q, 0.99, 0.0) and not close_enough(q, 1.01, 0.0)
+
+    choice = load("adept").steps[5].question
+    labels, counts = prediction_counts(choice, ["adept", "gaussian", "adept", "elsewhere"], "adept")
+    assert labels == list(choice.choices) and counts[labels.index("adept")] == 2 and sum(counts) == 3
+    fig = predictions_figure(q, [3.0, 8.0, 7.5], 8.0)
+    assert "3 answered" in fig.layout.title.text and sum(fig.data[0].y) == 3

@@ -66,3 +66,35 @@ def test_side_by_side_on_a_paper_page():
     assert len(at.get("plotly_chart")) == before + 2
     at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("-3").run()
     assert any("B:" in e.value and "dim" in e.value for e in at.error)
+
+
+def test_side_by_side_stacks_charts_of_several_panels():
+    """A chart of one panel and a short title goes in two columns; one of several panels (the
+    fixes: three) or a title that would be clipped goes A above B, each the full width (at half
+    the width the fixes' axes ran into each other)."""
+    from dpviz import registry
+    from webui import views
+    from webui.plotly_element import ChartJSON
+    from webui.side_by_side import fits_half_width
+
+    def chart(figure, **values):
+        spec = registry.get(figure)
+        return views.compute_view(spec, {p.name: values.get(p.name, p.default) for p in spec.params})[1]
+
+    one, three = chart("adept-sensitivity"), chart("adept-fixes", draws=50)
+    assert fits_half_width(one) and not fits_half_width(three)
+    long = '{"layout": {"title": {"text": "%s<br><sup>short</sup>"}}}'
+    assert fits_half_width(ChartJSON(long % ("x" * 60), 400)) and not fits_half_width(ChartJSON(long % ("x" * 61), 400))
+    assert fits_half_width(ChartJSON(long % ("&amp;" * 60), 400))  # an entity is one character
+
+    at = _run(page_file("adept"), {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "50"})
+    in_columns = lambda: sum(len(c.get("plotly_chart")) for c in at.columns)  # noqa: E731
+    base = in_columns()
+    at.toggle(key="sbs-on-adept").set_value(True).run()
+    assert in_columns() == base + 2  # the first chart, ADePT's sensitivity: side by side
+    assert any("fixes" in o for o in at.selectbox(key="sbs-chart-adept").options)
+    at.session_state["sbs-chart-adept"] = "adept-fixes"  # AppTest cannot pick an option whose label is formatted
+    at.run()
+    assert not at.exception and not at.error
+    assert in_columns() == base  # stacked
+    assert sum(1 for m in at.markdown if m.value.startswith(("**A:", "**B:"))) == 2

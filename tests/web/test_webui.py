@@ -85,6 +85,7 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
     monkeypatch.setattr(registry, "page_params", lambda page: (N,) if page == "test" else (metric.EMBEDDING,))
     # every declared panel is warmed too: the metric page's try-it box (its compute keeps its own cache)
     monkeypatch.setattr(pipeline, "try_it_panel", lambda v, progress=None: tried.append(v["sentence"]))
+    monkeypatch.setattr(warmup, "warm_lessons", lambda: 0)  # tested below
     assert warmup.warm_defaults() == 1  # the broken figure is logged and skipped
     assert calls == [("compute", {"n": 3}), ("render", {"n": 3})]  # the page default, n = 3
     assert (
@@ -92,6 +93,33 @@ def test_warmup_fills_the_shared_cache_with_each_pages_defaults_once(monkeypatch
     )  # a visitor: no recompute
     assert warmup.warm_defaults() == 0
     assert tried == [metric.SENTENCE.default] * 2
+
+
+def test_warmup_computes_every_chart_of_a_lesson_and_its_answers(tmp_path, monkeypatch):
+    """Each side of a comparison and the charts shown with an answer are in the shared views after
+    the warm-up, so a class finds them ready; a lesson that cannot be used is skipped."""
+    from dpviz import registry
+    from dpviz.lessons.format import load
+    from dpviz.params import validate
+    from webui import warmup
+
+    (tmp_path / "tiny.md").write_text(
+        "title: T\npaper: adept\n\n## One\nText.\nchart: adept-sensitivity dim=7\ncompare: dim=3 | dim=5\n"
+        "question: Q?\nanswer: adept-epsilon dim=9 epsilon=2 -> epsilon_actual where dim=9\n"
+        "reveal:\nchart: adept-epsilon dim=11 epsilon=2\n"
+    )
+    (tmp_path / "broken.md").write_text("title: B\npaper: adept\n\n## S\nchart: no-such-figure\n")
+    monkeypatch.setenv("DPVIZ_LESSONS_DIR", str(tmp_path))
+    monkeypatch.setattr(views, "_VIEWS", memo.ProcessMemo(maxsize=128))
+    wanted = [("adept-sensitivity", {"dim": "3"}), ("adept-sensitivity", {"dim": "5"})]
+    wanted.append(("adept-epsilon", {"dim": "11", "epsilon": "2"}))
+    assert load("tiny").chart_settings() == wanted
+    assert warmup.warm_lessons(["broken", "tiny"]) == 3  # the broken lesson is logged and skipped
+    for figure, raw in wanted:
+        spec = registry.get(figure)
+        values, errors = validate(spec.params, raw)
+        assert not errors and views.view_ready(spec, values)
+    assert warmup.warm_lessons(["tiny"]) == 0  # all there
 
 
 def test_warmup_runs_once_and_only_when_enabled(monkeypatch):

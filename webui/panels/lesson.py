@@ -224,7 +224,8 @@ def _chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
         sides = []
         for label, side in zip("AB", chart.compare):
             values = dict(base, **{k2: v for k2, v in _settings(spec, dict(side)).items() if k2 in side})
-            changed = ", ".join(f"{k2} = {v}" for k2, v in side.items() if chart.settings.get(k2) != v)
+            own = [(spec.param(k2).label, v) for k2, v in side.items() if chart.settings.get(k2) != v]
+            changed = ", ".join(f"{name} = {v}" for name, v in own)
             sides.append((f"{label}: {changed}", values))
     link = lambda values: f"{spec.title}. [Open on its page ↗]({_page_link(spec, values)})"  # noqa: E731
     two_charts(spec, sides, key=f"lesson-chart-{lesson}-{number}-{k}", caption=link)
@@ -287,7 +288,8 @@ def _revealed(lesson: str, number: int, step) -> None:
 
 
 def _answer(q: Question, truth, mine) -> None:
-    where = f"Computed by dpviz from the table of `{q.cell.figure}`: {q.cell.describe()}."
+    title = registry.get(q.cell.figure).title
+    where = f"Computed by dpviz from the table of the chart “{title}” (its CSV download): {q.cell.describe()}."
     if mine is None:
         st.info(f"**The answer: {truth.shown}.** {where}", icon=":material/lightbulb:")
         return

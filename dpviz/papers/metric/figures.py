@@ -77,8 +77,9 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
     fig = subplots.make_subplots(
         rows=1, cols=2, subplot_titles=(STAT_LABEL["s_w"], STAT_LABEL["n_w"]), horizontal_spacing=0.1
     )
+    words = df.word.nunique()
     for c, stat in enumerate(("s_w", "n_w"), start=1):
-        for word, part in df.groupby("word"):
+        for word, part in df.groupby("word") if words > 1 else ():  # one word: its line is the mean
             fig.add_trace(
                 go.Scatter(
                     x=part.epsilon,
@@ -99,7 +100,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
                 y=mean.values,
                 mode="lines+markers",
                 line=dict(color="#000", width=3),
-                name="mean over words",
+                name="mean over words" if words > 1 else f"“{df.word.iloc[0]}”" if words else "no words",
                 showlegend=c == 1,
             ),
             row=1,
@@ -112,7 +113,7 @@ def _stats_render(df: pd.DataFrame, v) -> go.Figure:
         fig,
         two_line_title(
             f"Plausible deniability per word on {v['embedding']}",
-            f"{df.word.nunique()} words (thin lines), {_caption_n(v)}",
+            (f"{words:,} words (thin lines), " if words != 1 else f"the word “{df.word.iloc[0]}”, ") + _caption_n(v),
         ),
         height=460,
     )
