@@ -3,6 +3,8 @@
     python -m dpviz figure --list
     python -m dpviz figure ID [--set key=value ...] --out FILE   (.csv .json .html .png .svg .pdf)
     python -m dpviz report PAGE [--set key=value ...] --out FILE  (.html .pdf .ipynb)
+    python -m dpviz report PAGE --compare FIGURE PARAM A B --out FILE   (one chart, side by side)
+    python -m dpviz lesson report NAME [--step N] --out FILE          (a lesson as one report)
     python -m dpviz lesson check FILE | lesson answers FILE | lesson --list
     python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
                           [--seed S] --out result.json
@@ -71,11 +73,23 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--base-url", default="http://localhost:8501", help="where your dpviz runs, for the report's link to the page"
     )
+    rp.add_argument(
+        "--compare",
+        nargs=4,
+        metavar=("FIGURE", "PARAM", "A", "B"),
+        help="only one chart of the page, at PARAM = A and at PARAM = B, side by side",
+    )
     rp.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    ls = sub.add_parser("lesson", help="check a lesson file, print its answers, or list the lessons")
-    ls.add_argument("action", nargs="?", choices=["check", "answers"], help="check FILE, or answers FILE")
-    ls.add_argument("file", nargs="?", help="a lesson file (.md), or the name of a shipped lesson")
+    ls = sub.add_parser("lesson", help="check a lesson file, print its answers, report it, or list the lessons")
+    ls.add_argument(
+        "action", nargs="?", choices=["check", "answers", "report"], help="check FILE, answers FILE or report NAME"
+    )
+    ls.add_argument("file", nargs="?", help="a lesson file (.md), or the name of a lesson (report: a name)")
     ls.add_argument("--list", action="store_true", help="the lessons of this installation (and $DPVIZ_LESSONS_DIR)")
+    ls.add_argument("--step", type=int, help="report: only this step (default: every step)")
+    ls.add_argument("--out", help="report: the file; the format comes from the suffix: .html .pdf .ipynb")
+    ls.add_argument("--base-url", default="http://localhost:8501", help="report: where your dpviz runs")
+    ls.add_argument("--quiet", action="store_true", help="report: no progress on stderr")
     au = sub.add_parser(
         "audit", help="audit a privacy claim from a mechanism's output samples on two neighbouring inputs"
     )
@@ -187,9 +201,19 @@ def _report(args) -> int:
     from dpviz import page_report
 
     start = time.perf_counter()
-    rep, path = page_report.write(
-        args.page, _parse_sets(args.set), args.out, base_url=args.base_url, progress=printer(args.quiet)
-    )
+    if args.compare:
+        from dpviz.page_report.comparison import write_comparison
+
+        figure, param, a, b = args.compare
+        sets = _parse_sets(args.set)
+        out = args.out
+        rep, path = write_comparison(
+            args.page, sets, figure, param, a, b, out, base_url=args.base_url, progress=printer(args.quiet)
+        )
+    else:
+        rep, path = page_report.write(
+            args.page, _parse_sets(args.set), args.out, base_url=args.base_url, progress=printer(args.quiet)
+        )
     if not args.quiet:
         sys.stderr.write(f"wrote {path}: {len(rep.charts)} charts in {time.perf_counter() - start:.1f} s\n")
     return 0
@@ -211,7 +235,19 @@ def _lesson(args) -> int:
                 print(f"{name}  (cannot be used: {len(err.problems)} problems; python -m dpviz lesson check {path})")
         return 0
     if not args.action or not args.file:
-        raise ParamError("say `lesson check FILE`, `lesson answers FILE` or `lesson --list`.")
+        raise ParamError(
+            "say `lesson check FILE`, `lesson answers FILE`, `lesson report NAME --out F` or `lesson --list`."
+        )
+    if args.action == "report":
+        from dpviz.page_report.lesson import write_lesson
+
+        if not args.out:
+            raise ParamError("lesson report NAME needs --out FILE (.html, .pdf or .ipynb).")
+        start = time.perf_counter()
+        rep, path = write_lesson(args.file, args.step, args.out, base_url=args.base_url, progress=printer(args.quiet))
+        if not args.quiet:
+            sys.stderr.write(f"wrote {path}: {len(rep.charts)} charts in {time.perf_counter() - start:.1f} s\n")
+        return 0
     try:
         lesson = load_file(args.file) if Path(args.file).suffix == ".md" else load(args.file)
     except lessons.LessonError as err:

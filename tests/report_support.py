@@ -16,6 +16,7 @@ class ReportReader(HTMLParser):
     def __init__(self, text: str):
         super().__init__()
         self.figure_ids: list[str] = []
+        self.keys: list[str] = []  # each chart section's own name (its anchor): the figure id on a page's report
         self.settings: dict[str, dict] = {}
         self.csv: dict[str, str] = {}
         self.links: list[str] = []
@@ -31,6 +32,7 @@ class ReportReader(HTMLParser):
         a = dict(attrs)
         if "data-figure-id" in a:
             self.figure_ids.append(a["data-figure-id"])
+            self.keys.append(a.get("id", ""))
         if tag == "script":
             self.scripts += 1
             if a.get("src"):
@@ -74,3 +76,26 @@ class ReportReader(HTMLParser):
 
     def table(self, figure_id: str) -> pd.DataFrame:
         return pd.read_csv(io.StringIO(self.csv[figure_id]))
+
+
+def run_notebook(path, monkeypatch) -> dict[str, pd.DataFrame]:
+    """Execute a notebook report in a fresh Jupyter kernel (this checkout importable, the tests'
+    cache) and read every table it kept."""
+    import json
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import json\nprint(json.dumps({k: t.to_csv(index=False) for k, t in tables.items()}))"
+        )
+    )
+    monkeypatch.setenv("PYTHONPATH", root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    NotebookClient(nb, timeout=600, kernel_name="python3").execute()
+    out = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
+    return {k: pd.read_csv(io.StringIO(v)) for k, v in json.loads(out).items()}

@@ -10,13 +10,14 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from dpviz import hosted_mode, registry
+from dpviz import hosted_mode, papers, registry
 from dpviz.errors import InputError
-from dpviz.params import Param, check_hosted_cap, format_value, parse_value
+from dpviz.params import Param, canonical_query, check_hosted_cap, format_value, parse_value
 from dpviz.registry import FigureSpec
 from webui import views
 from webui.plotly_element import ChartJSON, plotly_json_chart
-from webui.url_state import current_values
+from webui.report_box import report_maker
+from webui.url_state import app_base, current_values
 
 
 def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], key: str, caption=None) -> None:
@@ -30,6 +31,8 @@ def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], ke
         except InputError as err:
             charts.append(f"{label + ': ' if label else ''}this chart cannot be drawn with these settings: {err}")
     stacked = any(not isinstance(c, str) and not fits_half_width(c) for c in charts)
+    if not stacked:
+        charts = [c if isinstance(c, str) else legend_below(c) for c in charts]
     places = [st.container() for _ in sides] if stacked else st.columns(len(sides))
     for where, (label, values), chart in zip(places, sides, charts):
         with where:
@@ -41,6 +44,22 @@ def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], ke
             plotly_json_chart(where, chart, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False})
             if caption is not None:
                 st.caption(caption(values))
+
+
+def legend_below(chart: ChartJSON) -> ChartJSON:
+    """The chart with its legend in rows under the plot: at half width a legend inside the plot
+    covers the lines (the sensitivity chart's legend hid the line and its mark at n = 256)."""
+    spec = json.loads(chart.spec)
+    layout = spec.setdefault("layout", {})
+    layout["legend"] = {
+        **layout.get("legend", {}),
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "y": -0.2,
+        "yanchor": "top",
+    }
+    return ChartJSON(json.dumps(spec, separators=(",", ":")), chart.height + 60)
 
 
 HALF_WIDTH_TITLE = 60
@@ -99,3 +118,13 @@ def side_by_side_box(page: str, params: Sequence[Param], values: dict[str, Any])
     if texts[0] == texts[1]:
         st.caption(f"Give B another {p.label.lower()} than A to see the difference.")
     two_charts(spec, sides, key=f"sbs-{page}-{spec.id}")
+    query = canonical_query(list(params), values)
+    with st.expander("These two charts as one report (HTML, PDF or notebook)", icon=":material/description:"):
+        from dpviz.page_report.comparison import build_comparison
+
+        def build(progress, draw):
+            base = app_base(papers.get(page).page)
+            return build_comparison(page, query, spec.id, p.name, *texts, base_url=base, progress=progress, draw=draw)
+
+        state = (spec.id, p.name, texts, tuple(query.items()))
+        report_maker(f"sbs-{page}", f"dpviz-{spec.id}-{p.name}-side-by-side", state, build)

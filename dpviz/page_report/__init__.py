@@ -15,9 +15,11 @@ is not computed again) and :func:`write` writes it in the format the file's suff
 - ``.ipynb`` (:mod:`.notebook`): a notebook that regenerates every chart through
   ``dpviz.figure(...)`` with the same settings, and collects the tables.
 
-A page is a paper's page (its key: ``adept``, ``metric``, ``hoho``, ``partial``). Pages that are
-not a paper's (the audit, lessons, a side-by-side comparison) have no report yet: their charts
-come from visitors' files or a sequence of steps, and :func:`build` says so in one sentence.
+A page is a paper's page (its key: ``adept``, ``metric``, ``hoho``, ``partial``). A lesson
+(:mod:`.lesson`: every step's text, question and computed answer, and its charts) and a
+side-by-side comparison (:mod:`.comparison`: one chart of a page at two settings) are reports of
+the same kind, in the same three formats. The audit has no report (its charts come from a
+visitor's files), and :func:`build` says so in one sentence.
 """
 
 from __future__ import annotations
@@ -76,6 +78,14 @@ class Chart:
     table: pd.DataFrame
     figure: go.Figure
     seconds: float
+    key: str = ""
+    """The chart's name within its report (anchors, CSV names, the notebook's ``tables``): the
+    figure id on a page's report; a lesson's or a comparison's report draws one figure more than
+    once, so each drawing gets its own."""
+
+    def __post_init__(self):
+        if not self.key:
+            object.__setattr__(self, "key", self.id)
 
 
 @dataclass(frozen=True)
@@ -96,10 +106,20 @@ class Report:
     version: str
     created: str
     hosted: bool
+    remake: str = ""
+    """The command line that makes this report again (without ``--out``)."""
+    notes_first: bool = False
+    """The notes before the charts (a lesson's text), not after them (a paper's notes)."""
 
-    def csv(self, chart_id: str) -> str:
-        """A chart's table as the CSV the page and the command line offer."""
-        return next(c for c in self.charts if c.id == chart_id).table.to_csv(index=False)
+    def __post_init__(self):
+        if not self.remake:
+            sets = "".join(f" --set {k}={v}" for k, v in self.query.items())
+            object.__setattr__(self, "remake", f"python -m dpviz report {self.page}{sets}")
+
+    def csv(self, chart_key: str) -> str:
+        """A chart's table (by its key: on a page's report, the figure id) as the CSV the page and
+        the command line offer."""
+        return next(c for c in self.charts if c.key == chart_key).table.to_csv(index=False)
 
 
 def page_keys() -> list[str]:
@@ -164,6 +184,58 @@ def _share(progress: Progress | None, k: int, n: int) -> Progress | None:
     return lambda fraction, message: progress((k + min(max(fraction, 0.0), 1.0)) / n, message)
 
 
+def chart_of(
+    spec: registry.FigureSpec,
+    own: Mapping[str, Any],
+    progress: Progress | None = None,
+    *,
+    draw: bool = True,
+    key: str = "",
+    title: str = "",
+    caption: str = "",
+) -> Chart:
+    """One chart of a report: ``spec`` at its own validated values ``own``, computed through the
+    figure caches; ``key``, ``title`` and ``caption`` default to the figure's."""
+    start = time.perf_counter()
+    try:
+        table = spec.table(dict(own), progress)
+    except InputError as err:  # a chart that refuses these settings (a formula it cannot read)
+        raise ParamError(f"The chart {spec.title!r} cannot be drawn with these settings: {err}") from None
+    return Chart(
+        id=spec.id,
+        title=title or spec.title,
+        caption=caption or spec.caption,
+        paper_figure=spec.paper_figure,
+        parameters=spec.canonical(dict(own)),
+        command=spec.command(dict(own)),
+        table=table,
+        figure=spec.draw(table, dict(own)) if draw else None,
+        seconds=time.perf_counter() - start,
+        key=key or spec.id,
+    )
+
+
+def charts_of(
+    items: list[tuple[registry.FigureSpec, Mapping[str, Any], str, str]],
+    progress: Progress | None = None,
+    *,
+    draw: bool = True,
+) -> tuple[Chart, ...]:
+    """The charts ``items`` names, each (figure, its own values, key, title), in order; ``progress``
+    hears the share of charts done and each chart's own progress within its share."""
+    charts = []
+    for k, (spec, own, key, title) in enumerate(items):
+        report(progress, k / len(items), f"chart {k + 1} of {len(items)}: {title}")
+        charts.append(chart_of(spec, own, _share(progress, k, len(items)), draw=draw, key=key, title=title))
+    report(progress, 1.0, "report computed")
+    return tuple(charts)
+
+
+def created_now() -> str:
+    """The report's date and time, in the local zone."""
+    return _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
 def build(
     page: str,
     raw: Mapping[str, Any] | None = None,
@@ -180,31 +252,8 @@ def build(
     values, settings = settings_of(page, raw or {})
     query = canonical_query(registry.page_params(page), values)
     specs = registry.paper_figures(page)
-    charts = []
-    for k, spec in enumerate(specs):
-        share = _share(progress, k, len(specs))
-        report(progress, k / len(specs), f"chart {k + 1} of {len(specs)}: {spec.title}")
-        start = time.perf_counter()
-        own = {p.name: values[p.name] for p in spec.params}
-        try:
-            table = spec.table(own, share)
-        except InputError as err:  # a chart that refuses these settings (a formula it cannot read)
-            raise ParamError(f"The chart {spec.title!r} cannot be drawn with these settings: {err}") from None
-        fig = spec.draw(table, own) if draw else None
-        charts.append(
-            Chart(
-                id=spec.id,
-                title=spec.title,
-                caption=spec.caption,
-                paper_figure=spec.paper_figure,
-                parameters=spec.canonical(own),
-                command=spec.command(own),
-                table=table,
-                figure=fig,
-                seconds=time.perf_counter() - start,
-            )
-        )
-    report(progress, 1.0, "report computed")
+    items = [(spec, {p.name: values[p.name] for p in spec.params}, spec.id, spec.title) for spec in specs]
+    charts = charts_of(items, progress, draw=draw)
     return Report(
         page=page,
         title=paper.title,
@@ -215,9 +264,9 @@ def build(
         settings=settings,
         query=query,
         link=page_link(page, query, base_url),
-        charts=tuple(charts),
+        charts=charts,
         version=__version__,
-        created=_dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z").strip(),
+        created=created_now(),
         hosted=hosted_mode(),
     )
 
@@ -266,16 +315,30 @@ def write(
     """Build the report of ``page`` and write it to ``out`` (its suffix names the format). The
     format and the settings are checked before any work; a path that cannot be written is one
     sentence (ExportError)."""
+
+    def check() -> None:
+        settings_of(page, raw or {})  # a bad page or setting is refused before anything is computed
+
+    def make(progress: Progress | None, draw: bool) -> Report:
+        return build(page, raw, base_url=base_url, progress=progress, draw=draw)
+
+    return write_report(check, make, out, progress)
+
+
+def write_report(check, make, out: str | os.PathLike, progress: Progress | None = None) -> tuple[Report, Path]:
+    """Write the report ``make(progress, draw)`` builds to ``out`` (its suffix names the format),
+    after checking the format, the input (``check()``, which raises InputError) and the path,
+    before any work."""
     fmt = report_format(out)
     if fmt == ".pdf":
         from dpviz.page_report.pdf import check_can_print
 
         check_can_print()
-    settings_of(page, raw or {})  # a bad page or setting is refused before anything is computed
+    check()
     out = Path(out)
     check_writable(out)
     computing = None if progress is None else (lambda f, msg: progress(0.8 * f, msg))
-    rep = build(page, raw, base_url=base_url, progress=computing, draw=fmt != ".ipynb")
+    rep = make(computing, fmt != ".ipynb")
     finishing = None if progress is None else (lambda f, msg: progress(0.8 + 0.2 * f, msg))
     report(finishing, 0.0, f"writing the {fmt[1:].upper()} file")
     data = render(rep, fmt, finishing)

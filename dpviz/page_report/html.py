@@ -72,7 +72,7 @@ def _e(text: object) -> str:
 def _csv_link(chart: Chart) -> str:
     data = base64.b64encode(chart.table.to_csv(index=False).encode("utf-8")).decode("ascii")
     return (
-        f'<a class="csv" download="{_e(chart.id)}.csv" href="data:text/csv;charset=utf-8;base64,{data}">'
+        f'<a class="csv" download="{_e(chart.key)}.csv" href="data:text/csv;charset=utf-8;base64,{data}">'
         f"Download the data (CSV, {len(chart.table):,} rows)</a>"
     )
 
@@ -127,7 +127,7 @@ def chart_section(chart: Chart, drawing: str, *, details: bool) -> str:
             f"<p>Notebook:</p><pre>{_e(_notebook_call(chart))}</pre>\n</details>"
         )
     return (
-        f'<section class="chart" id="{_e(chart.id)}" data-figure-id="{_e(chart.id)}">\n'
+        f'<section class="chart" id="{_e(chart.key)}" data-figure-id="{_e(chart.id)}">\n'
         f"<h2>{_e(chart.title)}</h2>\n{drawing}\n"
         f'<div class="caption">{markdown_html(chart.caption)}</div>\n{paper}\n{extra}\n</section>'
     )
@@ -136,12 +136,11 @@ def chart_section(chart: Chart, drawing: str, *, details: bool) -> str:
 def reproduce(rep: Report) -> str:
     """How to get this view again: the link, the notebook route and every chart's command line."""
     commands = "\n".join(f"# {c.title}\n{c.command}" for c in rep.charts)
-    page_cmd = "python -m dpviz report " + rep.page + "".join(f" --set {k}={v}" for k, v in rep.query.items())
     return (
         '<h2 id="reproduce">Get this view again</h2>\n'
         f'<p>Open <a href="{_e(rep.link)}">{_e(rep.link)}</a> in dpviz (run <code>streamlit run app.py</code>; the '
         "link's host is where your dpviz runs), or make this report again:</p>\n"
-        f"<pre>{_e(page_cmd)} --out {_e(rep.page)}-report.html</pre>\n"
+        f"<pre>{_e(rep.remake)} --out {_e(rep.page)}-report.html</pre>\n"
         "<p>Every chart on its own, from the command line (in a notebook, <code>dpviz.figure(id, key=value, "
         "...)</code> takes the same settings):</p>\n"
         f"<pre>{_e(commands)}</pre>"
@@ -153,6 +152,7 @@ def document(rep: Report, charts: Sequence[str], *, style: str, script: str = ""
     footer = json.dumps(f"dpviz {rep.version} report · {rep.title}", ensure_ascii=False)
     style = style.replace("FOOTER", footer).replace("FONT", '"DejaVu Sans", Arial, sans-serif')
     after = '<div class="break"></div>' if print_layout else ""  # the charts break their own pages
+    notes = f'<div class="notes">{markdown_html(rep.notes)}</div>'
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="dpviz {_e(rep.version)}">
@@ -163,11 +163,12 @@ def document(rep: Report, charts: Sequence[str], *, style: str, script: str = ""
 {header(rep)}
 <div class="summary">{markdown_html(rep.summary)}</div>
 {settings_table(rep)}
+{notes if rep.notes_first else ""}
 <main>
 {chr(10).join(charts)}
 </main>
 {after}
-<div class="notes">{markdown_html(rep.notes)}</div>
+{"" if rep.notes_first else notes}
 {reproduce(rep)}
 <h2 id="references">References</h2>
 <p>{inline_html(rep.citation)}</p>
@@ -188,7 +189,7 @@ def interactive_html(rep: Report) -> str:
             chart.figure,
             full_html=False,
             include_plotlyjs=False,
-            div_id=f"plot-{chart.id}",
+            div_id=f"plot-{chart.key}",
             default_width="100%",
             config={"displaylogo": False, "responsive": True},
         )

@@ -34,7 +34,7 @@ def figure_call(chart: Chart) -> str:
     """The code cell that recomputes one chart and keeps its table."""
     return (
         f'fig, table = dpviz.figure(\n    "{chart.id}"{_arguments(chart.parameters)},\n)\n'
-        f'tables["{chart.id}"] = table\nfig.show()'
+        f'tables["{chart.key}"] = table\nfig.show()'
     )
 
 
@@ -54,7 +54,8 @@ def notebook_json(rep: Report) -> str:
         f"- Paper: {rep.citation}\n- Made: {rep.created} with dpviz {rep.version}\n"
         f"- Reopen the page at these settings: <{rep.link}>\n\n"
         "Run every cell, top to bottom: each chart is computed again through `dpviz.figure(...)` with the "
-        "report's settings (the seed included), shown, and its table kept in `tables[figure_id]` "
+        "report's settings (the seed included), shown, and its table kept in `tables[chart]` (the figure id, "
+        "or on a lesson's or a comparison's report the chart's own name) "
         "(`tables[id].to_csv(path, index=False)` writes the CSV the page offers)."
     )
     cells = [
@@ -73,6 +74,8 @@ def notebook_json(rep: Report) -> str:
             2,
         ),
     ]
+    if rep.notes:
+        cells.append(_cell("markdown", plain_text(rep.notes), len(cells)))
     for chart in rep.charts:
         paper = f"\n\nPaper: {chart.paper_figure}." if chart.paper_figure else ""
         cells.append(_cell("markdown", f"## {chart.title}\n\n{plain_text(chart.caption)}{paper}", len(cells)))

@@ -72,7 +72,7 @@ def chart_svgs(rep: Report, progress: Progress | None = None) -> dict[str, str]:
                 width=[f.layout.width or WIDTH for f in figs],
                 height=[f.layout.height or HEIGHT for f in figs],
             )
-        return {c.id: p.read_text(encoding="utf-8") for c, p in zip(rep.charts, paths)}
+        return {c.key: p.read_text(encoding="utf-8") for c, p in zip(rep.charts, paths)}
 
 
 def print_to_pdf(page: str) -> bytes:
@@ -111,6 +111,6 @@ def pdf_bytes(rep: Report, progress: Progress | None = None) -> bytes:
 
     svgs = chart_svgs(rep, progress)
     report(progress, 0.7, "printing the PDF with Chromium")
-    data = print_to_pdf(print_html(rep, lambda chart: inline_svg(svgs[chart.id], chart.id)))
+    data = print_to_pdf(print_html(rep, lambda chart: inline_svg(svgs[chart.key], chart.key)))
     report(progress, 0.95, "PDF printed")
     return data

@@ -1,15 +1,12 @@
 """The notebook report runs top to bottom in a real Jupyter kernel (nbclient) and gives the same
 tables as the report's CSVs; it is a valid nbformat 4 notebook."""
 
-import io
 import json
 import os
 
-import nbformat
 import pandas as pd
 import pytest
-from nbclient import NotebookClient
-from report_support import ReportReader
+from report_support import ReportReader, run_notebook
 
 from dpviz import page_report
 
@@ -22,29 +19,13 @@ SETTINGS = {
 }
 
 
-def _run(path, monkeypatch) -> dict[str, pd.DataFrame]:
-    """Execute the notebook in a fresh kernel (this checkout importable, the tests' cache) and
-    read every table it kept."""
-    nb = nbformat.read(path, as_version=4)
-    nbformat.validate(nb)
-    nb.cells.append(
-        nbformat.v4.new_code_cell(
-            "import json\nprint(json.dumps({k: t.to_csv(index=False) for k, t in tables.items()}))"
-        )
-    )
-    monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    NotebookClient(nb, timeout=600, kernel_name="python3").execute()
-    out = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
-    return {k: pd.read_csv(io.StringIO(v)) for k, v in json.loads(out).items()}
-
-
 @pytest.mark.parametrize("page", list(SETTINGS))
 def test_notebook_runs_and_gives_the_reports_tables(tmp_path, monkeypatch, page):
     raw = SETTINGS[page]
     _, html_path = page_report.write(page, raw, tmp_path / "r.html")
     _, nb_path = page_report.write(page, raw, tmp_path / "r.ipynb")
     read = ReportReader(html_path.read_text(encoding="utf-8"))
-    tables = _run(nb_path, monkeypatch)
+    tables = run_notebook(nb_path, monkeypatch)
     assert list(tables) == read.figure_ids  # every chart, in page order
     for fid, table in tables.items():
         pd.testing.assert_frame_equal(table, read.table(fid), check_exact=False, rtol=1e-12)

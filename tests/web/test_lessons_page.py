@@ -1,6 +1,7 @@
 """The Lessons page and the paper pages' side-by-side box in AppTest (the browser walks a class
 in tests/browser/test_browser_class.py)."""
 
+import json
 from pathlib import Path
 
 from paper_pages import page_file
@@ -75,7 +76,7 @@ def test_side_by_side_stacks_charts_of_several_panels():
     from dpviz import registry
     from webui import views
     from webui.plotly_element import ChartJSON
-    from webui.side_by_side import fits_half_width
+    from webui.side_by_side import fits_half_width, legend_below
 
     def chart(figure, **values):
         spec = registry.get(figure)
@@ -83,6 +84,10 @@ def test_side_by_side_stacks_charts_of_several_panels():
 
     one, three = chart("adept-sensitivity"), chart("adept-fixes", draws=50)
     assert fits_half_width(one) and not fits_half_width(three)
+    below = legend_below(one)  # at half width the legend goes under the plot, the rest unchanged
+    legend = json.loads(below.spec)["layout"]["legend"]
+    assert legend["orientation"] == "h" and legend["y"] < 0 and below.height > one.height
+    assert json.loads(below.spec)["data"] == json.loads(one.spec)["data"]
     long = '{"layout": {"title": {"text": "%s<br><sup>short</sup>"}}}'
     assert fits_half_width(ChartJSON(long % ("x" * 60), 400)) and not fits_half_width(ChartJSON(long % ("x" * 61), 400))
     assert fits_half_width(ChartJSON(long % ("&amp;" * 60), 400))  # an entity is one character
@@ -98,3 +103,35 @@ def test_side_by_side_stacks_charts_of_several_panels():
     assert not at.exception and not at.error
     assert in_columns() == base  # stacked
     assert sum(1 for m in at.markdown if m.value.startswith(("**A:", "**B:"))) == 2
+
+
+def test_a_lesson_and_a_comparison_as_one_report():
+    """The Lessons page's report box makes the lesson's report (or one step's); the side-by-side
+    box makes a report of its two charts, at the values typed for A and B."""
+    at = _run("pages/6_Lessons.py", {"lesson": "hoho", "step": "5"})
+    assert not at.exception
+    at.button(key="report-make-lesson-hoho").click().run()
+    assert not at.exception and not at.error
+    fmt, state, data = at.session_state["report-lesson-hoho"]
+    text = data.decode("utf-8")
+    assert fmt == ".html" and state == ("hoho", None)
+    from dpviz.lessons.format import load
+    from dpviz.page_report.lesson import lesson_charts
+
+    every = lesson_charts(load("hoho"), list(range(1, 8)))
+    assert text.count('class="chart"') == len(every) == 7  # steps 1-4 and 6 draw one chart each, step 5 two
+    assert 'id="step5-1-A"' in text and "Step 4: The real privacy loss" in text
+    at.toggle(key="report-step-only-hoho").set_value(True).run()
+    at.button(key="report-make-lesson-hoho").click().run()
+    fmt, state, data = at.session_state["report-lesson-hoho"]
+    assert state == ("hoho", 5) and data.decode("utf-8").count('class="chart"') == 2
+
+    at = _run(page_file("adept"), {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "50"})
+    at.toggle(key="sbs-on-adept").set_value(True).run()
+    at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("256").run()
+    at.button(key="report-make-sbs-adept").click().run()
+    assert not at.exception and not at.error
+    fmt, state, data = at.session_state["report-sbs-adept"]
+    text = data.decode("utf-8")
+    assert state[:3] == ("adept-sensitivity", "dim", ("64", "256"))
+    assert 'id="adept-sensitivity-A"' in text and 'id="adept-sensitivity-B"' in text and "Dimension n = 256" in text

@@ -22,6 +22,7 @@ from dpviz.lessons.answers import close_enough, shown
 from dpviz.lessons.format import ChartRef, Question
 from dpviz.page_report import url_path
 from dpviz.params import format_value, validate
+from webui.report_box import report_maker
 from webui.side_by_side import two_charts
 from webui.url_state import app_base
 from webui.widgets import widget_state, widgets
@@ -160,6 +161,28 @@ def show(result, values: dict[str, Any]) -> None:
         _question(lesson.name, number, step, result.answer, code if info else "", teacher)
     else:
         _revealed(lesson.name, number, step)
+    if not values["present"] and not student:
+        _report(lesson.name, number)
+
+
+def _report(lesson: str, number: int) -> None:
+    """The lesson (or this step) as one report: its text, the computed answers and every chart."""
+    from dpviz.page_report.lesson import build_lesson
+
+    with st.expander("This lesson as one report (HTML, PDF or notebook)", icon=":material/description:"):
+        st.caption(
+            "Every step's text, each question with the answer dpviz computes, and every chart at the lesson's "
+            "settings: a handout, or the record of a class."
+        )
+        only = st.toggle(f"Only step {number}", key=f"report-step-only-{lesson}")
+        step = number if only else None
+
+        def build(progress, draw):
+            base = app_base(_lessons_page())
+            return build_lesson(lesson, step, base_url=base, progress=progress, draw=draw)
+
+        stem = f"dpviz-lesson-{lesson}" + (f"-step{number}" if only else "")
+        report_maker(f"lesson-{lesson}", stem, (lesson, step), build)
 
 
 def _nav(number: int, total: int, teacher_code: str | None, disabled: bool) -> None:
