@@ -16,7 +16,9 @@ one student alone first (the baseline: the server's answer and its CPU-seconds p
 nobody else is there), then the class. It reports, per action (open, move): count, p50, p95 and
 max of the server's answer (request sent to ``script_finished`` received), errors (an exception
 or error box, a timeout, a dropped connection), and the CPU-seconds of every server process
-(each Streamlit process and the proxy) over the class's run, per action. Traffic goes to
+(each Streamlit process and the proxy) over the class's run, per action; and per move the bytes
+received and the charts sent whole or as references to what the tab already held (each student
+keeps Streamlit's message cache as a browser tab does). Traffic goes to
 127.0.0.1 only, and every student stops by itself after ``--seconds``.
 """
 
@@ -100,6 +102,8 @@ class Result:
     opens: list[float] = field(default_factory=list)
     moves: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    move_bytes: list[int] = field(default_factory=list)  # received per move
+    move_charts: list[tuple[int, int]] = field(default_factory=list)  # per move: charts sent whole, as references
 
     def summary(self, name: str) -> dict:
         row = {"phase": name, "errors": len(self.errors), "error_examples": self.errors[:5]}
@@ -110,6 +114,10 @@ class Result:
                 "p95": pct(times, 0.95),
                 "max": max(times) if times else float("nan"),
             }
+        if self.move_bytes:
+            row["move"]["kB_p50"] = statistics.median(self.move_bytes) / 1e3
+            row["move"]["charts_whole_mean"] = statistics.mean(w for w, _ in self.move_charts)
+            row["move"]["charts_by_reference_mean"] = statistics.mean(r for _, r in self.move_charts)
         return row
 
 
@@ -139,7 +147,11 @@ async def play(
                 await asyncio.sleep(s.rng.uniform(pause / 2, pause * 1.5))
                 if time.perf_counter() >= stop_at:
                     break
+                before = s.received_bytes
                 result.moves.append(await s.move())
+                result.move_bytes.append(s.received_bytes - before)
+                charts = [ref for kind, ref, _, _ in s.last_run if kind == "plotly_chart"]
+                result.move_charts.append((charts.count(False), charts.count(True)))
         except (asyncio.TimeoutError, TimeoutError):
             result.errors.append(f"student {i}: no answer within {ANSWER_TIMEOUT:.0f} s")
         except Exception as err:  # noqa: BLE001  (a benchmark counts every failure as an error)
@@ -203,6 +215,12 @@ def print_row(row: dict) -> None:
         f"moves {m['count']:4d} p50 {m['p50']:6.2f} s p95 {m['p95']:6.2f} s max {m['max']:6.2f} s | "
         f"errors {row['errors']}"
     )
+    if "kB_p50" in m:
+        print(
+            f"{'':>12}  per move: {m['kB_p50']:.0f} kB received (p50), charts sent whole "
+            f"{m['charts_whole_mean']:.1f}, as references to what the tab holds "
+            f"{m['charts_by_reference_mean']:.1f} (means)"
+        )
     if "server_cpu_total_s" in row:
         print(
             f"{'':>12}  server CPU {row['server_cpu_total_s']:.1f} s over {row['wall_s']:.0f} s "

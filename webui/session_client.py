@@ -6,6 +6,13 @@ process), opens ``/_stcore/stream`` with that cookie, asks for a script run of t
 link's query string, and then, for each slider move, a run of the slider's fragment with the
 slider's new value. Each run is answered by deltas and a ``script_finished`` message.
 
+Like a browser tab it keeps Streamlit's message cache: an element of at least
+``global.minCachedMessageSize`` bytes (10 kB: every chart worth counting) is kept by its hash,
+every run request lists the hashes kept, and the server answers an element the tab already holds
+with a reference to it instead of the element (a chart whose data did not change is not sent
+again). A kept element is dropped once it has gone unused for ``global.maxCachedMessageAge`` (2)
+runs of its part of the page, as the browser drops it.
+
     python -m webui.session_client --wake 40001 40002    # open the home page on each process once
 
 Waking runs ``app.py`` once in every process, which starts the hosted warm-up there (every page's
@@ -23,6 +30,10 @@ import urllib.request
 
 ANSWER_TIMEOUT = 180.0
 """Seconds a run may take before the client gives up on it."""
+
+MAX_CACHED_AGE = 2
+"""Runs a kept element survives unused (Streamlit's ``global.maxCachedMessageAge``, which the
+browser applies)."""
 
 
 class PageError(RuntimeError):
@@ -43,10 +54,15 @@ class SessionClient:
         self.observe = observe  # observe(kind, element, seconds since the run was asked for), per element
         self._started = 0.0
         self.ws = None
-        self.slider = None  # (widget id, options, index, fragment id)
+        self.slider = None  # (widget id, options, index, fragment id): the slider move() moves
+        self.sliders: dict[str, tuple] = {}  # label -> the same, every slider drawn that move() could move
         self.page_hash = ""
         self.widgets: dict[str, str] = {}  # label -> widget id, of the number inputs and buttons drawn
         self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds, the fragments a browser reruns by itself
+        self.kept: dict[str, list] = {}  # hash -> [the message, the run it was last used in, its fragment id]
+        self.runs = 0  # runs finished, the message cache's clock
+        self.last_run: list[tuple] = []  # the last run's elements: (kind, sent as a reference, bytes, element)
+        self.received_bytes = 0  # over the websocket, all runs
 
     def _cookie(self) -> str:
         """GET the page as a browser does first; its Set-Cookie lines become the Cookie header."""
@@ -72,13 +88,17 @@ class SessionClient:
 
         msg = BackMsg()
         msg.rerun_script.CopyFrom(state)
+        msg.rerun_script.cached_message_hashes.extend(self.kept)
         start = self._started = time.perf_counter()
+        self.last_run = []
         await self.ws.send(msg.SerializeToString())
         deadline = start + ANSWER_TIMEOUT
         while True:
             data = await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, deadline - time.perf_counter()))
+            self.received_bytes += len(data)
             fm = ForwardMsg()
             fm.ParseFromString(data)
+            fm, by_reference = self._through_cache(fm)
             kind = fm.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = fm.new_session.page_script_hash
@@ -87,9 +107,33 @@ class SessionClient:
             elif kind == "auto_rerun":
                 self.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
             elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                el = fm.delta.new_element
+                self.last_run.append((el.WhichOneof("type"), by_reference, len(data), el))
                 self._element(fm.delta)
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                self._age_cache(state.fragment_id)
                 return time.perf_counter() - start
+
+    def _through_cache(self, fm):
+        """The message itself for a reference to a kept one (and True), else ``fm`` (kept if the
+        server marked it cacheable) and False, as the browser's message cache does."""
+        if fm.WhichOneof("type") == "ref_hash":
+            entry = self.kept.get(fm.ref_hash)
+            if entry is None:
+                raise PageError(f"the server referred to an element this tab never kept ({fm.ref_hash})")
+            entry[1] = self.runs
+            return entry[0], True
+        if fm.metadata.cacheable and fm.hash:
+            self.kept[fm.hash] = [fm, self.runs, fm.delta.fragment_id if fm.HasField("delta") else ""]
+        return fm, False
+
+    def _age_cache(self, fragment_id: str) -> None:
+        """A run finished: drop kept elements unused for more than :data:`MAX_CACHED_AGE` runs (after
+        a fragment's run, only that fragment's)."""
+        self.runs += 1
+        for h, (_, used, where) in list(self.kept.items()):
+            if (not fragment_id or where == fragment_id) and self.runs - used > MAX_CACHED_AGE:
+                del self.kept[h]
 
     def _element(self, delta) -> None:
         el = delta.new_element
@@ -102,8 +146,7 @@ class SessionClient:
             raise PageError(f"error box: {el.alert.body[:200]}")
         if kind in ("number_input", "button"):
             self.widgets[getattr(el, kind).label] = getattr(el, kind).id
-        wanted = kind == "slider" and (delta.fragment_id or not self.live)
-        if wanted and (el.slider.label == self.label or not self.label and self.slider is None):
+        if kind == "slider" and (delta.fragment_id or not self.live):
             s = el.slider
             if s.options:  # a select-slider: its options, the value is an index
                 positions = list(s.options)
@@ -113,9 +156,12 @@ class SessionClient:
                 positions = [s.min + k * s.step for k in range(count)]
                 at = s.value[0] if s.value else (s.default[0] if s.default else s.min)
                 index = min(range(count), key=lambda k: abs(positions[k] - at))
-            if self.slider is not None and self.slider[0] == s.id:
-                index = self.slider[2]  # the server echoes our own move: keep our index
-            self.slider = (s.id, positions, index, delta.fragment_id)
+            known = self.sliders.get(s.label)
+            if known is not None and known[0] == s.id:
+                index = known[2]  # the server echoes our own move: keep our index
+            self.sliders[s.label] = (s.id, positions, index, delta.fragment_id)
+            if s.label == self.label or not self.label and self.slider is None:
+                self.slider = self.sliders[s.label]
 
     async def open(self) -> float:
         """Open the page by its link (a full script run); returns the seconds to its answer."""
@@ -138,7 +184,7 @@ class SessionClient:
             if not 0 <= index + steps < len(options):
                 steps = -steps
         index = min(max(index + steps, 0), len(options) - 1)
-        self.slider = (wid, options, index, fragment)
+        self.slider = self.sliders[self._label_of(wid)] = (wid, options, index, fragment)
         state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment)
         w = state.widget_states.widgets.add()
         w.id = wid
@@ -147,6 +193,15 @@ class SessionClient:
         else:
             w.double_array_value.data.append(options[index])
         return await self._run(state)
+
+    def _label_of(self, widget_id: str) -> str:
+        return next(label for label, known in self.sliders.items() if known[0] == widget_id)
+
+    def use_slider(self, label: str) -> None:
+        """Move the slider ``label`` from now on (one the page has drawn)."""
+        if label not in self.sliders:
+            raise PageError(f"no slider {label!r} on {self.page or 'the home page'}")
+        self.label, self.slider = label, self.sliders[label]
 
     async def press(self, button_label: str, numbers: dict[str, float] | None = None) -> float:
         """Press the button ``button_label``, with ``numbers`` typed into number inputs first (by
