@@ -15,11 +15,13 @@
 
     python benchmarks/bench_live_browser.py
     python benchmarks/bench_live_browser.py --presses 10 --skip-first-view
+    python benchmarks/bench_live_browser.py --skip-first-view --read 3 --split-cores
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -59,7 +61,7 @@ def settle(page, charts: int) -> None:
     page.wait_for_function(REFINED, timeout=300_000)
 
 
-def live_presses(url: str, browser, presses: int) -> list[tuple]:
+def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tuple]:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     out = []
@@ -94,6 +96,7 @@ def live_presses(url: str, browser, presses: int) -> list[tuple]:
                 everys.append(page.evaluate("window.__chart - window.__press") / 1000)
                 sizes.append(sum(len(d) for d in frames))
                 refs.append(sum(ForwardMsg.FromString(d).WhichOneof("type") == "ref_hash" for d in frames))
+                page.wait_for_timeout(read * 1000)  # the reader looks at the charts before the next press
             for _ in range(2):  # the baseline: the same kind of change as a whole-page rerun
                 slider.focus()
                 page.keyboard.press("ArrowRight")
@@ -145,16 +148,27 @@ def main() -> None:
     ap.add_argument("--skip-first-view", action="store_true")
     ap.add_argument("--skip-presses", action="store_true")
     ap.add_argument("--pages", default="", help="comma-separated page paths (default: all)")
+    ap.add_argument("--read", type=float, default=0.0, help="seconds between a press's last chart and the next press")
+    ap.add_argument(
+        "--split-cores",
+        action="store_true",
+        help="the server on the first core, the browser on the others (a visitor's browser is on their own machine)",
+    )
     args = ap.parse_args()
+    server_cpus = None
+    if args.split_cores:
+        cores = sorted(os.sched_getaffinity(0))
+        server_cpus = {cores[0]}
+        os.sched_setaffinity(0, set(cores[1:]))  # this process, and the browser it launches
     if args.pages:
         PAGES[:] = [row for row in PAGES if row[0] in args.pages.split(",")]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         if not args.skip_presses:
             tmp = Path(tempfile.mkdtemp())
-            proc, url, log = start_server(tmp)
+            proc, url, log = start_server(tmp, cpus=server_cpus)
             try:
-                rows = live_presses(url, browser, args.presses)
+                rows = live_presses(url, browser, args.presses, read=args.read)
             finally:
                 stop_server(proc, log)
             print(

@@ -39,14 +39,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(tmp_path: Path, extra_env: dict | None = None):
-    """Start `streamlit run app.py` on a free port; wait for /_stcore/health."""
+def start_server(tmp_path: Path, extra_env: dict | None = None, cpus: set[int] | None = None):
+    """Start `streamlit run app.py` on a free port; wait for /_stcore/health. ``cpus``: the cores
+    the server may use (a benchmark that keeps the browser off the server's cores)."""
     port = _free_port()
     env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), **(extra_env or {}))
     log = open(tmp_path / f"streamlit-{port}.log", "w")
     # the same start command as Docker and scripts/start.sh use
     env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)
-    proc = subprocess.Popen(["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+    proc = subprocess.Popen(
+        ["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
