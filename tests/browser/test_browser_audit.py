@@ -31,6 +31,10 @@ def test_example_then_own_files_then_download(server, page, tmp_path):
     page.get_by_text("Upload the outputs on D and on D′").wait_for()
     boxes = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     boxes.nth(0).set_input_files(str(tmp_path / "on_D.npy"))
+    # a person drops the second file after the first is taken in (the link names it), not a
+    # millisecond later while the page is redrawn around the boxes (under load that lost it)
+    page.wait_for_url("**a=upload*", timeout=120_000)
+    _settled(page)
     boxes.nth(1).set_input_files(str(tmp_path / "on_D_prime.csv"))
     page.get_by_text("Samples: your files (30,000 and 30,000 outputs)").wait_for(timeout=120_000)
     _settled(page)
