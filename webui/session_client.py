@@ -54,8 +54,7 @@ class SessionClient:
         self.observe = observe  # observe(kind, element, seconds since the run was asked for), per element
         self._started = 0.0
         self.ws = None
-        self.slider = None  # (widget id, options, index, fragment id): the slider move() moves
-        self.sliders: dict[str, tuple] = {}  # label -> the same, every slider drawn that move() could move
+        self.sliders: dict[str, tuple] = {}  # label -> (widget id, options, index, fragment id), each movable slider
         self.page_hash = ""
         self.widgets: dict[str, str] = {}  # label -> widget id, of the number inputs and buttons drawn
         self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds, the fragments a browser reruns by itself
@@ -160,8 +159,8 @@ class SessionClient:
             if known is not None and known[0] == s.id:
                 index = known[2]  # the server echoes our own move: keep our index
             self.sliders[s.label] = (s.id, positions, index, delta.fragment_id)
-            if s.label == self.label or not self.label and self.slider is None:
-                self.slider = self.sliders[s.label]
+            if not self.label:
+                self.label = s.label  # none named: the first one drawn
 
     async def open(self) -> float:
         """Open the page by its link (a full script run); returns the seconds to its answer."""
@@ -184,7 +183,7 @@ class SessionClient:
             if not 0 <= index + steps < len(options):
                 steps = -steps
         index = min(max(index + steps, 0), len(options) - 1)
-        self.slider = self.sliders[self._label_of(wid)] = (wid, options, index, fragment)
+        self.sliders[self.label] = (wid, options, index, fragment)
         state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment)
         w = state.widget_states.widgets.add()
         w.id = wid
@@ -194,14 +193,16 @@ class SessionClient:
             w.double_array_value.data.append(options[index])
         return await self._run(state)
 
-    def _label_of(self, widget_id: str) -> str:
-        return next(label for label, known in self.sliders.items() if known[0] == widget_id)
+    @property
+    def slider(self) -> tuple | None:
+        """The slider :meth:`move` moves: (widget id, options, index, fragment id), or None."""
+        return self.sliders.get(self.label)
 
     def use_slider(self, label: str) -> None:
         """Move the slider ``label`` from now on (one the page has drawn)."""
         if label not in self.sliders:
             raise PageError(f"no slider {label!r} on {self.page or 'the home page'}")
-        self.label, self.slider = label, self.sliders[label]
+        self.label = label
 
     async def press(self, button_label: str, numbers: dict[str, float] | None = None) -> float:
         """Press the button ``button_label``, with ``numbers`` typed into number inputs first (by
