@@ -32,7 +32,7 @@ async def view(url: str, page: str) -> dict:
     charts, firsts = [], []
 
     def observe(kind, element, seconds):
-        if kind == "plotly_chart":
+        if kind == "chart":
             charts.append(seconds)
         elif kind == "alert" and element.body.startswith("**First answer**"):
             firsts.append(seconds)

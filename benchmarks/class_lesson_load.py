@@ -129,7 +129,7 @@ async def student(
             if reveal_at is not None and now >= reveal_at and REVEAL in s.widgets:
                 drawn.clear()
                 times["reveal"].append(await s.press(REVEAL))
-                if "plotly_chart" not in drawn:
+                if "chart" not in drawn:
                     errors.append("the reveal drew no chart")
                 move_at = time.perf_counter() + rng.uniform(2.5, 7.5)  # then drags the revealed chart's slider
                 s.widgets.pop(REVEAL)  # revealed: the button is gone from the page

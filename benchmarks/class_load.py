@@ -150,7 +150,7 @@ async def play(
                 before = s.received_bytes
                 result.moves.append(await s.move())
                 result.move_bytes.append(s.received_bytes - before)
-                charts = [ref for kind, ref, _, _ in s.last_run if kind == "plotly_chart"]
+                charts = [ref for kind, ref, _, _ in s.last_run if kind == "chart"]
                 result.move_charts.append((charts.count(False), charts.count(True)))
         except (asyncio.TimeoutError, TimeoutError):
             result.errors.append(f"student {i}: no answer within {ANSWER_TIMEOUT:.0f} s")

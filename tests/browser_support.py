@@ -76,6 +76,21 @@ def stop_server(proc, log) -> None:
     log.close()
 
 
+def chart_js(expr: str) -> str:
+    """JS: ``expr`` (an expression over the page's charts, ``all``: document order), with the
+    chart it picks scrolled into view first, as a reader looks at a chart: dpviz redraws a chart
+    out of view when it comes into view (webui/live_chart.js). ``None`` while there is no such chart."""
+    return (
+        "(() => { const all = document.querySelectorAll('.js-plotly-plot'); const c = " + expr + "; "
+        "if (c) c.scrollIntoView({block: 'nearest'}); return c; })()"
+    )
+
+
+def look_at(page, selector: str) -> None:
+    """Scroll the element ``selector`` picks into the middle of the window, as a reader who looks at it."""
+    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+
+
 def wait_for_charts(page, n: int) -> None:
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)

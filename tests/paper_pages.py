@@ -21,3 +21,12 @@ def charts_drawn(key: str, section: int | None = None) -> int:
     paper = papers.get(key)
     sections = paper.sections if section is None else (paper.sections[section],)
     return sum(not registry.get(fid).on_demand for s in sections for fid in s.figures)
+
+
+def charts(node) -> list:
+    """The charts an AppTest node (the app, a column) holds: dpviz's chart elements
+    (:func:`webui.plotly_element.live_chart`) and Streamlit's Plotly elements."""
+    from webui.plotly_element import CHART_COMPONENT
+
+    mine = [e for e in node.get("bidi_component") if e.proto.component_name == CHART_COMPONENT]
+    return [*node.get("plotly_chart"), *mine]

@@ -11,12 +11,23 @@ builds (same spec, config, element id and layout), for the non-selectable charts
 It uses Streamlit's element internals (Streamlit is pinned in requirements.txt); a test
 (tests/web/test_webui.py) checks that the element equals ``st.plotly_chart``'s field by field, so a
 Streamlit upgrade that changes them fails there rather than on a page.
+
+Streamlit's Plotly element takes its identity from its figure: a figure that changed is a new
+element, which the browser mounts and draws from scratch (``Plotly.newPlot``), every chart a
+slider drives on every move, in view or not. So dpviz draws its charts with an element of its own
+(:func:`live_chart`, ``webui/live_chart.js``, an ``st.components.v2`` component keyed by the
+chart): it keeps its ``<div>`` from one run to the next, redraws it with ``Plotly.react`` (only
+what changed), and redraws a chart out of view when it comes into view. It looks as Streamlit's
+element does (same plotly.js, Streamlit's own copy; container width; mode bar with a full-screen
+button).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # st.plotly_chart's defaults for a chart without selections, which are what dpviz draws
@@ -51,7 +62,18 @@ def chart_json(fig) -> ChartJSON:
 
 def plotly_json_chart(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
     """Put ``chart`` in ``where`` (a Streamlit container) as ``st.plotly_chart(fig, theme=None,
-    key=key, config=config)`` would."""
+    key=key, config=config)`` would: by dpviz's own chart element (:func:`live_chart`) where
+    Streamlit's copy of plotly.js is found, else by Streamlit's Plotly element
+    (:func:`streamlit_plotly_element`)."""
+    if _live().chunk is None:
+        streamlit_plotly_element(where, chart, key=key, config=config)
+    else:
+        live_chart(where, chart, key=key, config=config)
+
+
+def streamlit_plotly_element(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
+    """Streamlit's own Plotly element for ``chart``, the very proto ``st.plotly_chart(fig,
+    theme=None, key=key, config=config)`` sends."""
     from streamlit.elements.lib import agent_spec
     from streamlit.elements.lib.form_utils import current_form_id
     from streamlit.elements.lib.layout_utils import LayoutConfig
@@ -87,3 +109,51 @@ def plotly_json_chart(where, chart: ChartJSON, *, key: str, config: dict[str, An
             "plotly_chart", key=key, data_builder=lambda: _plotly_data(proto.spec), alt=None
         ),
     )
+
+
+@dataclass(frozen=True)
+class _LiveChart:
+    chunk: str | None  # Streamlit's plotly.js module, as a path under the page's URL
+    mount: Any
+
+
+_LIVE: list[_LiveChart] = []
+
+
+def plotly_module() -> str | None:
+    """The URL path (relative to the page) of the JavaScript module in which Streamlit ships
+    plotly.js, or None if this Streamlit has no single such file or ``DPVIZ_STREAMLIT_CHARTS=1``
+    asks for Streamlit's own Plotly element."""
+    import os
+
+    import streamlit
+
+    if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1":
+        return None
+
+    found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
+    return f"static/js/{found[0].name}" if len(found) == 1 else None
+
+
+def _live() -> _LiveChart:
+    if not _LIVE:
+        import streamlit as st
+
+        js = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
+        _LIVE.append(
+            _LiveChart(plotly_module(), st.components.v2.component(CHART_COMPONENT, js=js, isolate_styles=False))
+        )
+    return _LIVE[0]
+
+
+CHART_COMPONENT = "dpviz_chart"
+
+
+def live_chart(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
+    """``chart`` in dpviz's chart element under ``key`` (its identity: the same key in the next
+    run is the same element, redrawn in place). Its data is one JSON document, the figure's JSON
+    put in as it is (not escaped as a string inside another)."""
+    live = _live()
+    head = json.dumps({"height": chart.height, "config": config, "plotly": live.chunk})
+    with where if hasattr(where, "__enter__") else contextlib.nullcontext():  # a container, or st itself
+        live.mount(key=key, data=f'{head[:-1]}, "figure": {chart.spec}}}'.encode())

@@ -28,12 +28,24 @@ import sys
 import time
 import urllib.request
 
+from webui.plotly_element import CHART_COMPONENT
+
 ANSWER_TIMEOUT = 180.0
 """Seconds a run may take before the client gives up on it."""
 
 MAX_CACHED_AGE = 2
 """Runs a kept element survives unused (Streamlit's ``global.maxCachedMessageAge``, which the
 browser applies)."""
+
+
+def element_kind(el) -> str:
+    """An element's type as the page shows it: ``"chart"`` for a chart, whether drawn by dpviz's
+    chart element (:mod:`webui.plotly_element`) or by Streamlit's Plotly element; else the
+    element's own type (``"alert"``, ``"slider"``, ...)."""
+    kind = el.WhichOneof("type")
+    if kind == "plotly_chart" or (kind == "bidi_component" and el.bidi_component.component_name == CHART_COMPONENT):
+        return "chart"
+    return kind
 
 
 class PageError(RuntimeError):
@@ -107,7 +119,7 @@ class SessionClient:
                 self.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
             elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 el = fm.delta.new_element
-                self.last_run.append((el.WhichOneof("type"), by_reference, len(data), el))
+                self.last_run.append((element_kind(el), by_reference, len(data), el))
                 self._element(fm.delta)
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 self._age_cache(state.fragment_id)
@@ -136,9 +148,9 @@ class SessionClient:
 
     def _element(self, delta) -> None:
         el = delta.new_element
-        kind = el.WhichOneof("type")
+        kind = element_kind(el)
         if self.observe is not None:
-            self.observe(kind, getattr(el, kind), time.perf_counter() - self._started)
+            self.observe(kind, getattr(el, el.WhichOneof("type")), time.perf_counter() - self._started)
         if kind == "exception":
             raise PageError(f"exception box: {el.exception.type}: {el.exception.message[:200]}")
         if kind == "alert" and el.alert.format == 1:  # Alert.ERROR

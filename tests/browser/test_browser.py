@@ -17,6 +17,7 @@ from browser_support import (
     PS_FAST,
     ROOT,
     chart_html,
+    chart_js,
     chart_text,
     slide_right,
     start_server,
@@ -33,8 +34,7 @@ def settled(page, url_pattern: str, chart: int, before: str) -> None:
     """Wait for the URL to carry the new value, chart ``chart`` to be redrawn and the run to end."""
     page.wait_for_url(re.compile(url_pattern), timeout=90_000)
     page.wait_for_function(
-        "([i, before]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; return c && c.innerHTML !== "
-        "before; }",
+        "([i, before]) => { const c = " + chart_js("all[i]") + "; return c && c.innerHTML !== before; }",
         arg=[chart, before],
         timeout=90_000,
     )
@@ -49,7 +49,7 @@ def has_3d_scene(page, index: int) -> bool:
 
 def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
     page.wait_for_function(
-        "([i, t, present]) => { const c = document.querySelectorAll('.js-plotly-plot')[i]; "
+        "([i, t, present]) => { const c = " + chart_js("all[i]") + "; "
         "return !!c && c.innerText.includes(t) === present; }",  # a chart being redrawn is briefly absent
         arg=[index, text, present],
         timeout=60_000,
@@ -59,8 +59,8 @@ def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
 def wait_3d_scene(page, index: int, present: bool) -> None:
     """Plotly builds (or removes) the WebGL canvas after the chart's first redraw: wait for it."""
     page.wait_for_function(
-        "([i, present]) => (document.querySelectorAll('.js-plotly-plot')[i].querySelector('canvas') !== null) === "
-        "present",
+        "([i, present]) => { const c = " + chart_js("all[i]") + "; "
+        "return !!c && (c.querySelector('canvas') !== null) === present; }",
         arg=[index, present],
         timeout=60_000,
     )
@@ -151,17 +151,13 @@ def test_deep_link_sets_controls_and_moving_the_slider_changes_chart_and_url(ser
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_url(re.compile(r"dim=101"), timeout=60_000)
-    page.wait_for_function(
-        "document.querySelectorAll('.js-plotly-plot')[0].innerText.includes('n = 101')", timeout=60_000
-    )
+    page.wait_for_function(chart_js("all[0]") + "?.innerText.includes('n = 101')", timeout=60_000)
     assert "epsilon=2" in page.url and "seed=3" in page.url  # the rest of the view stays in the link
 
     # the live log slider for epsilon: one step on the grid, 2 -> 2.5
     slide_right(page, "Privacy budget ε (claimed)")
     page.wait_for_url(re.compile(r"epsilon=2.5"), timeout=60_000)
-    page.wait_for_function(
-        "document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('ADePT claims ε = 2.5')", timeout=60_000
-    )
+    page.wait_for_function(chart_js("all[1]") + "?.innerText.includes('ADePT claims ε = 2.5')", timeout=60_000)
 
 
 def test_bad_url_parameters_show_a_message_and_the_page_works(server, page):
@@ -251,7 +247,7 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     assert page.locator('[data-testid="stException"]').count() == 0
     submit(box, "12")
     page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[1].innerText.includes('#12:')", timeout=60_000)
+    page.wait_for_function(chart_js("all[1]") + "?.innerText.includes('#12:')", timeout=60_000)
 
 
 # --- every page: each kind of control it has, downloads, bad links, defaults ----------------------
@@ -529,6 +525,7 @@ def test_write_screenshots(server, browser, name, path):
 
 NEWEST_CHART = (
     "const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`); const gd = all[all.length - 1];"
+    " if (gd) gd.scrollIntoView({block: 'nearest'});"  # dpviz redraws a chart out of view when it comes into view
 )
 """JS: ``gd``, the newest chart drawn under figure ``id``'s key (a rerun briefly shows old and new side by side)."""
 

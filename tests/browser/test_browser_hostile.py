@@ -9,7 +9,7 @@ import time
 from urllib.parse import quote
 
 import pytest
-from browser_support import PS_FAST, chart_html, start_server, stop_server, submit, wait_for_charts
+from browser_support import PS_FAST, chart_html, chart_js, start_server, stop_server, submit, wait_for_charts
 
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000"
 
@@ -103,7 +103,7 @@ def _slider_move_seconds(page) -> float:
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
-        "(b) => { const c = document.querySelectorAll('.js-plotly-plot')[0]; return c && c.innerHTML !== b; }",
+        "(b) => { const c = " + chart_js("all[0]") + "; return c && c.innerHTML !== b; }",
         arg=before,
         timeout=90_000,
     )

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from browser_support import FAST, wait_for_charts
+from browser_support import FAST, look_at, wait_for_charts
 
 from dpviz import registry
-from webui.session_client import SessionClient
+from webui.session_client import SessionClient, element_kind
 
 PAGE = "ADePT_sensitivity"
 EPS, DIM = "Privacy budget ε (claimed)", "Dimension n"
@@ -31,16 +31,17 @@ def _fragment_charts() -> dict[str, set[str]]:
 
 
 def _chart_id(element) -> str:
-    return element.plotly_chart.id.rsplit("chart-", 1)[-1]
+    return getattr(element, element.WhichOneof("type")).id.rsplit("chart-", 1)[-1]
+
+
+def _chart_data(element) -> bytes | str:
+    """What a chart element carries: dpviz's chart element its bytes (the figure in them), Streamlit's its spec."""
+    return element.bidi_component.bytes if element.WhichOneof("type") == "bidi_component" else element.plotly_chart.spec
 
 
 def _charts_of_run(client: SessionClient) -> dict[str, tuple[bool, int, str]]:
     """The last run's charts: figure id -> (came as a reference, bytes on the wire, its spec)."""
-    return {
-        _chart_id(el): (ref, size, el.plotly_chart.spec)
-        for kind, ref, size, el in client.last_run
-        if kind == "plotly_chart"
-    }
+    return {_chart_id(el): (ref, size, _chart_data(el)) for kind, ref, size, el in client.last_run if kind == "chart"}
 
 
 async def _protocol(url: str) -> list[tuple[str, dict, dict]]:
@@ -101,11 +102,12 @@ def test_a_move_resends_only_the_charts_that_changed_in_chromium(server, page):
     by_hash: dict[str, str] = {}
     for data in frames:
         fm = ForwardMsg.FromString(data) if isinstance(data, bytes) else None
-        if fm and fm.WhichOneof("type") == "delta" and fm.delta.new_element.WhichOneof("type") == "plotly_chart":
+        if fm and fm.WhichOneof("type") == "delta" and element_kind(fm.delta.new_element) == "chart":
             by_hash[fm.hash] = _chart_id(fm.delta.new_element)
     still = {fid: page.evaluate(WATCH, fid) for fid, deps in charts.items() if "epsilon" not in deps}
     follows = next(fid for fid, deps in charts.items() if "epsilon" in deps)
     before = page.evaluate(WATCH, follows)
+    look_at(page, f".st-key-chart-{follows}")  # a chart out of view is redrawn when it comes into view
     frames.clear()
 
     slider = page.get_by_role("slider", name=EPS)
@@ -122,7 +124,7 @@ def test_a_move_resends_only_the_charts_that_changed_in_chromium(server, page):
     for m in msgs:
         if m.WhichOneof("type") == "ref_hash":
             refs.add(by_hash.get(m.ref_hash, "?"))
-        elif m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == "plotly_chart":
+        elif m.WhichOneof("type") == "delta" and element_kind(m.delta.new_element) == "chart":
             whole.add(_chart_id(m.delta.new_element))
     assert whole == {fid for fid, deps in charts.items() if "epsilon" in deps}
     assert refs and refs <= set(still), f"references to {sorted(refs)}"

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from paper_pages import charts_drawn, page_file
+from paper_pages import charts, charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
 
 from dpviz import papers
@@ -39,11 +39,10 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
     at = _run(ADEPT, dict(FAST, seed="918273"))  # a seed no other test computed: the audit is not cached yet
     assert not at.exception
     assert not at.error
-    charts = at.get("plotly_chart")
-    assert len(charts) == charts_drawn("adept")  # the audit samples by nature: it waits for its button
+    assert len(charts(at)) == charts_drawn("adept")  # the audit samples by nature: it waits for its button
     at.button(key="run-adept-audit").click().run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == len(papers.get("adept").figures)
+    assert len(charts(at)) == len(papers.get("adept").figures)
 
 
 def test_adept_page_deep_link_sets_controls():
@@ -68,7 +67,7 @@ def test_bad_url_parameters_warn_and_fall_back(query, fragment):
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
     assert fragment in warnings
-    assert len(at.get("plotly_chart")) >= 6  # the rest of the page keeps working (the audit, once run, is kept)
+    assert len(charts(at)) >= 6  # the rest of the page keeps working (the audit, once run, is kept)
     if "dim" in query:
         assert at.slider(key="dim").value == 64
 
@@ -85,7 +84,7 @@ def test_bad_typed_list_shows_error_and_keeps_page():
     at.text_input(key="dims").input("1-5000").run()
     assert not at.exception
     assert any("dims = '1-5000'" in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) >= 6
+    assert len(charts(at)) >= 6
 
 
 PARTIAL = page_file("partial")
@@ -95,7 +94,7 @@ NET_FAST = {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100", "eval_
 def test_partial_page_defaults_draw_all_charts():
     at = _run(PARTIAL, NET_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == charts_drawn("partial")
+    assert len(charts(at)) == charts_drawn("partial")
     assert at.text_input(key="expr").value == "a**2 + exp(2*b - a)"
 
 
@@ -111,7 +110,7 @@ def test_hostile_formula_in_the_url_gives_a_message_and_the_network_still_works(
     at = _run(PARTIAL, dict(NET_FAST, expr=expr))
     assert not at.exception
     assert any(fragment in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) == charts_drawn("partial", section=1)  # the network charts
+    assert len(charts(at)) == charts_drawn("partial", section=1)  # the network charts
 
 
 def test_typing_a_new_formula_updates_the_url():
@@ -119,7 +118,7 @@ def test_typing_a_new_formula_updates_the_url():
     at.text_input(key="expr").input("a*b").run()
     assert not at.exception
     assert at.query_params["expr"] in ("a*b", ["a*b"])
-    assert len(at.get("plotly_chart")) == charts_drawn("partial")
+    assert len(charts(at)) == charts_drawn("partial")
 
 
 METRIC = page_file("metric")
@@ -129,7 +128,7 @@ MDP_FAST = {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "knn_words"
 def test_metric_page_defaults_draw_all_charts():
     at = _run(METRIC, MDP_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == charts_drawn("metric")
+    assert len(charts(at)) == charts_drawn("metric")
     assert any("Original:" in m.value for m in at.markdown)
 
 
@@ -145,14 +144,14 @@ HOHO_FAST = {"targets": "0.05", "epsilons": "0.1,1", "lambdas": "1,10", "audit_s
 def test_hoho_page_draws_its_charts():
     at = _run(page_file("hoho"), HOHO_FAST)
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == 7
+    assert len(charts(at)) == 7
 
 
 def test_hoho_page_unknown_corpus_is_a_message():
     at = _run(page_file("hoho"), dict(HOHO_FAST, corpus="../../etc/passwd"))
     assert not at.exception
     assert any("Unknown corpus" in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) == 2  # the bounds and the audit work on one float, no corpus
+    assert len(charts(at)) == 2  # the bounds and the audit work on one float, no corpus
 
 
 def test_hosted_mode_caps_parameters_and_says_so(monkeypatch):
@@ -208,7 +207,7 @@ def test_a_bug_in_a_chart_shows_no_traceback_on_a_hosted_demo(monkeypatch):
     assert not at.exception
     text = " ".join(e.value for e in at.error)
     assert "internal error (RuntimeError)" in text and "/srv/secret" not in text
-    assert len(at.get("plotly_chart")) == 1  # the other chart is drawn
+    assert len(charts(at)) == 1  # the other chart is drawn
 
 
 def test_a_bug_in_a_chart_is_shown_whole_when_running_locally(monkeypatch):

@@ -5,6 +5,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+from paper_pages import charts
 from streamlit.testing.v1 import AppTest
 
 from dpviz import tools, uploads
@@ -39,7 +40,7 @@ def test_an_example_is_one_click_and_goes_into_the_link():
     assert not at.exception and not at.error
     assert any(i.value.startswith("No violation found") for i in at.info)
     assert at.query_params["example"] in ("laplace", ["laplace"])
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
     at.button(key="example-adept").click().run()
     assert [e.value for e in at.error][0].startswith("The claim (ε = 1) is violated")
 

@@ -52,7 +52,7 @@ async def _class(url: str) -> None:
             await s.press(REVEAL)
             answer = [text for kind, text in seen if kind == "alert" and text.startswith("**The answer: 8.0.**")]
             assert answer and f"Your prediction: {guess:.1f}." in answer[0]
-            charts = [text for kind, text in seen if kind == "plotly_chart"]
+            charts = [text for kind, text in seen if kind == "chart"]
             assert charts, "the reveal drew no chart"
             # the revealed chart's dim slider: a move redraws it, and the answer stays revealed
             assert s.slider is not None and s.slider[1][s.slider[2]] == 64.0
@@ -60,7 +60,7 @@ async def _class(url: str) -> None:
             await s.move(3)
             assert s.slider[1][s.slider[2]] == 67.0
             assert any(text.startswith("**The answer: 8.0.**") for kind, text in seen if kind == "alert")
-            assert any(kind == "plotly_chart" for kind, _ in seen)
+            assert any(kind == "chart" for kind, _ in seen)
             if k == 0:  # a poll while the teacher is still on this step changes nothing
                 seen.clear()
                 for fragment in s.auto_reruns:

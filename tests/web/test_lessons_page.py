@@ -4,7 +4,7 @@ in tests/browser/test_browser_class.py)."""
 import json
 from pathlib import Path
 
-from paper_pages import page_file
+from paper_pages import charts, page_file
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,14 +22,14 @@ def test_a_link_opens_its_step_and_next_moves_the_url():
     at = _run("pages/6_Lessons.py", {"lesson": "hoho", "step": "3"})
     assert not at.exception and not at.error
     assert any("Step 3 of 7" in p.text for p in at.get("progress"))
-    assert len(at.get("plotly_chart")) == 0  # its chart comes with the answer
+    assert len(charts(at)) == 0  # its chart comes with the answer
     at.button(key="step-back").click().run()
     assert not at.exception
     assert at.query_params["step"] == "2"
-    assert len(at.get("plotly_chart")) == 0
+    assert len(charts(at)) == 0
     at.button(key="step-back").click().run()
     assert at.query_params.get("step") is None  # step 1 is the default
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
 
 
 def test_a_teachers_folder_adds_lessons_and_paths_are_refused(tmp_path, monkeypatch):
@@ -59,12 +59,12 @@ def test_the_projector_view_drops_the_sidebar():
 
 def test_side_by_side_on_a_paper_page():
     at = _run(page_file("adept"), {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "200"})
-    before = len(at.get("plotly_chart"))
+    before = len(charts(at))
     at.toggle(key="sbs-on-adept").set_value(True).run()
     assert not at.exception
     at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("256").run()
     assert not at.exception and not at.error
-    assert len(at.get("plotly_chart")) == before + 2
+    assert len(charts(at)) == before + 2
     at.text_input(key="sbs-b-adept-adept-sensitivity-dim").set_value("-3").run()
     assert any("B:" in e.value and "dim" in e.value for e in at.error)
 
@@ -93,7 +93,7 @@ def test_side_by_side_stacks_charts_of_several_panels():
     assert fits_half_width(ChartJSON(long % ("&amp;" * 60), 400))  # an entity is one character
 
     at = _run(page_file("adept"), {"pairs": "500", "dims": "1-30", "samples": "5000", "draws": "50"})
-    in_columns = lambda: sum(len(c.get("plotly_chart")) for c in at.columns)  # noqa: E731
+    in_columns = lambda: sum(len(charts(c)) for c in at.columns)  # noqa: E731
     base = in_columns()
     at.toggle(key="sbs-on-adept").set_value(True).run()
     assert in_columns() == base + 2  # the first chart, ADePT's sensitivity: side by side

@@ -1,5 +1,8 @@
 """The page wiring's shared figure cache (webui.views.cached_view)."""
 
+import json
+from pathlib import Path
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -149,20 +152,21 @@ def test_every_default_fits_the_hosted_caps():
 
 
 def _chart_app(fast: bool, height: int | None):
-    """An app drawing one chart in a column, by st.plotly_chart or by the fast path."""
+    """An app drawing one chart in a column, by st.plotly_chart or by the fast path (Streamlit's
+    element built from the chart's JSON, what dpviz draws where its own element cannot be)."""
     if True:
         import numpy as np
         import plotly.graph_objects as go
         import streamlit as st
 
-        from webui.plotly_element import chart_json, plotly_json_chart
+        from webui.plotly_element import chart_json, streamlit_plotly_element
 
         fig = go.Figure(go.Scatter(x=np.arange(6), y=np.arange(6) ** 2.5, name="a"))
         fig.add_bar(x=["u", "v"], y=[1, 2])
         fig.update_layout(title="A chart", template="simple_white", **({"height": height} if height else {}))
         col, _ = st.columns([4, 1])
         if fast:
-            plotly_json_chart(col, chart_json(fig), key="chart-x", config={"displaylogo": False})
+            streamlit_plotly_element(col, chart_json(fig), key="chart-x", config={"displaylogo": False})
         else:
             col.plotly_chart(fig, theme=None, key="chart-x", config={"displaylogo": False})
 
@@ -195,6 +199,50 @@ def test_a_chart_from_its_json_is_the_element_st_plotly_chart_sends(monkeypatch)
         assert fast.SerializeToString(deterministic=True) == slow.SerializeToString(deterministic=True)
         assert fast_layout == slow_layout == [("stretch", height or 450)]
         assert '"bdata"' in fast.spec  # numpy arrays travel as typed arrays, as Streamlit sends them
+
+
+def _live_chart_app():
+    import streamlit as st
+
+    from webui.plotly_element import ChartJSON, plotly_json_chart
+
+    n = st.slider("n", 1, 9, 2)
+    plotly_json_chart(
+        st,
+        ChartJSON('{"data": [{"y": %s}], "layout": {"height": 321}}' % list(range(n)), 321),
+        key="chart-a",
+        config={"displaylogo": False},
+    )
+
+
+def test_dpviz_chart_element_keeps_its_identity_and_carries_the_figure_as_is():
+    """dpviz's chart element: the figure's JSON inside one JSON document with the height, the config
+    and the URL of Streamlit's plotly.js module (a file that sets window.Plotly); the element id
+    follows the key, not the figure, so the browser keeps the element and redraws it in place."""
+    import streamlit
+    from paper_pages import charts
+    from streamlit.testing.v1 import AppTest
+
+    from webui.plotly_element import plotly_module
+
+    module = plotly_module()
+    assert module is not None, "this Streamlit has no single PlotlyChart module: dpviz falls back to st.plotly_chart"
+    source = (Path(streamlit.__file__).parent / "static" / module).read_text(encoding="utf-8")
+    assert "window.Plotly=" in source
+    at = AppTest.from_function(_live_chart_app).run()
+    (first,) = charts(at)
+    sent = json.loads(first.proto.bytes)
+    assert sent == {
+        "height": 321,
+        "config": {"displaylogo": False},
+        "plotly": module,
+        "figure": {"data": [{"y": [0, 1]}], "layout": {"height": 321}},
+    }
+    at.slider[0].set_value(5).run()
+    (second,) = charts(at)
+    assert json.loads(second.proto.bytes)["figure"]["data"] == [{"y": [0, 1, 2, 3, 4]}]
+    assert second.proto.id == first.proto.id and "chart-a" in first.proto.id
+    assert not first.proto.isolate_styles  # in the page's DOM: plotly.js's own styles apply
 
 
 def test_a_chart_json_keeps_the_figure_and_its_height():
