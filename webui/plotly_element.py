@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,8 @@ def plotly_json_chart(where, chart: ChartJSON, *, key: str, config: dict[str, An
     """Put ``chart`` in ``where`` (a Streamlit container) as ``st.plotly_chart(fig, theme=None,
     key=key, config=config)`` would: by dpviz's own chart element (:func:`live_chart`) where
     Streamlit's copy of plotly.js is found, else by Streamlit's Plotly element
-    (:func:`streamlit_plotly_element`)."""
-    if _live().chunk is None:
+    (:func:`streamlit_plotly_element`), as ``DPVIZ_STREAMLIT_CHARTS=1`` also asks."""
+    if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1" or _live().chunk is None:
         streamlit_plotly_element(where, chart, key=key, config=config)
     else:
         live_chart(where, chart, key=key, config=config)
@@ -122,14 +123,8 @@ _LIVE: list[_LiveChart] = []
 
 def plotly_module() -> str | None:
     """The URL path (relative to the page) of the JavaScript module in which Streamlit ships
-    plotly.js, or None if this Streamlit has no single such file or ``DPVIZ_STREAMLIT_CHARTS=1``
-    asks for Streamlit's own Plotly element."""
-    import os
-
+    plotly.js, or None if this Streamlit has no single such file."""
     import streamlit
-
-    if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1":
-        return None
 
     found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
     return f"static/js/{found[0].name}" if len(found) == 1 else None

@@ -1,0 +1,101 @@
+"""dpviz's chart element in Chromium (webui/live_chart.js): a slider move redraws a chart in view
+in place (the same element, not a new one), leaves a chart out of view as it was until the reader
+scrolls to it, and then draws exactly what a fresh page at the new link draws; a chart takes its
+container's width and its figure's height. With DPVIZ_STREAMLIT_CHARTS=1 Streamlit's own Plotly
+element draws the charts (AppTest)."""
+
+from __future__ import annotations
+
+import re
+
+from browser_support import FAST, PS_FAST, ROOT, look_at, wait_for_charts
+from paper_pages import charts, charts_drawn, page_file
+from streamlit.testing.v1 import AppTest
+
+from dpviz import registry
+
+PAGE, EPS = "ADePT_sensitivity", "Privacy budget ε (claimed)"
+GD = "(id) => document.querySelector(`.st-key-chart-${id} .js-plotly-plot`)"
+DATA = "(id) => { const gd = (" + GD + ")(id); return gd && gd.data ? JSON.stringify(gd.data) : ''; }"
+N_CHARTS = sum(not s.on_demand for s in registry.paper_figures("adept"))
+
+
+def _press(page) -> str:
+    """One step right on the ε slider; the URL it leads to."""
+    old = page.url
+    slider = page.get_by_role("slider", name=EPS)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(u) => location.href !== u", arg=old)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    return page.url
+
+
+def _in_view(page, fid: str) -> bool:
+    return page.evaluate(
+        "(el) => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; }",
+        page.locator(f".st-key-chart-{fid}").element_handle(),
+    )
+
+
+def test_a_move_redraws_in_place_and_a_chart_out_of_view_when_it_comes_into_view(server, browser, page):
+    follow = [
+        s.id for s in registry.paper_figures("adept") if "epsilon" in {p.name for p in s.params} and not s.on_demand
+    ]
+    near, far = follow[0], follow[-1]  # the slider's first chart, and its last, a screen or more below
+    page.goto(f"{server}/{PAGE}?{FAST}")
+    wait_for_charts(page, N_CHARTS)
+    _press(page)  # the first move after a page's first answers draws its charts anew, once
+    page.wait_for_timeout(1000)
+    look_at(page, f".st-key-chart-{near}")
+    assert _in_view(page, near) and not _in_view(page, far)
+    page.evaluate("(ids) => ids.forEach(id => { (" + GD + ")(id).__probe = id; })", [near, far])
+    before = {fid: page.evaluate(DATA, fid) for fid in (near, far)}
+
+    url = _press(page)
+    page.wait_for_function("([id, b]) => (" + DATA + ")(id) !== b", arg=[near, before[near]])
+    assert page.evaluate("(id) => (" + GD + ")(id).__probe", near) == near, "the chart was replaced, not redrawn"
+    page.wait_for_timeout(1500)  # the run is over: a chart out of view keeps what it showed
+    assert page.evaluate(DATA, far) == before[far]
+
+    look_at(page, f".st-key-chart-{far}")
+    page.wait_for_function("([id, b]) => (" + DATA + ")(id) !== b", arg=[far, before[far]])
+    assert page.evaluate("(id) => (" + GD + ")(id).__probe", far) == far
+    redrawn = {fid: page.evaluate(DATA, fid) for fid in (near, far)}
+    size = page.evaluate(
+        "(id) => { const gd = (" + GD + ")(id); return [gd._fullLayout.width, gd.parentElement.clientWidth, "
+        "gd._fullLayout.height, gd.layout.height]; }",
+        far,
+    )
+
+    fresh = browser.new_page(viewport={"width": 1500, "height": 1100})  # the same link, drawn from scratch
+    try:
+        fresh.goto(url)
+        wait_for_charts(fresh, N_CHARTS)
+        assert re.search(r"epsilon=", url)
+        for fid in (near, far):
+            look_at(fresh, f".st-key-chart-{fid}")
+            fresh.wait_for_function("([id, d]) => (" + DATA + ")(id) === d", arg=[fid, redrawn[fid]], timeout=30_000)
+    finally:
+        fresh.close()
+    width, container, height, asked = size
+    assert width == container and height == asked
+
+
+def _partial_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.switch_page(page_file("partial"))
+    for k, v in (part.split("=") for part in PS_FAST.split("&")):
+        at.query_params[k] = v
+    return at.run()
+
+
+def test_streamlit_s_own_element_on_request(monkeypatch):
+    monkeypatch.setenv("DPVIZ_STREAMLIT_CHARTS", "1")
+    at = _partial_page()
+    assert not at.exception
+    assert at.get("plotly_chart") and len(at.get("plotly_chart")) == len(charts(at))
+    monkeypatch.delenv("DPVIZ_STREAMLIT_CHARTS")
+    at = _partial_page()
+    assert not at.exception
+    assert not at.get("plotly_chart") and len(charts(at)) == charts_drawn("partial")
