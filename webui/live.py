@@ -95,8 +95,12 @@ def cards(
     early = [first_answer_needed(spec, values, first) for spec in specs]
     if not any(early):
         for spec in specs:
-            figure_card.show_figure(spec, values, page_params)
-            st.divider()
+            # each card in a container of its own, as in a run with first answers (below): the page
+            # keeps the same shape from run to run, so the browser keeps its charts and redraws
+            # them in place rather than mounting them anew
+            with st.container():
+                figure_card.show_figure(spec, values, page_params)
+                st.divider()
         return
     slots = [st.empty() for _ in specs]
     for slot, spec, quick in zip(slots, specs, early):
