@@ -134,7 +134,9 @@ def _live() -> _LiveChart:
     if not _LIVE:
         import streamlit as st
 
-        js = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
+        source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
+        # every chart element carries the script: without its comment lines and indentation
+        js = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
         _LIVE.append(
             _LiveChart(plotly_module(), st.components.v2.component(CHART_COMPONENT, js=js, isolate_styles=False))
         )
