@@ -82,6 +82,7 @@ def settle(page, charts: int) -> None:
 
 
 def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tuple]:
+    from browser_support import look_at
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     out = []
@@ -100,12 +101,12 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
         page.goto(f"{url}/{path}")
         settle(page, charts)
         for label, fid in sliders:
-            times, everys, sizes, refs, reloads, later = [], [], [], [], [], []
+            times, everys, sizes, refs, reloads = [], [], [], [], []
             slider = page.get_by_role("slider", name=label)
             # the reader looks at the chart the slider drives (charts out of view are redrawn when
             # they come into view)
             for _ in range(presses):
-                page.evaluate(f"document.querySelector('.st-key-chart-{fid}').scrollIntoView({{block: 'center'}})")
+                look_at(page, f".st-key-chart-{fid}")
                 page.wait_for_timeout(100)
                 before = page.evaluate(FINGERPRINT, fid)
                 slider.focus()
@@ -121,8 +122,7 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
                 sizes.append(sum(len(d) for d in frames))
                 refs.append(sum(ForwardMsg.FromString(d).WhichOneof("type") == "ref_hash" for d in frames))
                 page.wait_for_timeout(read * 1000)  # the reader looks at the charts before the next press
-                if _ == presses - 1:  # then scrolls down the page: the charts out of view catch up
-                    later = [ms / 1000 for ms in page.evaluate(CATCH_UP)]
+            later = [ms / 1000 for ms in page.evaluate(CATCH_UP)]  # then scrolls down: the charts out of view catch up
             for _ in range(2):  # the baseline: the same kind of change as a whole-page rerun
                 slider.focus()
                 page.keyboard.press("ArrowRight")

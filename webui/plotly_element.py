@@ -25,6 +25,7 @@ button).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -112,15 +113,6 @@ def streamlit_plotly_element(where, chart: ChartJSON, *, key: str, config: dict[
     )
 
 
-@dataclass(frozen=True)
-class _LiveChart:
-    chunk: str | None  # Streamlit's plotly.js module, as a path under the page's URL
-    mount: Any
-
-
-_LIVE: list[_LiveChart] = []
-
-
 def plotly_module() -> str | None:
     """The URL path (relative to the page) of the JavaScript module in which Streamlit ships
     plotly.js, or None if this Streamlit has no single such file."""
@@ -130,17 +122,21 @@ def plotly_module() -> str | None:
     return f"static/js/{found[0].name}" if len(found) == 1 else None
 
 
-def _live() -> _LiveChart:
-    if not _LIVE:
-        import streamlit as st
+@dataclass(frozen=True)
+class _LiveChart:
+    chunk: str | None  # Streamlit's plotly.js module, as a path under the page's URL
+    mount: Any
 
-        source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
-        # every chart element carries the script: without its comment lines and indentation
-        js = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
-        _LIVE.append(
-            _LiveChart(plotly_module(), st.components.v2.component(CHART_COMPONENT, js=js, isolate_styles=False))
-        )
-    return _LIVE[0]
+
+@functools.cache
+def _live() -> _LiveChart:
+    """The chart element, registered once per process."""
+    import streamlit as st
+
+    source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
+    # every chart element carries the script: without its comment lines and indentation
+    js = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
+    return _LiveChart(plotly_module(), st.components.v2.component(CHART_COMPONENT, js=js, isolate_styles=False))
 
 
 CHART_COMPONENT = "dpviz_chart"
