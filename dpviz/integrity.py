@@ -22,6 +22,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from dpviz.build_once import temporary_path
+
 
 def sidecar(path: Path) -> Path:
     """The check file beside a table: ``NAME.check.json``."""
@@ -29,9 +31,12 @@ def sidecar(path: Path) -> Path:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    tmp = temporary_path(path)  # of this writer alone, whichever process or thread it is
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_table(df: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:

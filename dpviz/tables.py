@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from dpviz import __version__, integrity
+from dpviz.build_once import file_lock
 from dpviz.storage import TABLES_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
 
 if TYPE_CHECKING:
@@ -62,21 +62,9 @@ def _computing(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path``'s lock file while its table is computed, so server
     processes sharing the cache directory compute each table once: the others block here (in their
     own thread) and then read what the first wrote. A cache that cannot be locked (read-only disk)
-    computes without the lock."""
-    import fcntl
-
-    lock = path.with_name(path.name + ".lock")
-    try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
+    computes without the lock (:func:`dpviz.build_once.file_lock`)."""
+    with file_lock(path.with_name(path.name + ".lock")):
         yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def table_path(figure_id: str, canonical: Mapping[str, Any]) -> Path:

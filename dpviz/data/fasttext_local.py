@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpviz.build_once import build_once
 from dpviz.data.embeddings import Embedding
 from dpviz.storage import cache_dir
 
@@ -65,7 +66,17 @@ def model_dir() -> Path:
 
 
 def train(progress=None) -> Path:
-    """Train and save the model (vectors .npy, vocabulary .json, gensim KeyedVectors)."""
+    """Train and save the model (vectors .npy, vocabulary .json, gensim KeyedVectors) unless it
+    is cached: once for every process sharing the cache directory (:func:`dpviz.build_once.build_once`:
+    the others wait for the first's model and read it)."""
+    return build_once(model_dir(), lambda tmp: _train_into(tmp, progress), ready=_complete)
+
+
+def _complete(path: Path) -> bool:
+    return (path / "settings.json").exists()
+
+
+def _train_into(tmp: Path, progress=None) -> None:
     from gensim.models import FastText
     from gensim.models.callbacks import CallbackAny2Vec
 
@@ -87,27 +98,18 @@ def train(progress=None) -> Path:
     model = FastText(**SETTINGS)
     model.build_vocab(corpus_iterable=sents)
     model.train(corpus_iterable=sents, total_examples=len(sents), epochs=model.epochs, callbacks=[_Report()])
-    out = model_dir()
-    tmp = out.with_suffix(".tmp")
-    tmp.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True)
     np.save(tmp / "vectors.npy", model.wv.vectors.astype(np.float32))
     (tmp / "vocab.json").write_text(json.dumps(model.wv.index_to_key))
     model.wv.save(str(tmp / "kv.model"))
+    # written last: a folder with it is whole (the folder is published by one rename besides)
     (tmp / "settings.json").write_text(json.dumps({**SETTINGS, "corpus": CORPUS_FILES, "tokens": sum(map(len, sents))}))
-    if out.exists():
-        import shutil
-
-        shutil.rmtree(out)
-    tmp.rename(out)
-    return out
 
 
 def load_fasttext_local(progress=None) -> Embedding:
     """The fasttext-local embedding (trained once, about 15 s, then read from the cache);
     unknown words get fastText's subword vectors."""
-    path = model_dir()
-    if not (path / "vocab.json").exists():
-        train(progress)
+    path = train(progress)  # the cached model, trained first if it is not there
     vectors = np.load(path / "vectors.npy", mmap_mode="r")
     vocab = json.loads((path / "vocab.json").read_text())
     settings = json.loads((path / "settings.json").read_text())

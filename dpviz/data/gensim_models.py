@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from dpviz.build_once import build_once
 from dpviz.data.embeddings import Embedding, EmbeddingError
 
 DOWNLOAD_BASE = "https://github.com/RaRe-Technologies/gensim-data/releases/download"
@@ -112,7 +113,16 @@ def _converted(name: str) -> Path | None:
 
 def _convert(name: str, progress: Callable[[float, str], None] | None) -> Path:
     """Read gensim's file once (with gensim, after checking its header and the memory it needs)
-    and write the matrix as float32 .npy and the vocabulary, one word per line."""
+    and write the matrix as float32 .npy and the vocabulary, one word per line: once for every
+    process sharing the cache (:func:`dpviz.build_once.build_once`; the others wait and read it)."""
+    return build_once(_converted_dir(name), lambda tmp: _convert_into(name, tmp, progress), ready=_whole)
+
+
+def _whole(folder: Path) -> bool:
+    return _converted(folder.name) is not None
+
+
+def _convert_into(name: str, folder: Path, progress: Callable[[float, str], None] | None) -> None:
     from gensim.models import KeyedVectors
 
     from dpviz.data.embeddings import check_memory
@@ -125,19 +135,15 @@ def _convert(name: str, progress: Callable[[float, str], None] | None) -> Path:
     if len(header) == 2 and all(t.isdigit() for t in header):
         check_memory(int(header[0]), int(header[1]), what=name)
     kv = KeyedVectors.load_word2vec_format(str(src), binary=MODELS[name].binary)
-    folder = _converted_dir(name)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True)
     vectors = np.asarray(kv.vectors, dtype=np.float32)
-    tmp = folder / f"vectors.{os.getpid()}.tmp.npy"
-    np.save(tmp, vectors)
-    os.replace(tmp, folder / "vectors.npy")
+    np.save(folder / "vectors.npy", vectors)
     (folder / "vocab.txt").write_text("\n".join(w.replace("\n", " ") for w in kv.index_to_key) + "\n", encoding="utf-8")
     (folder / "meta.json").write_text(
         json.dumps({"name": name, "rows": int(vectors.shape[0]), "dim": int(vectors.shape[1]), "source": str(src)})
     )
     if progress:
         progress(1.0, f"{name} converted.")
-    return folder
 
 
 def load(name: str, progress: Callable[[float, str], None] | None = None) -> Embedding:

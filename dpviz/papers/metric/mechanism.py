@@ -26,6 +26,7 @@ S_w^eta = size of the smallest set of outputs holding at least 1 - eta of the dr
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -41,6 +42,26 @@ from dpviz.stats import stream
 kernels = LazyModule("dpviz.papers.metric.kernels")  # numba is imported on the engine's first use, not by --list
 CHUNK = 4096  # at most this many vocabulary rows per block of the product (see CACHE_BYTES)
 DRAW_BLOCK = 256
+_COMPILED = threading.Event()
+_COMPILING = threading.Lock()
+
+
+def _loops_ready() -> None:
+    """Before a process first runs the engine's loops: compile them, or load them from numba's
+    cache beside the code, under a lock shared by every process on the cache directory
+    (:func:`dpviz.build_once.file_lock`), so that two server processes starting on an empty numba
+    cache do not both compile and write it; the second waits and loads what the first wrote."""
+    if _COMPILED.is_set():
+        return
+    with _COMPILING:
+        if _COMPILED.is_set():
+            return
+        _COMPILED.set()  # first: compile_engine runs the engine, which comes back here
+        from dpviz.build_once import file_lock
+        from dpviz.storage import cache_dir
+
+        with file_lock(cache_dir() / "locks" / "metric-kernels.lock"):
+            compile_engine()
 
 
 def sample_directions_and_radii(dim: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +169,7 @@ def draw_envelopes(
     over the matrix as stored (memory-mapped, never copied or reordered), keeping near-ties within
     float32 tolerances. Their upper envelope of lines 2 t b_v - a_v is computed in float64 from
     a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point) (:func:`kernels.upper_envelopes`)."""
+    _loops_ready()
     w = np.asarray(point, dtype=np.float64)
     parts = []
     for s in range(0, len(u), DRAW_BLOCK):
