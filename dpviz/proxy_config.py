@@ -9,6 +9,16 @@ client address would put them all on one process), it passes websockets through 
 open-source nginx has no cookie-inserting stickiness, and Caddy's is not in every distribution
 release dpviz targets. A Streamlit session lives in one process (its widgets, uploads and media),
 so every request of a browser tab must reach the same one: the page, the websocket, uploads.
+
+When a process dies (see ``dpviz.supervision``, which starts it again): a connection to it is
+refused at once, HAProxy retries the request on another process (``retry-on conn-failure
+empty-response``, ``option redispatch 1``: every retry may go elsewhere) and marks the dead one
+down on that first refused connection (``observe layer4 ... on-error mark-down``) or by its
+health check within a second (``inter 1s fastinter 250ms fall 2``); a browser whose cookie named
+the dead process is sent to a live one and its cookie rewritten. So the proxy's health endpoint
+keeps answering and the browser's own reconnection lands on a live process. A restarted process
+takes visitors again after two passed checks (``rise 2``). ``option forwardfor`` passes the
+client's address on (``X-Forwarded-For``), for the class store's limits per client.
 """
 
 from __future__ import annotations
@@ -24,19 +34,21 @@ def haproxy_config(
     address: str, port: int, backends: list[int], cookie: str = COOKIE, stats_socket: str | None = None
 ) -> str:
     """The configuration text: one frontend on ``address:port``, one backend per loopback port,
-    new visitors to the process with the fewest connections, each visitor kept by ``cookie``;
-    with ``stats_socket``, HAProxy's admin socket there (``show stat``: sessions per process)."""
+    new visitors to the process with the fewest connections, each visitor kept by ``cookie`` (and
+    sent elsewhere when its process is down); with ``stats_socket``, HAProxy's admin socket there
+    (``show stat``: sessions per process; ``set server``: a rolling restart's maintenance)."""
     if not backends:
         raise ValueError("at least one backend port is needed")
     for p in [port, *backends]:
         if not 0 < int(p) < 65536:
             raise ValueError(f"ports are 1-65535, got {p}")
     servers = "\n".join(
-        f"    server p{i} 127.0.0.1:{p} cookie p{i} check inter 2s fall 3 rise 1"
+        f"    server p{i} 127.0.0.1:{p} cookie p{i} check inter 1s fastinter 250ms downinter 500ms fall 2 rise 2 "
+        "observe layer4 error-limit 1 on-error mark-down"
         for i, p in enumerate(backends, start=1)
     )
     bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
-    stats = f"\n    stats socket {stats_socket} mode 600 level user" if stats_socket else ""
+    stats = f"\n    stats socket {stats_socket} mode 600 level admin" if stats_socket else ""
     return f"""global
     log stderr format raw local0 warning
     maxconn 4096{stats}
@@ -45,9 +57,11 @@ defaults
     mode http
     log global
     option dontlognull
-    option redispatch
-    retries 2
-    timeout connect 5s
+    option redispatch 1
+    option forwardfor
+    retries 3
+    retry-on conn-failure empty-response
+    timeout connect 2s
     timeout client 1h
     timeout server 1h
     timeout tunnel 1h

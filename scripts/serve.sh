@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
 # Start the dashboard (the one start command: Docker, a local run and the browser tests use it).
+#
+#   bash scripts/serve.sh            start (PORT, DPVIZ_ADDRESS, DPVIZ_HOSTED, DPVIZ_PROCESSES below)
+#   bash scripts/serve.sh restart    replace a running supervised server's processes one at a time
+#                                    (a new version mid-term); the proxy keeps answering throughout
+#   bash scripts/serve.sh status     each process's state, as supervisord and HAProxy see it
+#
 # PORT (default 8501) and DPVIZ_ADDRESS (default 0.0.0.0) choose where it listens;
 # DPVIZ_HOSTED=1 caps compute-heavy parameters for a public demo.
 #
@@ -7,10 +13,17 @@
 # than one, each Streamlit process listens on a loopback port of its own and HAProxy (Debian's
 # `haproxy`) listens on PORT in front of them: it keeps each browser on its process by a cookie
 # (a classroom is thirty browsers behind one address, so not by client address), passes the
-# websocket through, and checks each process's health. One Streamlit process runs every visitor's
-# Python under one interpreter lock, so this is how a second core (and every core of a bigger
-# machine) serves visitors. The processes share the disk cache (DPVIZ_CACHE_DIR). Stopping this
-# script (SIGTERM, Ctrl-C) stops them all; if one of them exits, the others are stopped too.
+# websocket through, checks each process's health and sends the visitors of a dead process to a
+# live one (dpviz/proxy_config.py). One Streamlit process runs every visitor's Python under one
+# interpreter lock, so this is how a second core (and every core of a bigger machine) serves
+# visitors. The processes share the disk cache (DPVIZ_CACHE_DIR).
+#
+# Hosted, or with more than one process, supervisord (Python's `supervisor` package) runs the
+# processes and the proxy (dpviz/supervision.py): one that dies is started again (with backoff if
+# it keeps dying at start, and a log line saying why it ended) while the others serve; the start
+# command never ends because one child did. Stopping it (SIGTERM, Ctrl-C) stops them all. The
+# control files live in DPVIZ_RUN_DIR (default: $TMPDIR/dpviz-serve-PORT), where `restart` and
+# `status` find them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One numeric thread per computation: the server's parallelism is its sessions. With more, BLAS
@@ -26,27 +39,7 @@ DETAILS=full
 [ "$HOSTED" = 1 ] && DETAILS=none
 PORT="${PORT:-8501}"
 ADDRESS="${DPVIZ_ADDRESS:-0.0.0.0}"
-if [ "$HOSTED" = 1 ]; then
-  # (nproc without the OpenMP variables above, which it would obey)
-  PROCESSES="${DPVIZ_PROCESSES:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}"
-else
-  PROCESSES="${DPVIZ_PROCESSES:-1}"
-fi
-case "$PROCESSES" in
-  '' | *[!0-9]* | 0) echo "DPVIZ_PROCESSES must be a whole number >= 1, got '$PROCESSES'." >&2; exit 2 ;;
-esac
-if [ "$PROCESSES" -gt 1 ] && ! command -v haproxy >/dev/null 2>&1; then
-  echo "DPVIZ_PROCESSES=$PROCESSES needs HAProxy in front of the processes (Debian: apt-get install -y haproxy);" \
-       "serving with one process." >&2
-  PROCESSES=1
-fi
-
-streamlit_run() {  # streamlit_run PORT ADDRESS [extra args]; run it with &: the subshell becomes the server (exec)
-  local port="$1" address="$2"
-  shift 2
-  exec "$PY" -m streamlit run app.py --client.showErrorDetails "$DETAILS" --server.port "$port" \
-    --server.address "$address" --server.headless true --browser.gatherUsageStats false "$@"
-}
+export DPVIZ_RUN_DIR="${DPVIZ_RUN_DIR:-${TMPDIR:-/tmp}/dpviz-serve-$PORT}"
 
 wait_healthy() {  # wait_healthy PORT...: until each loopback port answers /_stcore/health (3 min at most)
   "$PY" - "$@" <<'EOF'
@@ -63,19 +56,62 @@ for port in sys.argv[1:]:
 EOF
 }
 
-wake() {  # wake PORT...: a hosted demo's processes start their warm-up now, not at a student's first view
-  wait_healthy "$@" && "$PY" -m webui.session_client --wake "$@" || true
-}
+case "${1:-}" in
+  restart | status)
+    exec "$PY" -m dpviz.supervision "$1" "$DPVIZ_RUN_DIR" ;;
+  proxy)
+    # HAProxy, once every server process answers (else it starts by logging them all down)
+    mapfile -t ports < <(awk '{print $2}' "$DPVIZ_RUN_DIR/backends")
+    wait_healthy "${ports[@]}"
+    exec haproxy -db -f "$DPVIZ_RUN_DIR/haproxy.cfg" ;;
+  '') ;;
+  *)
+    echo "usage: bash scripts/serve.sh [restart | status] (see the comment at the top of this script)" >&2
+    exit 2 ;;
+esac
 
-if [ "$PROCESSES" = 1 ]; then
-  [ "$HOSTED" = 1 ] && wake "$PORT" &
+if [ "$HOSTED" = 1 ]; then
+  # (nproc without the OpenMP variables above, which it would obey)
+  PROCESSES="${DPVIZ_PROCESSES:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}"
+else
+  PROCESSES="${DPVIZ_PROCESSES:-1}"
+fi
+case "$PROCESSES" in
+  '' | *[!0-9]* | 0) echo "DPVIZ_PROCESSES must be a whole number >= 1, got '$PROCESSES'." >&2; exit 2 ;;
+esac
+if [ "$PROCESSES" -gt 1 ] && ! command -v haproxy >/dev/null 2>&1; then
+  echo "DPVIZ_PROCESSES=$PROCESSES needs HAProxy in front of the processes (Debian: apt-get install -y haproxy);" \
+       "serving with one process." >&2
+  PROCESSES=1
+fi
+SUPERVISE=0
+{ [ "$HOSTED" = 1 ] || [ "$PROCESSES" -gt 1 ]; } && SUPERVISE=1
+if [ "$SUPERVISE" = 1 ] && ! "$PY" -c "import supervisor" 2>/dev/null; then
+  echo "supervisord (pip install supervisor, in requirements.txt) is missing: serving without restarts." >&2
+  SUPERVISE=0
+  [ "$PROCESSES" -gt 1 ] && PROCESSES=1
+fi
+
+if [ "$SUPERVISE" = 0 ]; then
   exec "$PY" -m streamlit run app.py --client.showErrorDetails "$DETAILS" --server.port "$PORT" \
     --server.address "$ADDRESS" --server.headless true --browser.gatherUsageStats false "$@"
 fi
 
-# Several processes behind HAProxy: free loopback ports for the processes, a generated config.
-RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/dpviz-serve.XXXXXX")"
-mapfile -t BACKEND_PORTS < <("$PY" - "$PROCESSES" <<'EOF'
+if [ -f "$DPVIZ_RUN_DIR/supervisord.pid" ] && kill -0 "$(cat "$DPVIZ_RUN_DIR/supervisord.pid")" 2>/dev/null; then
+  echo "dpviz: a server still runs with $DPVIZ_RUN_DIR (port $PORT); stop it first, or set DPVIZ_RUN_DIR." >&2
+  exit 2
+fi
+rm -rf "$DPVIZ_RUN_DIR"
+mkdir -p "$DPVIZ_RUN_DIR"
+chmod 700 "$DPVIZ_RUN_DIR"
+PROXY=()
+if [ "$PROCESSES" = 1 ]; then
+  # one supervised process, listening on ADDRESS:PORT itself (no proxy)
+  BACKEND_PORTS=("$PORT")
+  BACKEND_ADDRESS="$ADDRESS"
+else
+  # several processes behind HAProxy: free loopback ports for the processes, a generated config
+  mapfile -t BACKEND_PORTS < <("$PY" - "$PROCESSES" <<'EOF'
 import socket, sys
 socks = []
 for _ in range(int(sys.argv[1])):
@@ -86,29 +122,27 @@ for s in socks:
     print(s.getsockname()[1])
 EOF
 )
-"$PY" -m dpviz.proxy_config --address "$ADDRESS" --port "$PORT" --backends "${BACKEND_PORTS[@]}" \
-  --stats-socket "$RUN_DIR/haproxy.sock" > "$RUN_DIR/haproxy.cfg"
-
-pids=()
-stop_all() {
-  trap - TERM INT EXIT
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$RUN_DIR"
-}
-trap 'stop_all; exit 143' TERM INT
-trap stop_all EXIT
+  "$PY" -m dpviz.proxy_config --address "$ADDRESS" --port "$PORT" --backends "${BACKEND_PORTS[@]}" \
+    --stats-socket "$DPVIZ_RUN_DIR/haproxy.sock" > "$DPVIZ_RUN_DIR/haproxy.cfg"
+  PROXY=(--proxy)
+  BACKEND_ADDRESS=127.0.0.1
+  export DPVIZ_BEHIND_PROXY=1
+fi
+i=0
 for p in "${BACKEND_PORTS[@]}"; do
-  streamlit_run "$p" 127.0.0.1 "$@" &
-  pids+=($!)
+  i=$((i + 1))
+  echo "p$i $p" >> "$DPVIZ_RUN_DIR/backends"
 done
-# the proxy starts once every process answers its health check (else it logs them down first)
-wait_healthy "${BACKEND_PORTS[@]}"
-haproxy -db -f "$RUN_DIR/haproxy.cfg" &
-pids+=($!)
-[ "$HOSTED" = 1 ] && wake "${BACKEND_PORTS[@]}" &
-echo "dpviz: $PROCESSES server processes on 127.0.0.1:${BACKEND_PORTS[*]} behind HAProxy on $ADDRESS:$PORT" \
-  "(sessions per process: echo 'show stat' | socat - $RUN_DIR/haproxy.sock)" >&2
-# the first of them to exit (a crash, or a stop) ends the whole server
-wait -n "${pids[@]}" || true
-exit 1
+"$PY" -m dpviz.supervision config "$DPVIZ_RUN_DIR" --address "$BACKEND_ADDRESS" --backends "${BACKEND_PORTS[@]}" "${PROXY[@]}" \
+  > "$DPVIZ_RUN_DIR/supervisord.conf"
+if [ "$PROCESSES" -gt 1 ]; then
+  echo "dpviz: $PROCESSES server processes on 127.0.0.1:${BACKEND_PORTS[*]} behind HAProxy on $ADDRESS:$PORT" \
+    "(sessions per process: echo 'show stat' | socat - $DPVIZ_RUN_DIR/haproxy.sock; supervised: bash scripts/serve.sh status)" >&2
+else
+  echo "dpviz: 1 supervised server process on 127.0.0.1:$PORT (bash scripts/serve.sh status)" >&2
+fi
+# supervisord opens /dev/stdout again for its programs' output, in append mode; a log file this
+# script writes to must be appended to as well, or the two would write over each other's lines
+if [ -f /proc/self/fd/1 ]; then exec 1>>/proc/self/fd/1; fi
+if [ -f /proc/self/fd/2 ]; then exec 2>>/proc/self/fd/2; fi
+exec "$PY" -m supervisor.supervisord -c "$DPVIZ_RUN_DIR/supervisord.conf"

@@ -43,7 +43,9 @@ def start_server(tmp_path: Path, extra_env: dict | None = None, cpus: set[int] |
     """Start `streamlit run app.py` on a free port; wait for /_stcore/health. ``cpus``: the cores
     the server may use (a benchmark that keeps the browser off the server's cores)."""
     port = _free_port()
-    env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), **(extra_env or {}))
+    # the supervised start command's control files in the test's own folder (removed with it)
+    env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), DPVIZ_RUN_DIR=str(tmp_path / "run"))
+    env.update(extra_env or {})
     log = open(tmp_path / f"streamlit-{port}.log", "w")
     # the same start command as Docker and scripts/start.sh use
     env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)

@@ -62,6 +62,23 @@ class Postgres:
         )
         self.url = f"postgresql://dpviz@127.0.0.1:{self.port}/postgres"
 
+    def _ctl(self, *args: str) -> None:
+        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        subprocess.run(
+            _as_server_user([PG_CTL, "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"), "-w", *args]),
+            check=True,
+            capture_output=True,
+        )
+
+    def restart(self, down_for: float = 1.0) -> None:
+        """Stop the server as an operator's restart does (fast shutdown: every session is ended with
+        SQLSTATE 57P01), leave it down for ``down_for`` seconds, and start it again."""
+        import time
+
+        self._ctl("-m", "fast", "stop")
+        time.sleep(down_for)
+        self._ctl("start")
+
     def stop(self) -> None:
         subprocess.run(
             _as_server_user([PG_CTL, "-D", str(self.data), "-m", "immediate", "-w", "stop"]),

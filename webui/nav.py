@@ -18,6 +18,15 @@ def sidebar_nav() -> None:
         st.divider()
 
 
+@st.fragment(run_every=3600)
+def _rerun_on_reconnect() -> None:
+    """Nothing to draw: a fragment the browser reruns by itself (once an hour) makes Streamlit's
+    frontend ask for a whole script run whenever its websocket reconnects. Without one, a browser
+    whose server process died reconnects (through the proxy, to another process) and asks for
+    nothing: the page stays as it was, served by no session, until the visitor touches a control.
+    With it, the new process draws the page again at once from the URL and the browser's cookies."""
+
+
 def page_setup(title: str) -> None:
     """Page config and the sidebar navigation, the same on every page."""
     st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
@@ -25,3 +34,5 @@ def page_setup(title: str) -> None:
     # the formula worker imports sympy for seconds: started with the first page anyone opens
     sandbox.start_soon("dpviz.papers.partial.sensitivity")
     sidebar_nav()
+    with st.sidebar:
+        _rerun_on_reconnect()

@@ -2,26 +2,28 @@
 above; then the step (back/next, the step in the URL), its prose, its charts live as on the paper
 pages (the sliders the step allows, side by side where it compares two settings, each with its
 "open on its page" link), the prediction box, and the answer beside the prediction with the
-step's explanation. In a class the teacher leads (students follow the teacher's step) and sees
-the class's predictions beside the truth, live. The projector view drops the sidebar and
-enlarges the type."""
+step's explanation. In a class (``webui/panels/lesson_class.py``) the teacher leads, students
+follow, and the projector shows the class without controls. The projector view drops the
+sidebar and enlarges the type."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import secrets
 from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from dpviz import classroom, hosted_mode, lessons, papers, registry, tools
+from dpviz import hosted_mode, lessons, papers, registry
 from dpviz.errors import InputError
 from dpviz.lessons.answers import close_enough, shown
 from dpviz.lessons.format import ChartRef, Question
 from dpviz.page_report import url_path
 from dpviz.params import format_value, validate
+from webui import identity
+from webui.panels import lesson_class
+from webui.panels.lesson_class import Seat, go, lessons_page
 from webui.report_box import report_maker
 from webui.side_by_side import two_charts
 from webui.url_state import app_base
@@ -33,28 +35,6 @@ PROJECTOR_CSS = """<style>
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {font-size: 1.45rem; line-height: 1.5;}
 h1 {font-size: 2.6rem !important;} h2, h3 {font-size: 2rem !important;}
 </style>"""
-POLL = "2s"
-"""How often a student's page asks where the teacher is, and the teacher's view counts answers."""
-
-
-def _lessons_page() -> str:
-    return tools.get("lessons").page
-
-
-def _student() -> str:
-    """This browser session's anonymous student token (no name, no account)."""
-    if "_student" not in st.session_state:
-        st.session_state["_student"] = secrets.token_urlsafe(12)
-    return st.session_state["_student"]
-
-
-def _teacher_token(code: str) -> str | None:
-    return st.session_state.get("_teacher", {}).get(code)
-
-
-def _go(**state) -> None:
-    st.session_state.update(state)
-    st.rerun()
 
 
 def chooser(panel) -> None:
@@ -64,7 +44,7 @@ def chooser(panel) -> None:
     code = st.session_state.get("code", "")
     if st.session_state.get("present"):
         if st.button("Leave the projector view", key="present-off", icon=":material/close_fullscreen:"):
-            _go(present=False)
+            go(present=False)
         return
     left, mid, right = st.columns([3, 1.2, 1.2])
     if not code:
@@ -81,87 +61,42 @@ def chooser(panel) -> None:
             "Lesson", available, index=index, format_func=lambda n: titles.get(n, n), key="_lesson_pick"
         )
         if picked is not None and picked != current:
-            _go(lesson=picked, step=1)
+            go(lesson=picked, step=1)
     if mid.button("Projector view", key="present-on", icon=":material/open_in_full:", use_container_width=True):
-        _go(present=True)
+        go(present=True)
     with right.popover("Class mode", icon=":material/groups:", use_container_width=True):
-        _class_controls(current, code)
-
-
-def _class_controls(lesson: str, code: str) -> None:
-    if code:
-        role = "the teacher" if _teacher_token(code) else "a student"
-        st.markdown(f"In class **{code}** as {role}.")
-        if st.button("Leave the class", key="class-leave"):
-            _go(code="", step=1)
-        return
-    st.markdown("**Teach it to a class**: students join with a code; no accounts, no names.")
-    if st.button("Start a class with this lesson", key="class-start", type="primary"):
-        try:
-            new, token = classroom.store().start(lesson)
-        except InputError as err:
-            st.error(str(err))
-            return
-        st.session_state.setdefault("_teacher", {})[new] = token
-        _go(code=new, step=1)
-    st.divider()
-    typed = st.text_input("Join a class: its code", key="_join_code", max_chars=12, placeholder="K7P2QX")
-    if st.button("Join", key="class-join") and typed:
-        try:
-            info = classroom.store().get(typed)
-        except InputError as err:
-            st.error(str(err))
-            return
-        _go(code=info.code, lesson=info.lesson, step=info.step)
-
-
-def _class_state(code: str, lesson: str, number: int):
-    """The class (or None): a student whose lesson or step differs from the class's is moved."""
-    try:
-        info = classroom.store().get(code)
-    except InputError as err:
-        st.error(f"{err} The lesson works on its own below.")
-        return None
-    if info.lesson != lesson or (not _teacher_token(code) and info.step != number):
-        _go(lesson=info.lesson, step=info.step)
-    return info
+        lesson_class.controls(current, code)
 
 
 def show(result, values: dict[str, Any]) -> None:
     """The step of the lesson (``result``: :class:`dpviz.tools.lessons.compute.LessonStep`)."""
     lesson, number, step = result.lesson, result.number, result.step
-    code = values["code"]
-    if values["present"]:
+    code, present = values["code"], values["present"]
+    if present:
         st.markdown(PROJECTOR_CSS, unsafe_allow_html=True)
-    info = _class_state(code, lesson.name, number) if code else None
-    teacher = bool(info and _teacher_token(code))
-    student = bool(info and not teacher)
+    place = lesson_class.seat(code, lesson.name, number, present)
+    if place.info is not None:
+        identity.keep_in_browser(place.code)
     total = len(lesson.steps)
     st.header(f"{lesson.title}", anchor="lesson")
-    if info is not None:
-        if teacher:
-            query = urlencode({"lesson": lesson.name, "code": code})
-            link = f"{app_base(_lessons_page())}/{url_path(_lessons_page())}?{query}"
-            st.info(
-                f"Class code **{code}**: students open the Lessons page and join with it, or open {link}. "
-                "You lead: Back and Next move the whole class.",
-                icon=":material/co_present:",
-            )
-        else:
-            st.info(f"Class **{code}**: your teacher leads; this page follows their step.", icon=":material/groups:")
-            _follow(code, number)
+    lesson_class.banner(place)
+    if place.info is not None:
+        lesson_class.follow(place.code, number)
     st.progress(number / total, text=f"Step {number} of {total}: {step.title}")
-    _nav(number, total, code if teacher else None, disabled=student)
+    if place.role in ("solo", "teacher"):
+        _nav(number, total, place)
+    elif place.role == "student":
+        _nav(number, total, place, disabled=True)
     st.subheader(step.title, anchor=f"step-{number}")
     if step.text:
         st.markdown(step.text)
     for k, chart in enumerate(step.charts):
         _chart(lesson.name, number, k, chart)
     if step.question is not None:
-        _question(lesson.name, number, step, result.answer, code if info else "", teacher)
+        _question(lesson.name, number, step, result.answer, place)
     else:
         _revealed(lesson.name, number, step)
-    if not values["present"] and not student:
+    if not present and place.role != "student":
         _report(lesson.name, number)
 
 
@@ -178,38 +113,22 @@ def _report(lesson: str, number: int) -> None:
         step = number if only else None
 
         def build(progress, draw):
-            base = app_base(_lessons_page())
+            base = app_base(lessons_page())
             return build_lesson(lesson, step, base_url=base, progress=progress, draw=draw)
 
         stem = f"dpviz-lesson-{lesson}" + (f"-step{number}" if only else "")
         report_maker(f"lesson-{lesson}", stem, (lesson, step), build)
 
 
-def _nav(number: int, total: int, teacher_code: str | None, disabled: bool) -> None:
+def _nav(number: int, total: int, place: Seat, disabled: bool = False) -> None:
     left, _, right = st.columns([1, 4, 1])
     back = left.button("◀ Back", key="step-back", disabled=disabled or number <= 1, use_container_width=True)
     nxt = right.button("Next ▶", key="step-next", disabled=disabled or number >= total, use_container_width=True)
     if back or nxt:
         new = number - 1 if back else number + 1
-        if teacher_code:
-            try:
-                classroom.store().move(teacher_code, _teacher_token(teacher_code), new)
-            except InputError as err:
-                st.error(str(err))
-                return
-        _go(step=new)
-
-
-@st.fragment(run_every=POLL)
-def _follow(code: str, number: int) -> None:
-    """A student's page asks where the class is, every few seconds, and follows the teacher."""
-    try:
-        info = classroom.store().get(code)
-    except InputError:
-        return
-    if info.step != number:
-        st.session_state["step"] = info.step
-        st.rerun(scope="app")
+        if place.role == "teacher" and not lesson_class.move(place, new):
+            return
+        go(step=new)
 
 
 def _settings(spec, raw: dict[str, str]) -> dict[str, Any]:
@@ -222,7 +141,7 @@ def _settings(spec, raw: dict[str, str]) -> dict[str, Any]:
 def _page_link(spec, values: dict[str, Any]) -> str:
     paper = papers.get(spec.page)
     query = {p.name: format_value(p, values[p.name]) for p in spec.params if values[p.name] != p.default}
-    return f"{app_base(_lessons_page())}/{url_path(paper.page)}?{urlencode(query)}#{spec.id}"
+    return f"{app_base(lessons_page())}/{url_path(paper.page)}?{urlencode(query)}#{spec.id}"
 
 
 def _chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
@@ -254,51 +173,82 @@ def _chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
     two_charts(spec, sides, key=f"lesson-chart-{lesson}-{number}-{k}", caption=link)
 
 
-def _question(lesson: str, number: int, step, truth, code: str, teacher: bool) -> None:
+def _question(lesson: str, number: int, step, truth, place: Seat) -> None:
     q: Question = step.question
     key = f"{lesson}-{number}"
-    mine = st.session_state.get(f"_pred-{key}")
     st.markdown(f"#### Predict\n{q.ask}")
-    if mine is None:
-        with st.form(f"_form-{key}", border=True):
-            if q.choices:
-                value = st.radio("Your prediction", list(q.choices), index=None, key=f"_in-{key}", horizontal=True)
-            else:
-                unit = f" ({q.unit})" if q.unit else ""
-                value = st.number_input(
-                    f"Your prediction{unit}",
-                    min_value=q.low,
-                    max_value=q.high,
-                    value=None,
-                    step=10.0**-q.digits if q.digits else 1.0,
-                    format=f"%.{q.digits}f",
-                    key=f"_in-{key}",
-                )
-            sent = st.form_submit_button("Lock in my prediction", type="primary")
-        if sent:
-            if value is None or (isinstance(value, float) and not math.isfinite(value)):
-                st.warning("Enter a prediction first: commit to a number (or a choice) before you see the answer.")
-            else:
-                value = value if q.choices else float(value)
-                if code and not teacher:
-                    try:
-                        classroom.store().predict(code, _student(), number, value)
-                    except InputError as err:
-                        st.error(str(err))
-                        return
-                _go(**{f"_pred-{key}": value})
+    if place.role == "projector":
+        _projector_question(lesson, number, step, truth, place)
+        return
+    mine = lesson_class.saved_prediction(place, key, number)
+    pending = st.session_state.get(lesson_class.pending_key(key))
+    if pending is not None:
+        mine = pending[1]
+        st.markdown(f"Your prediction: **{shown(q, mine)}**")
+        st.caption("Not saved yet: the class server is not answering (it may be restarting); retrying every 2 s.")
+    elif mine is None:
+        _prediction_form(q, key, number, place)
     else:
         st.markdown(f"Your prediction: **{shown(q, mine)}**")
-    if teacher and code:
-        _class_answers(code, number, q, truth.value)
+    if place.role == "teacher":
+        lesson_class.answers(place.code, number, q, truth.value)
     revealed = st.session_state.get(f"_shown-{key}", False)
     if not revealed:
+        teacher = place.role == "teacher"
         if st.button("Reveal the answer", key=f"reveal-{key}", disabled=mine is None and not teacher):
-            _go(**{f"_shown-{key}": True})
+            if teacher:
+                lesson_class.reveal(place, number)
+            go(**{f"_shown-{key}": True})
         if mine is None and not teacher:
             st.caption("Commit to a prediction first; then the answer can be revealed.")
         return
     _answer(q, truth, mine)
+    _revealed(lesson, number, step)
+
+
+def _prediction_form(q: Question, key: str, number: int, place: Seat) -> None:
+    with st.form(f"_form-{key}", border=True):
+        if q.choices:
+            value = st.radio("Your prediction", list(q.choices), index=None, key=f"_in-{key}", horizontal=True)
+        else:
+            unit = f" ({q.unit})" if q.unit else ""
+            value = st.number_input(
+                f"Your prediction{unit}",
+                min_value=q.low,
+                max_value=q.high,
+                value=None,
+                step=10.0**-q.digits if q.digits else 1.0,
+                format=f"%.{q.digits}f",
+                key=f"_in-{key}",
+            )
+        sent = st.form_submit_button("Lock in my prediction", type="primary")
+    if not sent:
+        return
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        st.warning("Enter a prediction first: commit to a number (or a choice) before you see the answer.")
+        return
+    if q.choices and value not in q.choices:
+        st.warning(f"Choose one of {', '.join(q.choices)}.")
+        return
+    value = value if q.choices else float(value)
+    if place.role == "student":
+        refused = lesson_class.send_prediction(place, key, number, value)
+        if refused:
+            st.error(refused)
+            return
+        if lesson_class.pending_key(key) in st.session_state:
+            st.rerun()
+    go(**{f"_pred-{key}": value})
+
+
+def _projector_question(lesson: str, number: int, step, truth, place: Seat) -> None:
+    """The projector: how many answered, and once the teacher reveals, the answer and the class."""
+    q: Question = step.question
+    if place.info.revealed < number:
+        lesson_class.answered(place.code, number)
+        return
+    _answer(q, truth, None)
+    lesson_class.answers(place.code, number, q, truth.value)
     _revealed(lesson, number, step)
 
 
@@ -323,18 +273,3 @@ def _answer(q: Question, truth, mine) -> None:
         f"**The answer: {truth.shown}.** Your prediction: {shown(q, mine)}. {verdict} {where}",
         icon=":material/lightbulb:",
     )
-
-
-@st.fragment(run_every=POLL)
-def _class_answers(code: str, number: int, q: Question, truth) -> None:
-    """The teacher's view of the class: how many answered, their predictions beside the truth."""
-    from dpviz.lessons.class_chart import predictions_figure
-
-    try:
-        got = classroom.store().predictions(code, number)
-    except InputError as err:
-        st.error(str(err))
-        return
-    st.markdown(f"**Your class:** {len(got)} answered.")
-    fig = predictions_figure(q, got, truth)
-    st.plotly_chart(fig, key=f"class-chart-{code}-{number}", config={"displaylogo": False})
