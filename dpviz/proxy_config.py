@@ -12,7 +12,10 @@ so every request of a browser tab must reach the same one: the page, the websock
 
 When a process dies (see ``dpviz.supervision``, which starts it again): a connection to it is
 refused at once, HAProxy retries the request on another process (``retry-on conn-failure
-empty-response``, ``option redispatch 1``: every retry may go elsewhere) and marks the dead one
+empty-response``, ``option redispatch 1``: every retry may go elsewhere) after its turn-around
+delay, which is ``timeout connect`` (250 ms: a loopback connection to a live process takes well
+under a millisecond; at the default of 1 s the proxy's health endpoint went unanswered for 1.0 s
+after a kill) and marks the dead one
 down on that first refused connection (``observe layer4 ... on-error mark-down``) or by its
 health check within a second (``inter 1s fastinter 250ms fall 2``); a browser whose cookie named
 the dead process is sent to a live one and its cookie rewritten. So the proxy's health endpoint
@@ -61,7 +64,7 @@ defaults
     option forwardfor
     retries 3
     retry-on conn-failure empty-response
-    timeout connect 2s
+    timeout connect 250ms
     timeout client 1h
     timeout server 1h
     timeout tunnel 1h

@@ -12,7 +12,7 @@ import streamlit as st
 
 from dpviz import hosted_mode, papers, registry
 from dpviz.errors import InputError
-from dpviz.params import Param, canonical_query, check_hosted_cap, format_value, parse_value
+from dpviz.params import MAX_RAW_LENGTH, Param, canonical_query, check_hosted_cap, format_value, parse_value
 from dpviz.registry import FigureSpec
 from webui import views
 from webui.plotly_element import ChartJSON, plotly_json_chart
@@ -103,8 +103,12 @@ def side_by_side_box(page: str, params: Sequence[Param], values: dict[str, Any])
     p = mid.selectbox("Parameter", choices, format_func=lambda q: q.label, key=f"sbs-param-{page}-{spec.id}")
     current = current_values(list(params), values).get(p.name, p.default)
     texts = (
-        a_col.text_input("A", format_value(p, current), key=f"sbs-a-{page}-{spec.id}-{p.name}"),
-        b_col.text_input("B", format_value(p, current), key=f"sbs-b-{page}-{spec.id}-{p.name}"),
+        a_col.text_input(
+            "A", format_value(p, current), key=f"sbs-a-{page}-{spec.id}-{p.name}", max_chars=MAX_RAW_LENGTH
+        ),
+        b_col.text_input(
+            "B", format_value(p, current), key=f"sbs-b-{page}-{spec.id}-{p.name}", max_chars=MAX_RAW_LENGTH
+        ),
     )
     values = current_values(list(params), values)
     own = {q.name: values.get(q.name, q.default) for q in spec.params}
