@@ -54,6 +54,13 @@ BUDGETS: tuple[Budget, ...] = (
         "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
     ),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
+    Budget(
+        "web.frames",
+        "pages: each live chart's frames along a slider (compressed), shared by every visitor",
+        128,
+        128 * MB,
+        frozen=True,
+    ),
     Budget("lessons.parsed", "lessons: each lesson file parsed, per version of the file", 64, 8 * MB),
     Budget("lessons.answers", "lessons: each question's computed answer (a number or a choice)", 1024, 1 * MB),
     Budget("web.panels", "pages: each panel's result (an audit), shared by every visitor", 32, 64 * MB),

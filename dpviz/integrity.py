@@ -68,6 +68,28 @@ def read_table(path: Path, meta: Mapping[str, Any] | None = None) -> pd.DataFram
     return df if len(df) == check.get("rows") else None
 
 
+def write_blob(data: bytes, path: Path, meta: Mapping[str, Any]) -> None:
+    """Write ``data`` to ``path`` and its check (hash, size, ``meta``) beside it, as a table's."""
+    check = {"sha256": hashlib.sha256(data).hexdigest(), "rows": len(data), "meta": dict(meta)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, data)
+    _atomic_write(sidecar(path), json.dumps(check, sort_keys=True).encode())
+
+
+def read_blob(path: Path, meta: Mapping[str, Any]) -> bytes | None:
+    """The bytes at ``path`` if they verify (hash, size and ``meta``), else None."""
+    try:
+        check = json.loads(sidecar(path).read_text())
+        data = path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(check, dict) or hashlib.sha256(data).hexdigest() != check.get("sha256"):
+        return None
+    if check.get("meta") != json.loads(json.dumps(dict(meta))) or len(data) != check.get("rows"):
+        return None
+    return data
+
+
 def read_meta(path: Path) -> dict | None:
     """The meta recorded beside ``path`` (None if there is no readable check)."""
     try:

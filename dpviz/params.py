@@ -115,6 +115,19 @@ def log_grid(low: float, high: float) -> list[float]:
     return sorted({v for v in values if low <= v <= high} | {float(low), float(high)})
 
 
+def int_grid(low: int, high: int) -> list[int]:
+    """The slider positions of a whole number from ``low`` to ``high``: every number up to 20,
+    then the rounded :data:`LOG_STEPS` of every decade and the powers of two (a dimension's usual
+    values: 64, 128, 256, 300, 512, 1024), plus the two ends. A whole-number slider over a wide
+    range is dragged along these (a link or the command line takes any number in range)."""
+    if not low < high:
+        raise ValueError(f"a grid needs low < high, got {low}, {high}")
+    values = set(range(low, min(high, 20) + 1))
+    values |= {round(m * 10**k) for k in range(0, len(str(high)) + 1) for m in LOG_STEPS}
+    values |= {2**k for k in range(0, int(math.log2(high)) + 1)} | {low, high}
+    return sorted(v for v in values if low <= v <= high)
+
+
 def _num(x: float | None) -> str:
     if x is None:
         return "any"

@@ -57,6 +57,34 @@ def cached_table(figure_id: str, canonical: Mapping[str, str], compute: Callable
     return df
 
 
+def cached_blob(kind: str, canonical: Mapping[str, str], compute: Callable[[], bytes]) -> bytes:
+    """Bytes (a figure's encoded frames, :mod:`dpviz.frames`) kept on disk like a table: verified
+    on reading, computed once by the processes sharing the cache (the others wait and read it)."""
+    path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
+    meta = {"kind": kind, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    data = integrity.read_blob(path, meta)
+    if data is not None:
+        _touch(path)
+        return data
+    with _computing(path):
+        data = integrity.read_blob(path, meta)
+        if data is not None:
+            return data
+        data = compute()
+        try:
+            integrity.write_blob(data, path, meta)
+            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+        except OSError:
+            pass
+    return data
+
+
+def blob_cached(kind: str, canonical: Mapping[str, str]) -> bool:
+    """Whether :func:`cached_blob` would read these bytes from disk (whether they verify is decided on reading)."""
+    path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
+    return path.exists() and integrity.sidecar(path).exists()
+
+
 @contextmanager
 def _computing(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path``'s lock file while its table is computed, so server

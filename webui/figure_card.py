@@ -15,9 +15,10 @@ from dpviz.errors import InputError
 from dpviz.export import find_chromium, html_page, image_bytes
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
-from webui import views
-from webui.plotly_element import plotly_json_chart
+from webui import live_frames, views
+from webui.plotly_element import live_chart, plotly_json_chart
 from webui.url_state import canonical_query, share_link
+from webui.widgets import slider_options, widget_label
 
 _CHROMIUM: list = [0.0, None]  # (when last looked, what was found)
 
@@ -31,8 +32,13 @@ def _chromium() -> str | None:
     return _CHROMIUM[1]
 
 
-def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[Param]) -> pd.DataFrame | None:
-    """Title, chart with its explanation beside it, downloads and the reproducible link."""
+def show_figure(
+    spec: FigureSpec, values: dict[str, Any], page_params: Sequence[Param], live: Sequence[Param] = ()
+) -> pd.DataFrame | None:
+    """Title, chart with its explanation beside it, downloads and the reproducible link. ``live``:
+    the page's live sliders; along those the chart has, its frames go with it (drawn by the
+    browser while the slider moves), and at a position of their grid the chart is sent as a
+    reference to its frame, not computed and sent again (:mod:`webui.live_frames`)."""
     st.subheader(spec.title, anchor=spec.id)
     chart_col, text_col = st.columns([4, 1.35], gap="medium")
     if spec.on_demand and not views.view_ready(spec, values):
@@ -45,8 +51,10 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
         )
         if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
             return None
+    sliders, ref = ({}, None) if spec.on_demand or not live_frames.enabled() else _frames(chart_col, spec, values, live)
     try:
-        df, chart, elapsed = views.cached_view(spec, values)
+        if ref is None:
+            df, chart, elapsed = views.cached_view(spec, values)
     except InputError as err:  # input dpviz refuses; anything else is a bug (below)
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
         return None
@@ -59,19 +67,47 @@ def show_figure(spec: FigureSpec, values: dict[str, Any], page_params: Sequence[
             "The rest of the page works."
         )
         return None
-    plotly_json_chart(chart_col, chart, key=f"chart-{spec.id}", config={"displaylogo": False})
+    config = {"displaylogo": False}
+    if ref is None:
+        plotly_json_chart(chart_col, chart, key=f"chart-{spec.id}", config=config, sliders=sliders)
+        note = f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings)."
+    else:
+        live_chart(chart_col, None, key=f"chart-{spec.id}", config=config, sliders=sliders, ref=ref[0], height=ref[1])
+        note = "Drawn from this chart's frames: every slider position computed once, for every visitor."
     with text_col:
         st.markdown(spec.caption)
         if spec.paper_figure:
             st.caption(f"Paper: {spec.paper_figure}.")
-        st.caption(f"Computed and drawn in {elapsed:.2f} s (kept for every visitor with these settings).")
-    download_row(chart_col, spec.id, lambda: df.to_csv(index=False), chart.figure)
+        st.caption(note)
+    view = lambda: views.cached_view(spec, values)  # noqa: E731 - at a frame's position: made when a download asks
+    download_row(chart_col, spec.id, lambda: view()[0].to_csv(index=False), lambda: view()[1].figure())
     with chart_col.expander("Reproduce this figure"):
         st.markdown("Link to this view (all the page's settings, seed included):")
         st.code(share_link(canonical_query(page_params, values)), language=None)
         st.markdown("The same figure from the command line:")
         st.code(spec.command(values), language="bash")
-    return df
+    return df if ref is None else None
+
+
+def _frames(where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> tuple[dict, tuple | None]:
+    """The chart's sliders for the browser (label -> its frames' key, the slider's options, the
+    value shown) with each slider's frames element put in ``where`` when they are computed (else
+    one that asks again: :func:`webui.live_frames.pending_element`), and a reference to the frame at the current
+    value when one holds it (``({"frames": key, "value": v}, height)``), else None."""
+    sliders, ref = {}, None
+    own = {p.name for p in spec.params}
+    for p in live:
+        if p.name not in own:
+            continue
+        key, held = live_frames.frames_for(spec, values, p.name)
+        sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
+        if held is None:
+            live_frames.pending_element(where, spec, p.name, key)
+            continue
+        live_frames.frames_element(where, spec, p.name, key, held.blob)
+        if ref is None and values[p.name] in held.grid:
+            ref = ({"frames": key, "value": values[p.name]}, held.height)
+    return sliders, ref
 
 
 def download_row(where, stem: str, csv: Callable[[], str], figure: Callable[[], Any], extra=()) -> None:

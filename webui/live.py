@@ -10,11 +10,16 @@ import streamlit as st
 from dpviz.errors import InputError
 from dpviz.params import Param, format_value
 from dpviz.registry import FigureSpec
-from webui import figure_card, views
+from webui import figure_card, live_frames, views
 from webui.panel_view import show_panel
 from webui.plotly_element import plotly_json_chart
 from webui.url_state import sync_url
 from webui.widgets import widgets
+
+STICKY_CSS = (
+    "<style>[data-testid='stLayoutWrapper']:has(> .st-key-live-panel)"
+    "{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>"
+)
 
 
 def live_figures(
@@ -46,11 +51,10 @@ def live_figures(
     first_live, last = uses[0], (len(specs) - 1 if live_panels else uses[-1])
     cards(specs[:first_live], values, page_params, first)
 
-    # the sliders stay in view while the reader scrolls to the charts they drive
-    st.markdown(
-        "<style>.st-key-live-panel{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>",
-        unsafe_allow_html=True,
-    )
+    # the sliders stay in view while the reader scrolls through the charts they drive: the sticky
+    # box is the panel's wrapper inside the fragment's block, which holds those charts (the panel
+    # itself sits in a wrapper of its own height, where it has no room to stick); frames are hidden
+    st.markdown(STICKY_CSS + live_frames.HIDE_CSS, unsafe_allow_html=True)
 
     @st.fragment
     def section() -> None:
@@ -59,7 +63,7 @@ def live_figures(
                 st.markdown(intro)
             both = dict(values, **widgets(live, list(st.columns(len(live)))))
         sync_url(page_params, both)
-        cards(specs[first_live : last + 1], both, page_params, first)
+        cards(specs[first_live : last + 1], both, page_params, first, live)
         show_panels(live_panels, both)
 
     section()
@@ -87,11 +91,16 @@ def first_answer_needed(spec: FigureSpec, values: dict[str, Any], first: dict[st
 
 
 def cards(
-    specs: Sequence[FigureSpec], values: dict[str, Any], page_params: Sequence[Param], first: dict | None = None
+    specs: Sequence[FigureSpec],
+    values: dict[str, Any],
+    page_params: Sequence[Param],
+    first: dict | None = None,
+    live: Sequence[Param] = (),
 ) -> None:
     """The figure cards of ``specs`` in page order. Those that need a first answer
     (:func:`first_answer_needed`) are drawn at the cheaper values first, all of them, each in a
-    slot of its own; then each slot is filled with the full card as its answer is computed."""
+    slot of its own; then each slot is filled with the full card as its answer is computed.
+    ``live``: the sliders whose frames go with the charts (:func:`figure_card.show_figure`)."""
     early = [first_answer_needed(spec, values, first) for spec in specs]
     if not any(early):
         for spec in specs:
@@ -99,7 +108,7 @@ def cards(
             # keeps the same shape from run to run, so the browser keeps its charts and redraws
             # them in place rather than mounting them anew
             with st.container():
-                figure_card.show_figure(spec, values, page_params)
+                figure_card.show_figure(spec, values, page_params, live)
                 st.divider()
         return
     slots = [st.empty() for _ in specs]
@@ -108,12 +117,12 @@ def cards(
             if quick:
                 show_first_answer(spec, first, values)
             else:
-                figure_card.show_figure(spec, values, page_params)
+                figure_card.show_figure(spec, values, page_params, live)
             st.divider()
     for slot, spec, quick in zip(slots, specs, early):
         if quick:
             with slot.container():
-                figure_card.show_figure(spec, values, page_params)
+                figure_card.show_figure(spec, values, page_params, live)
                 st.divider()
 
 

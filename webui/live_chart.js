@@ -9,6 +9,15 @@
 // its Plotly element, whose URL the server sends in `data.plotly`), loaded once per tab. The
 // chart keeps the class and test id of Streamlit's element, so that selectors written for it (the
 // browser tests', a user's CSS) find dpviz's charts too.
+//
+// Frames (dpviz/frames.py, webui/live_frames.py): the same script serves the hidden frames
+// element, whose data is "F", a key, a newline and the zlib-compressed frames of one chart along
+// one slider; they are inflated once and kept by key. A chart is told, per slider label, the key
+// of its frames and the slider's options; while a slider moves (its aria-valuetext changes, which
+// Streamlit's slider does on every step of a drag and every key press, before the value reaches
+// the server), every chart with frames along it is redrawn at the slider's position from its
+// frames, once per animation frame. After the move the server sends, for a position on the grid,
+// a reference to the frame instead of the figure.
 
 const FULLSCREEN = {
   width: 448,
@@ -65,8 +74,112 @@ function size(gd) {
   };
 }
 
-export default function ({ data: bytes, parentElement }) {
-  const data = JSON.parse(new TextDecoder().decode(bytes));
+const FRAMES = (window.__dpvizFrames = window.__dpvizFrames || new Map());
+const CHARTS = (window.__dpvizCharts = window.__dpvizCharts || new Set());
+
+// frames element ("F"): inflate once, keep by key, tell the charts waiting for them
+async function holdFrames(u8) {
+  const nl = u8.indexOf(10);
+  const key = new TextDecoder().decode(u8.subarray(1, nl));
+  if (FRAMES.has(key)) return;
+  FRAMES.set(key, null); // being inflated
+  const stream = new Blob([u8.subarray(nl + 1)]).stream().pipeThrough(new DecompressionStream("deflate"));
+  const doc = JSON.parse(await new Response(stream).text());
+  doc.index = new Map(doc.grid.map((v, i) => [v, i]));
+  FRAMES.set(key, doc);
+  window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: key }));
+}
+
+// the frame at position i: the base with that position's patch (dpviz.frames.apply)
+function frameAt(doc, i) {
+  doc.made = doc.made || new Map(); // the same object for the same frame: a chart showing it is left alone
+  if (doc.made.has(i)) return doc.made.get(i);
+  const change = doc.patches[i];
+  const data = (change.data || doc.base.data).map((t) => Object.assign({}, t));
+  if (!change.data) {
+    for (const [k, keys] of Object.entries(change.traces || {})) Object.assign(data[+k], keys);
+    for (const [k, keys] of Object.entries(change.drop || {})) for (const key of keys) delete data[+k][key];
+  }
+  const layout = Object.assign({}, doc.base.layout, change.layout || {});
+  for (const key of change.layout_drop || []) delete layout[key];
+  const figure = { data, layout };
+  doc.made.set(i, figure);
+  return figure;
+}
+
+// redraw a chart with a figure now, or when it comes into view
+function show(gd, figure, tag) {
+  const state = gd.__dpviz;
+  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return; // already drawn (or on its way)
+  gd.__dpvizShownState = state;
+  const draw = () => plotly(state.plotly).then((Plotly) => {
+    if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
+    return Plotly.react(gd, figure.data, Object.assign({}, figure.layout, size(gd)), state.config).then(() => {
+      gd.__dpvizDrawn = { tag, at: performance.now() };
+      gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+    });
+  });
+  gd.__dpvizShown = figure;
+  if (gd._fullLayout && gd.__dpvizSeen === false) {
+    gd.__dpvizPending = () => (gd.__dpvizLast = draw());
+  } else {
+    gd.__dpvizPending = null;
+    gd.__dpvizLast = draw();
+  }
+}
+
+// the figure a chart shows at a slider's option index (null: nothing to draw from here)
+function figureAt(gd, label, index) {
+  const s = gd.__dpviz.sliders[label];
+  if (!s) return null;
+  const value = s.options[index];
+  const doc = FRAMES.get(s.frames);
+  const i = doc ? doc.index.get(value) : undefined;
+  if (i !== undefined) return frameAt(doc, i);
+  return value === s.at && gd.__dpviz.figure ? gd.__dpviz.figure : null;
+}
+
+// every slider move: the latest position per label, drawn once per animation frame
+const MOVED = new Map();
+function watchSliders() {
+  if (window.__dpvizSliderWatch) return;
+  window.__dpvizSliderWatch = new MutationObserver((records) => {
+    for (const r of records) {
+      const el = r.target;
+      if (el.tagName === "INPUT" && el.type === "range" && el.getAttribute("aria-label")) {
+        MOVED.set(el.getAttribute("aria-label"), +el.value);
+      }
+    }
+    if (MOVED.size && !window.__dpvizMoveFrame) {
+      window.__dpvizMoveFrame = requestAnimationFrame(() => {
+        window.__dpvizMoveFrame = null;
+        for (const [label, index] of MOVED) {
+          for (const gd of CHARTS) {
+            if (!gd.isConnected) {
+              CHARTS.delete(gd);
+              continue;
+            }
+            const figure = figureAt(gd, label, index);
+            if (figure) show(gd, figure, `${label}=${index}`);
+          }
+        }
+        MOVED.clear();
+      });
+    }
+  });
+  window.__dpvizSliderWatch.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["aria-valuetext"] });
+}
+
+export default function ({ data: bytes, parentElement, setTriggerValue }) {
+  const u8 = new Uint8Array(bytes);
+  if (u8[0] === 70) return void holdFrames(u8); // "F": a frames element
+  if (u8[0] === 80) {
+    // "P": frames still being computed; ask the server again in 2 s (a run of the live section)
+    clearTimeout(parentElement.__dpvizAsk);
+    parentElement.__dpvizAsk = setTimeout(() => setTriggerValue("check", Date.now()), 2000);
+    return;
+  }
+  const data = JSON.parse(new TextDecoder().decode(u8));
   let gd = parentElement.querySelector(":scope > .dpviz-chart");
   if (!gd) {
     gd = document.createElement("div");
@@ -75,8 +188,6 @@ export default function ({ data: bytes, parentElement }) {
     parentElement.appendChild(gd);
     onScreen(gd).observe(gd);
   }
-  const figure = data.figure;
-  const state = (gd.__dpviz = { height: data.height });
   const config = Object.assign({}, data.config, {
     modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"],
     modeBarButtonsToAdd: [
@@ -87,16 +198,27 @@ export default function ({ data: bytes, parentElement }) {
       },
     ],
   });
-  const draw = () => plotly(data.plotly).then((Plotly) => {
-    if (gd.__dpviz !== state) return; // a newer figure came meanwhile
-    return Plotly.react(gd, figure.data, Object.assign({}, figure.layout, size(gd)), config);
+  const state = (gd.__dpviz = {
+    height: data.height, config, plotly: data.plotly, figure: data.figure || null, sliders: data.sliders || {},
   });
-  // a chart drawn before and out of view now is redrawn when it comes into view
-  if (gd._fullLayout && gd.__dpvizSeen === false) {
-    gd.__dpvizPending = () => (gd.__dpvizLast = draw());
-  } else {
-    gd.__dpvizPending = null;
-    gd.__dpvizLast = draw();
+  if (Object.keys(state.sliders).length) {
+    CHARTS.add(gd);
+    watchSliders();
+  }
+  if (data.figure) {
+    show(gd, data.figure, "server");
+  } else if (data.ref) {
+    // a position on the grid: the frame the browser holds (or will, when its element arrives)
+    const drawRef = () => {
+      const doc = FRAMES.get(data.ref.frames);
+      if (!doc || gd.__dpviz !== state) return false;
+      show(gd, frameAt(doc, doc.index.get(data.ref.value)), "server-ref");
+      return true;
+    };
+    if (!drawRef()) {
+      const wait = (e) => e.detail === data.ref.frames && drawRef() && window.removeEventListener("dpviz-frames", wait);
+      window.addEventListener("dpviz-frames", wait);
+    }
   }
   if (!gd.__dpvizResize) {
     gd.__dpvizResize = new ResizeObserver(() => {

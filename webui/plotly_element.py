@@ -62,7 +62,9 @@ def chart_json(fig) -> ChartJSON:
     return ChartJSON(pio.to_json(fig_dict, validate=False), int(height) if height else _DEFAULT_HEIGHT)
 
 
-def plotly_json_chart(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
+def plotly_json_chart(
+    where, chart: ChartJSON, *, key: str, config: dict[str, Any], sliders: dict[str, dict] | None = None
+) -> None:
     """Put ``chart`` in ``where`` (a Streamlit container) as ``st.plotly_chart(fig, theme=None,
     key=key, config=config)`` would: by dpviz's own chart element (:func:`live_chart`) where
     Streamlit's copy of plotly.js is found, else by Streamlit's Plotly element
@@ -70,7 +72,7 @@ def plotly_json_chart(where, chart: ChartJSON, *, key: str, config: dict[str, An
     if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1" or _live().chunk is None:
         streamlit_plotly_element(where, chart, key=key, config=config)
     else:
-        live_chart(where, chart, key=key, config=config)
+        live_chart(where, chart, key=key, config=config, sliders=sliders)
 
 
 def streamlit_plotly_element(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
@@ -129,24 +131,50 @@ class _LiveChart:
 
 
 @functools.cache
+def live_script() -> str:
+    """``webui/live_chart.js`` as every chart element carries it: without its comment lines and
+    indentation (the frames element, :mod:`webui.live_frames`, runs the same script)."""
+    source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
+    return "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
+
+
+@functools.cache
 def _live() -> _LiveChart:
     """The chart element, registered once per process."""
     import streamlit as st
 
-    source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
-    # every chart element carries the script: without its comment lines and indentation
-    js = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
-    return _LiveChart(plotly_module(), st.components.v2.component(CHART_COMPONENT, js=js, isolate_styles=False))
+    return _LiveChart(
+        plotly_module(), st.components.v2.component(CHART_COMPONENT, js=live_script(), isolate_styles=False)
+    )
 
 
 CHART_COMPONENT = "dpviz_chart"
 
 
-def live_chart(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
+def live_chart(
+    where,
+    chart: ChartJSON | None,
+    *,
+    key: str,
+    config: dict[str, Any],
+    sliders: dict[str, dict] | None = None,
+    ref: dict | None = None,
+    height: int | None = None,
+) -> None:
     """``chart`` in dpviz's chart element under ``key`` (its identity: the same key in the next
     run is the same element, redrawn in place). Its data is one JSON document, the figure's JSON
-    put in as it is (not escaped as a string inside another)."""
+    put in as it is (not escaped as a string inside another). ``sliders`` (label -> ``{"frames":
+    key, "options": [...], "at": value}``) lets the browser redraw the chart from its frames while
+    those sliders move; ``ref`` (``{"frames": key, "value": v}``) stands for ``chart``: the frame
+    at ``v``, which the browser holds (``height`` is then the chart's height)."""
     live = _live()
-    head = json.dumps({"height": chart.height, "config": config, "plotly": live.chunk})
+    head = {"height": chart.height if chart is not None else height or _DEFAULT_HEIGHT, "config": config}
+    head.update({"plotly": live.chunk, "sliders": sliders or {}})
+    if chart is None:
+        head["ref"] = ref
+        data = json.dumps(head)
+    else:
+        text = json.dumps(head)
+        data = f'{text[:-1]}, "figure": {chart.spec}}}'
     with where if hasattr(where, "__enter__") else contextlib.nullcontext():  # a container, or st itself
-        live.mount(key=key, data=f'{head[:-1]}, "figure": {chart.spec}}}'.encode())
+        live.mount(key=key, data=data.encode())

@@ -159,9 +159,13 @@ class SessionClient:
             self.widgets[getattr(el, kind).label] = getattr(el, kind).id
         if kind == "slider" and (delta.fragment_id or not self.live):
             s = el.slider
-            if s.options:  # a select-slider: its options, the value is an index
+            if s.options:  # a select-slider: its options; its value an option (set from the session) or an index
                 positions = list(s.options)
-                index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
+                raw = list(s.raw_value) if s.set_value else []
+                if raw and str(raw[0]) in positions:
+                    index = positions.index(str(raw[0]))
+                else:
+                    index = int(s.value[0]) if s.value else (int(s.default[0]) if s.default else 0)
             else:  # a numeric slider: its grid from min to max by step
                 count = min(int(round((s.max - s.min) / s.step)) + 1, 10_001) if s.step > 0 else 1
                 positions = [s.min + k * s.step for k in range(count)]

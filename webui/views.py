@@ -3,6 +3,7 @@ computed once per canonical parameters and served to every session of this proce
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -22,11 +23,36 @@ def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
 
 
+_BUSY = [0]
+_BUSY_LOCK = threading.Lock()
+
+
+@contextmanager
+def busy() -> Iterator[None]:
+    """Count a visitor's computation while it runs (background work waits for none: :func:`wait_idle`)."""
+    with _BUSY_LOCK:
+        _BUSY[0] += 1
+    try:
+        yield
+    finally:
+        with _BUSY_LOCK:
+            _BUSY[0] -= 1
+
+
+def wait_idle(limit: float = 60.0) -> None:
+    """Wait (at most ``limit`` seconds) until no visitor's chart is being computed in this process:
+    background work (frames) yields to what a visitor waits for."""
+    deadline = time.monotonic() + limit
+    while _BUSY[0] > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, ChartJSON, float]:
     """Table, the chart as Streamlit sends it, and the seconds they took (no Streamlit calls: any thread)."""
-    start = time.perf_counter()
-    df = spec.table(own, progress)
-    return df, chart_json(spec.figure_dict(df, own)), time.perf_counter() - start
+    with busy():
+        start = time.perf_counter()
+        df = spec.table(own, progress)
+        return df, chart_json(spec.figure_dict(df, own)), time.perf_counter() - start
 
 
 def prefill(spec: FigureSpec, values: dict[str, Any]) -> bool:
@@ -93,7 +119,7 @@ def cached_panel(panel, values: dict[str, Any]) -> Any:
     key = _panel_key(panel, values)
 
     def compute() -> Any:
-        with progress_bar(panel.working or f"{panel.title}…") as progress:
+        with busy(), progress_bar(panel.working or f"{panel.title}…") as progress:
             return panel.run(values, progress)
 
     return _PANELS.get(key, compute)

@@ -69,7 +69,32 @@ def warm_defaults() -> int:
                 views.prefill_panel(panel, {p.name: p.default for p in panel.params})
             except Exception:  # noqa: BLE001
                 log.exception("warm-up of the %s panel failed", panel.id)
-    return done + warm_lessons()
+    return done + warm_lessons() + warm_frames()
+
+
+def warm_frames() -> int:
+    """Compute every live chart's frames along each of its sliders on its page's defaults (the
+    browser draws them while a slider moves); returns how many sets were computed or read."""
+    from dpviz import papers
+    from webui import live_frames
+
+    if not live_frames.enabled():
+        return 0
+    done = 0
+    for paper in papers.all_papers():
+        params = registry.page_params(paper.key)
+        values = {p.name: p.default for p in params}
+        sliders = [p for p in params if p.slider]
+        for spec in registry.paper_figures(paper.key):
+            for p in sliders:
+                if spec.on_demand or p.name not in {q.name for q in spec.params}:
+                    continue
+                try:
+                    live_frames.build(spec, values, p.name)
+                    done += 1
+                except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
+                    log.exception("frames of %s along %s failed", spec.id, p.name)
+    return done
 
 
 def warm_lessons(names: list[str] | None = None) -> int:

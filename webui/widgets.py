@@ -1,7 +1,8 @@
 """Widgets for declared parameters (:class:`dpviz.params.Param`): one per parameter, each value
 through the one validator, so a bad typed value gets a sentence and the default.
 
-A log-scale float with ``slider=True`` is a select-slider on :func:`dpviz.params.log_grid`; a text
+A number with ``slider=True`` is a select-slider on its grid (:func:`dpviz.frames.slider_grid`:
+a log scale, or a whole number's grid); a text
 parameter with ``options`` is a select box (plus a path box when running locally); an ``upload``
 parameter is a file box whose file is kept under the cache directory and named by content
 (``upload:NAME``), so the value, and a link, can carry it.
@@ -15,7 +16,8 @@ import streamlit as st
 
 from dpviz import registry, uploads
 from dpviz.errors import InputError
-from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, log_grid, parse_value
+from dpviz.frames import slider_grid
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
 
 
 def widget_state(p: Param, value: Any) -> Any:
@@ -33,12 +35,27 @@ def _top(p: Param) -> float | None:
     return p.max
 
 
+def widget_label(p: Param) -> str:
+    """The label of ``p``'s widget (a slider's accessible name, which the browser's frames follow)."""
+    return p.label + (f" ({p.unit})" if p.unit else "")
+
+
+def slider_options(p: Param, current: Any) -> list:
+    """The options of ``p``'s slider when it shows ``current``: its grid up to the bound (the
+    hosted cap, if any), with ``current`` put in its place when a link brought it off the grid."""
+    grid = slider_grid(p, _top(p))
+    kind = int if p.kind == "int" else float
+    if isinstance(current, (int, float)) and kind(current) not in grid and p.min <= current <= _top(p):
+        grid = sorted(grid + [kind(current)])
+    return grid
+
+
 def _widget(p: Param, where) -> Any:
-    label = p.label + (f" ({p.unit})" if p.unit else "")
+    label = widget_label(p)
     helptext = p.help + (f" Hosted demo: at most {_top(p):,.0f}." if _top(p) != p.max else "")
     key = p.name
-    if p.slider and p.kind == "float" and p.log:
-        return _log_slider(p, where, label, helptext)
+    if p.slider and (p.kind == "int" or p.log):
+        return _grid_slider(p, where, label, helptext)
     if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
         if p.max - p.min <= 3:
             return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
@@ -71,15 +88,15 @@ def _widget(p: Param, where) -> Any:
     )
 
 
-def _log_slider(p: Param, where, label: str, helptext: str) -> float:
-    """A log-scale slider: the positions of :func:`dpviz.params.log_grid` between the bounds
-    (the hosted cap, if any), plus the current value when a link brought one off the grid, so
-    it shows as typed. Arrow keys step along the grid."""
-    grid = log_grid(float(p.min), float(_top(p)))
+def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:
+    """A live slider over the positions of :func:`dpviz.frames.slider_grid` (a log scale, or a
+    whole number's grid) up to the bound (the hosted cap, if any), plus the current value when a
+    link brought one off the grid, so it shows as typed. Arrow keys step along the grid; the
+    browser draws the charts' frames at these positions while the slider moves."""
     current = st.session_state.get(p.name, p.default)
-    if isinstance(current, (int, float)) and float(current) not in grid and p.min <= current <= _top(p):
-        grid = sorted(grid + [float(current)])
-        st.session_state[p.name] = float(current)
+    grid = slider_options(p, current)
+    if isinstance(current, (int, float)) and current in grid:
+        st.session_state[p.name] = (int if p.kind == "int" else float)(current)
     unit = f" {p.unit}" if p.unit else ""
     return where.select_slider(label, options=grid, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}")
 

@@ -47,7 +47,7 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
 
 def test_adept_page_deep_link_sets_controls():
     at = _run(ADEPT, dict(FAST, dim="100", epsilon="2", seed="7"))
-    assert at.slider(key="dim").value == 100
+    assert at.select_slider(key="dim").value == 100
     assert at.select_slider(key="epsilon").value == 2.0
     assert at.number_input(key="seed").value == 7
     assert at.query_params["dim"] in ("100", ["100"])
@@ -69,14 +69,14 @@ def test_bad_url_parameters_warn_and_fall_back(query, fragment):
     assert fragment in warnings
     assert len(charts(at)) >= 6  # the rest of the page keeps working (the audit, once run, is kept)
     if "dim" in query:
-        assert at.slider(key="dim").value == 64
+        assert at.select_slider(key="dim").value == 64
 
 
 def test_moving_a_slider_updates_url_and_chart():
     at = _run(ADEPT, FAST)
-    at.slider(key="dim").set_value(81).run()
+    at.select_slider(key="dim").set_value(80).run()
     assert not at.exception
-    assert at.query_params["dim"] in ("81", ["81"])
+    assert at.query_params["dim"] in ("80", ["80"])
 
 
 def test_bad_typed_list_shows_error_and_keeps_page():

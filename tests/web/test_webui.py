@@ -236,6 +236,7 @@ def test_dpviz_chart_element_keeps_its_identity_and_carries_the_figure_as_is():
         "height": 321,
         "config": {"displaylogo": False},
         "plotly": module,
+        "sliders": {},  # no slider drives it: no frames
         "figure": {"data": [{"y": [0, 1]}], "layout": {"height": 321}},
     }
     at.slider[0].set_value(5).run()
@@ -267,7 +268,9 @@ def test_charts_not_computed_yet_get_their_first_answer_before_any_full_answer(m
     specs = [FigureSpec(**{**s.__dict__, "id": f"test-{k}"}) for k, s in enumerate(specs)]
     ready = {"test-1"}  # computed before: no first answer
     monkeypatch.setattr(views, "view_ready", lambda spec, values: spec.id in ready)
-    monkeypatch.setattr(figure_card, "show_figure", lambda spec, values, page: calls.append(("full", spec.id, values)))
+    monkeypatch.setattr(
+        figure_card, "show_figure", lambda spec, values, page, live=(): calls.append(("full", spec.id, values))
+    )
     monkeypatch.setattr(live, "show_first_answer", lambda spec, first, values: calls.append(("first", spec.id, first)))
     live.cards(specs, {"n": 9}, (N,), first={"n": 2})
     assert calls == [

@@ -1,0 +1,239 @@
+"""Frames: a live figure drawn at every position of one of its sliders, so that the browser can
+redraw the chart while the slider is dragged, with no server run per position.
+
+A frame is exactly what the server draws at that position: the figure's table from the very
+``FigureSpec.table`` (``evaluate`` on the prepared state) that the page, the command line and
+the report use, drawn by ``FigureSpec.figure_dict`` and written as Plotly's JSON. Nothing is
+approximated or interpolated; a position off the grid (a link's value) is not a frame and is
+drawn by the server as any chart.
+
+The slider's positions (:func:`slider_grid`) are those the page's slider offers:
+:func:`dpviz.params.log_grid` for a log-scale slider, :func:`dpviz.params.int_grid` for a whole
+number. Encoding (:func:`encode`), to keep the weight on the wire small:
+
+- every array of numbers in a trace (x, y, z, customdata, error bars, marker sizes and colours)
+  is a typed array, ``{"dtype": "f8", "bdata": <base64 of little-endian float64>}``, which
+  plotly.js reads as a Float64Array: exact, and a third of the size of decimal text;
+- the first frame is sent whole (the *base*); every frame is a *patch* against it: per trace,
+  the keys whose value differs, and the layout's top-level keys that differ (a frame with another
+  number of traces carries its whole trace list). :func:`apply` is the inverse, and the browser's
+  (``webui/live_chart.js``) does the same;
+- the JSON is compressed with zlib (the browser inflates it with ``DecompressionStream``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from dpviz.params import Param, int_grid, log_grid
+from dpviz.progress import Progress, report
+
+ARRAY_KEYS = ("x", "y", "z", "customdata", "base", "width")
+"""Trace keys whose numeric lists become typed arrays (also ``array``/``arrayminus`` of error bars,
+and ``size``/``color``/``opacity`` of markers)."""
+NESTED_ARRAY_KEYS = {
+    "error_x": ("array", "arrayminus"),
+    "error_y": ("array", "arrayminus"),
+    "marker": ("size", "color", "opacity"),
+}
+MIN_TYPED = 4
+"""Shorter numeric lists stay as they are (a typed array's header costs more than it saves)."""
+
+
+def slider_grid(p: Param, top: float | None = None) -> list[float] | list[int]:
+    """The positions the page's slider for ``p`` offers up to ``top`` (default: its maximum),
+    without a link's off-grid value: :func:`dpviz.params.int_grid` for a whole number,
+    :func:`dpviz.params.log_grid` otherwise."""
+    if not p.slider:
+        raise ValueError(f"{p.name} is not a slider")
+    top = p.max if top is None else top
+    if p.kind == "int":
+        return int_grid(int(p.min), int(top))
+    return log_grid(float(p.min), float(top))
+
+
+def _numbers(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) >= MIN_TYPED
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+    )
+
+
+def _typed(values: list) -> dict:
+    data = np.asarray(values, dtype="<f8")
+    return {"dtype": "f8", "bdata": base64.b64encode(data.tobytes()).decode("ascii")}
+
+
+def typed_arrays(fig: dict) -> dict:
+    """``fig`` (Plotly JSON as a dict) with every numeric list of :data:`ARRAY_KEYS` and
+    :data:`NESTED_ARRAY_KEYS` in its traces as a float64 typed array (same numbers, exactly)."""
+    data = []
+    for trace in fig.get("data", []):
+        trace = dict(trace)
+        for key in ARRAY_KEYS:
+            if _numbers(trace.get(key)):
+                trace[key] = _typed(trace[key])
+        for outer, inner in NESTED_ARRAY_KEYS.items():
+            if isinstance(trace.get(outer), dict):
+                part = dict(trace[outer])
+                for key in inner:
+                    if _numbers(part.get(key)):
+                        part[key] = _typed(part[key])
+                trace[outer] = part
+        data.append(trace)
+    return {**fig, "data": data}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def patch(base: dict, fig: dict) -> dict:
+    """What ``fig`` changes against ``base`` (both Plotly JSON dicts): ``{"traces": {i: {key:
+    value}}, "drop": {i: [keys]}, "layout": {key: value}, "layout_drop": [keys]}``, or ``{"data":
+    [...]}`` in place of the trace entries when the number of traces differs."""
+    out: dict = {}
+    bd, fd = base.get("data", []), fig.get("data", [])
+    if len(bd) != len(fd):
+        out["data"] = fd
+    else:
+        changed, dropped = {}, {}
+        for i, (a, b) in enumerate(zip(bd, fd)):
+            keys = {k: v for k, v in b.items() if k not in a or not _same(a[k], v)}
+            gone = [k for k in a if k not in b]
+            if keys:
+                changed[str(i)] = keys
+            if gone:
+                dropped[str(i)] = gone
+        if changed:
+            out["traces"] = changed
+        if dropped:
+            out["drop"] = dropped
+    bl, fl = base.get("layout", {}), fig.get("layout", {})
+    layout = {k: v for k, v in fl.items() if k not in bl or not _same(bl[k], v)}
+    if layout:
+        out["layout"] = layout
+    gone = [k for k in bl if k not in fl]
+    if gone:
+        out["layout_drop"] = gone
+    return out
+
+
+def apply(base: dict, change: Mapping[str, Any]) -> dict:
+    """The frame ``patch`` describes: ``base`` with the changes (the inverse of :func:`patch`)."""
+    if "data" in change:
+        data = [dict(t) for t in change["data"]]
+    else:
+        data = [dict(t) for t in base.get("data", [])]
+        for i, keys in change.get("traces", {}).items():
+            data[int(i)].update(keys)
+        for i, keys in change.get("drop", {}).items():
+            for k in keys:
+                data[int(i)].pop(k, None)
+    layout = dict(base.get("layout", {}))
+    layout.update(change.get("layout", {}))
+    for k in change.get("layout_drop", []):
+        layout.pop(k, None)
+    return {"data": data, "layout": layout}
+
+
+@dataclass(frozen=True)
+class Frames:
+    """A figure at every position of one slider: the slider's name and label, the positions, and
+    each frame as Plotly JSON (typed arrays); :meth:`encoded` is what the page sends."""
+
+    figure: str
+    slider: str
+    label: str
+    grid: tuple[float, ...]
+    figures: tuple[dict, ...]
+
+    def encoded(self) -> bytes:
+        """zlib-compressed JSON: ``{"figure", "slider", "label", "grid", "base", "patches"}``."""
+        base = self.figures[0]
+        doc = {
+            "figure": self.figure,
+            "slider": self.slider,
+            "label": self.label,
+            "grid": list(self.grid),
+            "base": base,
+            "patches": [patch(base, f) for f in self.figures],
+        }
+        return zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)
+
+    def at(self, value: float) -> dict | None:
+        """The frame at ``value`` (a position of the grid), or None off the grid."""
+        for v, fig in zip(self.grid, self.figures):
+            if v == value:
+                return fig
+        return None
+
+
+def decode(blob: bytes) -> dict:
+    """:meth:`Frames.encoded` read back: the document, with ``frames`` (every frame, patches applied)."""
+    doc = json.loads(zlib.decompress(blob))
+    doc["frames"] = [apply(doc["base"], p) for p in doc["patches"]]
+    return doc
+
+
+def compute_frames(
+    spec,
+    values: Mapping[str, Any],
+    slider: str,
+    to_json: Callable[[dict], str],
+    progress: Progress | None = None,
+    each: Callable[[dict, Any, str, float], None] | None = None,
+    grid: Sequence[float] | None = None,
+) -> Frames:
+    """``spec`` (a :class:`dpviz.registry.FigureSpec`) at every position of ``slider`` (its grid,
+    or ``grid``), the other parameters at ``values``: each frame's table by ``spec.table`` and its
+    drawing by ``spec.figure_dict``, written by ``to_json`` (the page's chart JSON). ``each(values,
+    table, json, seconds)`` is told every position (the page keeps them as views)."""
+    import time
+
+    p = spec.param(slider)
+    positions = list(grid if grid is not None else slider_grid(p))
+    figures = []
+    for k, v in enumerate(positions):
+        report(progress, k / len(positions), f"{spec.title}: frame {k + 1} of {len(positions)}")
+        at = {q.name: values[q.name] for q in spec.params}
+        at[slider] = v
+        start = time.perf_counter()
+        df = spec.table(at)
+        text = to_json(spec.figure_dict(df, at))
+        if each is not None:
+            each(at, df, text, time.perf_counter() - start)
+        figures.append(typed_arrays(json.loads(text)))
+    return Frames(spec.id, slider, p.label, tuple(positions), tuple(figures))
+
+
+def close(a: Any, b: Any, tol: float = 1e-12) -> bool:
+    """Whether two Plotly JSON values hold the same numbers (typed arrays decoded) within ``tol``
+    relative, and the same everything else: what the tests compare a frame with."""
+    a, b = _plain(a), _plain(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b or abs(a - b) <= tol * max(abs(a), abs(b))
+    return a == b
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict) and "bdata" in x and "dtype" in x:
+        data = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]).newbyteorder("<"))
+        if "shape" in x:
+            data = data.reshape([int(s) for s in str(x["shape"]).split(",")])
+        return data.tolist()
+    return x

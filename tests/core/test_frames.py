@@ -1,0 +1,104 @@
+"""Frames (dpviz.frames): a live figure at every position of its slider, made by the very table
+and drawing the page and the command line use. Every frame, once encoded, sent and decoded,
+equals the figure drawn directly at that position, number for number; patches and typed arrays
+lose nothing; the grids are the sliders' own."""
+
+import json
+import random
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from dpviz import frames, registry
+from dpviz.frames import Frames, apply, close, compute_frames, decode, patch, slider_grid, typed_arrays
+from dpviz.params import int_grid, log_grid, validate
+
+
+def _to_json(fig: dict) -> str:
+    return pio.to_json(fig, validate=False)
+
+
+def _live_cases():
+    for spec in registry.all_figures():
+        for name in spec.live:
+            p = spec.param(name)
+            if p.slider and not spec.on_demand:
+                yield pytest.param(spec.id, name, id=f"{spec.id}-{name}")
+
+
+@pytest.mark.parametrize("figure,slider", list(_live_cases()))
+def test_every_frame_equals_the_figure_drawn_at_its_position(figure, slider):
+    """At quick settings, on a random handful of the grid's positions (its ends among them):
+    decode(encoded) gives exactly what figure_dict draws there."""
+    spec = registry.get(figure)
+    values, errors = validate(spec.params, dict(spec.quick))
+    assert not errors
+    grid = slider_grid(spec.param(slider))
+    rng = random.Random(figure + slider)
+    picked = sorted({grid[0], grid[-1], *rng.sample(grid, min(4, len(grid)))})
+    made = compute_frames(spec, values, slider, _to_json, grid=picked)
+    doc = decode(made.encoded())
+    assert doc["grid"] == picked and doc["slider"] == slider and doc["label"] == spec.param(slider).label
+    for v, frame in zip(picked, doc["frames"]):
+        at = dict(values, **{slider: v})
+        direct = json.loads(_to_json(spec.figure_dict(spec.table(at), at)))
+        assert close(frame, direct, tol=0.0), f"{figure} at {slider} = {v}"
+
+
+def test_patches_round_trip_changed_dropped_and_recounted_traces():
+    base = {"data": [{"x": [1, 2], "name": "a", "hover": "h"}, {"y": [3]}], "layout": {"title": "t", "xaxis": {}}}
+    same_shape = {"data": [{"x": [1, 5], "name": "a"}, {"y": [3]}], "layout": {"title": "u"}}
+    more = {"data": [{"x": [1]}, {"y": [3]}, {"y": [4]}], "layout": {"title": "t", "xaxis": {}}}
+    for fig in (base, same_shape, more):
+        assert apply(base, patch(base, fig)) == fig
+    p = patch(base, same_shape)
+    assert p["traces"] == {"0": {"x": [1, 5]}} and p["drop"] == {"0": ["hover"]}
+    assert p["layout"] == {"title": "u"} and p["layout_drop"] == ["xaxis"]
+    assert patch(base, base) == {}
+    assert "data" in patch(base, more)
+
+
+def test_typed_arrays_are_exact_and_leave_everything_else():
+    values = [0.1, 1 / 3, 2.0**-1074, 1e308, -0.0, 7, np.nextafter(1.0, 2.0)]
+    fig = {
+        "data": [
+            {"x": values, "y": [1, 2], "text": ["a", "b", "c", "d"], "error_y": {"array": values}, "mode": "lines"},
+            {"x": [True, False, True, False], "marker": {"size": [1, 2, 3, 4], "symbol": "x"}},
+        ],
+        "layout": {"xaxis": {"range": [0, 1, 2, 3]}},
+    }
+    out = typed_arrays(fig)
+    assert out["data"][0]["x"]["dtype"] == "f8" and out["data"][0]["error_y"]["array"]["dtype"] == "f8"
+    assert out["data"][0]["y"] == [1, 2]  # too short to gain
+    assert out["data"][0]["text"] == ["a", "b", "c", "d"] and out["data"][1]["x"] == [True, False, True, False]
+    assert out["data"][1]["marker"]["symbol"] == "x" and out["data"][1]["marker"]["size"]["dtype"] == "f8"
+    assert out["layout"] == fig["layout"]  # axis ranges are not data
+    assert close(out, fig, tol=0.0)
+    decoded = frames._plain(out["data"][0]["x"])
+    assert [float(v).hex() for v in decoded] == [float(v).hex() for v in values]  # bit for bit
+
+
+def test_close_tells_numbers_apart():
+    assert close({"a": [1.0, 2.0]}, {"a": [1.0, 2.0 + 1e-13]}, tol=1e-12)
+    assert not close({"a": [1.0, 2.0]}, {"a": [1.0, 2.0 + 1e-9]}, tol=1e-12)
+    assert not close({"a": 1}, {"b": 1}) and not close([1, 2], [1, 2, 3]) and not close("x", "y")
+    assert close(float("nan"), float("nan")) and not close(float("nan"), 1.0)
+
+
+def test_the_grids_are_the_sliders():
+    eps = registry.get("adept-epsilon").param("epsilon")
+    assert slider_grid(eps) == log_grid(eps.min, eps.max)
+    dim = registry.get("adept-epsilon").param("dim")
+    g = slider_grid(dim)
+    assert g == int_grid(1, 1024) and g[:20] == list(range(1, 21)) and 64 in g and 300 in g and g[-1] == 1024
+    assert all(a < b for a, b in zip(g, g[1:]))
+    assert slider_grid(dim, top=100)[-1] == 100
+    assert int_grid(3, 7) == [3, 4, 5, 6, 7]
+    with pytest.raises(ValueError):
+        slider_grid(registry.get("adept-epsilon").param("max_dim"))
+
+
+def test_a_frame_is_found_only_on_the_grid():
+    made = Frames("f", "s", "S", (1.0, 2.0), ({"data": [], "layout": {"a": 1}}, {"data": [], "layout": {"a": 2}}))
+    assert made.at(2.0) == {"data": [], "layout": {"a": 2}} and made.at(1.5) is None
