@@ -43,15 +43,23 @@ def write_table(df: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> None:
     """Write ``df`` as parquet to ``path`` and its check (hash, rows, ``meta``) beside it."""
     buffer = io.BytesIO()
     df.to_parquet(buffer, index=False)
-    data = buffer.getvalue()
-    check = {"sha256": hashlib.sha256(data).hexdigest(), "rows": int(len(df)), "meta": dict(meta)}
+    _write_checked(buffer.getvalue(), int(len(df)), path, meta)
+
+
+def write_blob(data: bytes, path: Path, meta: Mapping[str, Any]) -> None:
+    """Write ``data`` to ``path`` and its check (hash, size in ``rows``, ``meta``) beside it."""
+    _write_checked(data, len(data), path, meta)
+
+
+def _write_checked(data: bytes, rows: int, path: Path, meta: Mapping[str, Any]) -> None:
+    check = {"sha256": hashlib.sha256(data).hexdigest(), "rows": rows, "meta": dict(meta)}
     path.parent.mkdir(parents=True, exist_ok=True)
     _atomic_write(path, data)
     _atomic_write(sidecar(path), json.dumps(check, sort_keys=True).encode())
 
 
-def read_table(path: Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
-    """The table at ``path`` if it verifies (hash, row count and, when given, ``meta``), else None."""
+def _read_checked(path: Path, meta: Mapping[str, Any] | None) -> tuple[bytes, dict] | None:
+    """The bytes at ``path`` and their check, if the bytes hash to it and (given) ``meta`` is its."""
     try:
         check = json.loads(sidecar(path).read_text())
         data = path.read_bytes()
@@ -61,33 +69,25 @@ def read_table(path: Path, meta: Mapping[str, Any] | None = None) -> pd.DataFram
         return None
     if meta is not None and check.get("meta") != json.loads(json.dumps(dict(meta))):
         return None
+    return data, check
+
+
+def read_table(path: Path, meta: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
+    """The table at ``path`` if it verifies (hash, row count and, when given, ``meta``), else None."""
+    found = _read_checked(path, meta)
+    if found is None:
+        return None
     try:
-        df = pd.read_parquet(io.BytesIO(data))
+        df = pd.read_parquet(io.BytesIO(found[0]))
     except Exception:  # noqa: BLE001 - a file with the right hash that does not parse: not ours
         return None
-    return df if len(df) == check.get("rows") else None
-
-
-def write_blob(data: bytes, path: Path, meta: Mapping[str, Any]) -> None:
-    """Write ``data`` to ``path`` and its check (hash, size, ``meta``) beside it, as a table's."""
-    check = {"sha256": hashlib.sha256(data).hexdigest(), "rows": len(data), "meta": dict(meta)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, data)
-    _atomic_write(sidecar(path), json.dumps(check, sort_keys=True).encode())
+    return df if len(df) == found[1].get("rows") else None
 
 
 def read_blob(path: Path, meta: Mapping[str, Any]) -> bytes | None:
     """The bytes at ``path`` if they verify (hash, size and ``meta``), else None."""
-    try:
-        check = json.loads(sidecar(path).read_text())
-        data = path.read_bytes()
-    except (OSError, ValueError):
-        return None
-    if not isinstance(check, dict) or hashlib.sha256(data).hexdigest() != check.get("sha256"):
-        return None
-    if check.get("meta") != json.loads(json.dumps(dict(meta))) or len(data) != check.get("rows"):
-        return None
-    return data
+    found = _read_checked(path, meta)
+    return found[0] if found is not None and len(found[0]) == found[1].get("rows") else None
 
 
 def read_meta(path: Path) -> dict | None:

@@ -34,27 +34,15 @@ def cached_table(figure_id: str, canonical: Mapping[str, str], compute: Callable
     a file swapped in from another key, a missing check) is recomputed and rewritten. A cache that
     cannot be written (read-only disk) still returns the result.
     """
-    path = table_path(figure_id, canonical)
     meta = {
         "figure": figure_id,
         "params": dict(sorted((k, str(v)) for k, v in canonical.items())),
         "version": __version__,
     }
-    df = integrity.read_table(path, meta)
-    if df is not None:
-        _touch(path)
-        return df
-    with _computing(path):  # another process computing the same table: wait for it, then read it
-        df = integrity.read_table(path, meta)
-        if df is not None:
-            return df
-        df = compute()
-        try:
-            integrity.write_table(df, path, meta)
-            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
-        except OSError:
-            pass
-    return df
+    path = table_path(figure_id, canonical)
+    return _cached(
+        path, lambda: integrity.read_table(path, meta), compute, lambda df: integrity.write_table(df, path, meta)
+    )
 
 
 def cached_blob(kind: str, canonical: Mapping[str, str], compute: Callable[[], bytes]) -> bytes:
@@ -62,21 +50,29 @@ def cached_blob(kind: str, canonical: Mapping[str, str], compute: Callable[[], b
     on reading, computed once by the processes sharing the cache (the others wait and read it)."""
     path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
     meta = {"kind": kind, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
-    data = integrity.read_blob(path, meta)
-    if data is not None:
+    return _cached(
+        path, lambda: integrity.read_blob(path, meta), compute, lambda b: integrity.write_blob(b, path, meta)
+    )
+
+
+def _cached(path: Path, read: Callable[[], Any], compute: Callable[[], Any], write: Callable[[Any], None]) -> Any:
+    """What ``read`` finds at ``path``, else ``compute()``, written by ``write``: once for every
+    process sharing the cache (the others wait for it under the file lock, then read it)."""
+    found = read()
+    if found is not None:
         _touch(path)
-        return data
-    with _computing(path):
-        data = integrity.read_blob(path, meta)
-        if data is not None:
-            return data
-        data = compute()
+        return found
+    with _computing(path):  # another process computing the same file: wait for it, then read it
+        found = read()
+        if found is not None:
+            return found
+        found = compute()
         try:
-            integrity.write_blob(data, path, meta)
+            write(found)
             enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
         except OSError:
             pass
-    return data
+    return found
 
 
 def blob_cached(kind: str, canonical: Mapping[str, str]) -> bool:
