@@ -6,7 +6,12 @@ the page is complete. Baseline, same run: the same page opened again by a second
 chart computed). The metric engine's compiled loops are built at install (``python -m dpviz
 build``), so they are not part of a first view.
 
-    python benchmarks/bench_first_view.py [--pages Metric_DP HoHo_attack]
+With ``--frames both`` each page is opened on two fresh servers, one with frames off
+(``DPVIZ_FRAMES=0``: dpviz before frames, every slider move a server run) and one with frames on
+(the default), and the ratio of their "complete" times is printed: what sending a chart's frames
+(and asking for them) costs a first view.
+
+    python benchmarks/bench_first_view.py [--pages Metric_DP HoHo_attack] [--frames on|off|both]
 """
 
 from __future__ import annotations
@@ -55,22 +60,29 @@ async def view(url: str, page: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pages", nargs="+", default=[url_path(p.key) for p in all_papers()])
+    ap.add_argument("--frames", choices=("on", "off", "both"), default="on")
     args = ap.parse_args()
-    head = ("page", "first chart", "every chart", "first answers", "complete", "again")
-    print(f"{head[0]:22s} {head[1]:>12s} {head[2]:>12s} {head[3]:>14s} {head[4]:>9s} {head[5]:>7s}")
+    modes = ["off", "on"] if args.frames == "both" else [args.frames]
+    head = ("page", "frames", "first chart", "every chart", "first answers", "complete", "again")
+    print(f"{head[0]:22s} {head[1]:>6s} {head[2]:>12s} {head[3]:>12s} {head[4]:>14s} {head[5]:>9s} {head[6]:>7s}")
     for page in args.pages:
-        with tempfile.TemporaryDirectory(prefix="dpviz-first-") as tmp:
-            proc, url, log = start_server(Path(tmp), {"DPVIZ_WARMUP": "0"})
-            try:
-                cold = asyncio.run(view(url, page))
-                warm = asyncio.run(view(url, page))
-            finally:
-                stop_server(proc, log)
-        print(
-            f"{page:22s} {cold['first_chart_s']:11.2f}s {cold['every_chart_s']:11.2f}s {cold['first_answers']:14d} "
-            f"{cold['complete_s']:8.2f}s {warm['complete_s']:6.2f}s"
-        )
-
+        complete = {}
+        for mode in modes:
+            with tempfile.TemporaryDirectory(prefix="dpviz-first-") as tmp:
+                env = {"DPVIZ_WARMUP": "0", "DPVIZ_FRAMES": "1" if mode == "on" else "0"}
+                proc, url, log = start_server(Path(tmp), env)
+                try:
+                    cold = asyncio.run(view(url, page))
+                    warm = asyncio.run(view(url, page))
+                finally:
+                    stop_server(proc, log)
+            complete[mode] = cold["complete_s"]
+            print(
+                f"{page:22s} {mode:>6s} {cold['first_chart_s']:11.2f}s {cold['every_chart_s']:11.2f}s "
+                f"{cold['first_answers']:14d} {cold['complete_s']:8.2f}s {warm['complete_s']:6.2f}s"
+            )
+        if len(complete) == 2:
+            print(f"{page:22s}  complete with frames / without: {complete['on'] / complete['off']:.2f}x")
 
 if __name__ == "__main__":
     main()

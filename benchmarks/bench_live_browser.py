@@ -1,6 +1,17 @@
 """Benchmark: live sliders in the real browser, and every page's first view on a fresh server.
 
-1. One session in headless Chromium (one dpviz server, pages on their defaults, a 1500 x 1100
+0. Frames (the default: charts follow the slider in the browser, webui/live_frames.py), one session
+   in headless Chromium at 1280 x 800 on a server whose warm-up computed every page's defaults and
+   frames. Per page and slider, for every chart that follows it (scrolled into view under the
+   sticky slider panel): ``--presses`` key presses (ArrowRight, then ArrowLeft back), timed in the
+   page from the key going down to that chart's redraw from its frames (Plotly's DOM updated);
+   then a 1-s mouse drag across the slider (the thumb moved by the wall clock from one end
+   towards the other): the distinct frames the slider's first chart drew during the drag, and
+   the messages the page sent to the server meanwhile (Streamlit's slider sends its value once,
+   on release). And per page: the bytes of its frames as the page received them on opening it
+   (zlib-compressed, typed arrays). The baseline in the same run is section 1 on a server with
+   ``DPVIZ_FRAMES=0`` (every move drawn by the server).
+1. One session in headless Chromium (one dpviz server, pages on their defaults, a 1280 x 800
    window), the chart that follows the slider scrolled into the middle of the window as a reader
    looking at it has it: a key press on the slider (ArrowRight: the next grid position, never
    computed before), timed in the page (``performance.now()``) from the key going down to (a)
@@ -18,6 +29,7 @@
    until every chart is drawn, and the progress texts seen meanwhile.
 
     python benchmarks/bench_live_browser.py
+    python benchmarks/bench_live_browser.py --skip-first-view --skip-presses    # frames only
     python benchmarks/bench_live_browser.py --presses 10 --skip-first-view
     python benchmarks/bench_live_browser.py --skip-first-view --read 3 --split-cores
 """
@@ -27,6 +39,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -86,7 +99,7 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     out = []
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(120_000)
     page.add_init_script(CLOCK)
     frames: list[bytes] = []
@@ -138,6 +151,145 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
     return out
 
 
+# frames: when the key went down; every frame-drawn event (chart key, its tag, when); messages sent
+FRAME_CLOCK = """(() => {
+  window.__press = 0; window.__drawn = [];
+  document.addEventListener('keydown', () => { window.__press = performance.now(); }, true);
+  document.addEventListener('dpviz-drawn', (e) => {
+    const card = e.target.closest('[class*="st-key-chart-"]');
+    const key = card ? [...card.classList].find(c => c.startsWith('st-key-chart-')).slice(13) : '';
+    window.__drawn.push([performance.now(), key, e.detail]);
+  }, true);
+})();"""
+# the slider's thumb and track (Streamlit's slider: the input sits in the thumb, the thumb on the track)
+GEOMETRY = """(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),
+  k = t.parentElement.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"""
+
+
+def frames_of_page(page) -> dict:
+    """The frames the page holds: key -> (figure, positions), and the set of charts per slider label."""
+    return page.evaluate("""() => Object.fromEntries([...window.__dpvizFrames.entries()].filter(([k, d]) => d)
+      .map(([k, d]) => [k, [d.figure || d.panel, d.grid.length]]))""")
+
+
+def frames_presses(url: str, browser, presses: int) -> list[tuple]:
+    """Section 0: per slider and chart, key press -> that chart redrawn from its frames; per slider,
+    a 1-s drag; per page, the frames' bytes received on opening it."""
+    from browser_support import look_at
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    page.add_init_script(FRAME_CLOCK)
+    received: list[bytes] = []
+    sent: list[float] = []
+    page.on(
+        "websocket",
+        lambda ws: (
+            ws.on("framereceived", lambda d: received.append(d) if isinstance(d, bytes) else None),
+            ws.on("framesent", lambda d: sent.append(time.monotonic())),
+        ),
+    )
+    out = []
+    for path, charts, sliders in PAGES:
+        received.clear()
+        page.goto(f"{url}/{path}")
+        settle(page, charts)
+        weight = 0
+        for d in received:
+            fm = ForwardMsg.FromString(d)
+            el = fm.delta.new_element if fm.WhichOneof("type") == "delta" else None
+            if el is not None and el.WhichOneof("type") == "bidi_component":
+                if el.bidi_component.component_name == "dpviz_frames":
+                    weight += len(d)
+        for k_slider, (label, _) in enumerate(sliders):
+            if k_slider:  # each slider from the page's defaults (a drag moved the last one)
+                page.goto(f"{url}/{path}")
+                settle(page, charts)
+            page.wait_for_function(  # every chart that follows the slider holds its frames
+                "(label) => [...document.querySelectorAll('.dpviz-chart')].every(gd => !gd.__dpviz.sliders[label]"
+                " || (window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames) || null) !== null)",
+                arg=label,
+                timeout=300_000,
+            )
+            charts_of = page.evaluate(
+                "(label) => [...document.querySelectorAll('.dpviz-chart')].filter(gd => gd.__dpviz.sliders[label])"
+                ".map(gd => [...gd.closest('[class*=\"st-key-chart-\"]').classList]"
+                ".find(c => c.startsWith('st-key-chart-')).slice(13))",
+                label,
+            )
+            print(f"  {path} {label}: {len(charts_of)} charts follow it: {charts_of}", flush=True)
+            slider = page.get_by_role("slider", name=label)
+            latencies = {}
+            for fid in charts_of:
+                page.wait_for_selector(f".st-key-chart-{fid}")
+                look_at(page, f".st-key-chart-{fid}")
+                page.wait_for_timeout(300)
+                times = []
+                for k in range(presses):
+                    page.evaluate("window.__drawn = []")
+                    before = slider.get_attribute("aria-valuetext")
+                    for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost: again
+                        slider.focus()
+                        page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+                        try:
+                            page.wait_for_function(
+                                '([label, b]) => document.querySelector(`input[aria-label="${label}"]`)'
+                                ".getAttribute('aria-valuetext') !== b",
+                                arg=[label, before],
+                                timeout=2_000,
+                            )
+                            break
+                        except Exception:  # noqa: BLE001
+                            page.evaluate("window.__drawn = []")
+                    try:
+                        page.wait_for_function(
+                            "([fid, label]) => window.__drawn.some(d => d[1] === fid && d[2].startsWith(label + '='))",
+                            arg=[fid, label],
+                            timeout=30_000,
+                        )
+                    except Exception:  # noqa: BLE001 - say what the page showed, then stop
+                        state = page.evaluate(
+                            "(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
+                            " return [gd && gd.__dpvizSeen, gd && !!gd.__dpvizPending, window.__drawn]; }",
+                            fid,
+                        )
+                        raise RuntimeError(f"{path} {label}: {fid} not redrawn after press {k}: {state}") from None
+                    times.append(
+                        page.evaluate(
+                            "([fid, label]) => window.__drawn"
+                            ".find(d => d[1] === fid && d[2].startsWith(label + '='))[0] - window.__press",
+                            [fid, label],
+                        )
+                        / 1000
+                    )
+                    page.wait_for_function(IDLE)  # the server's answer (a reference to the same frame) is in
+                    page.wait_for_timeout(200)
+                latencies[fid] = times
+            # a 1-s drag across the slider, the first chart that follows it in view
+            look_at(page, f".st-key-chart-{charts_of[0]}")
+            page.wait_for_timeout(500)
+            x, y, left, width = slider.evaluate(GEOMETRY)
+            page.evaluate("window.__drawn = []")
+            page.mouse.move(x, y)
+            page.mouse.down()
+            before, start = len(sent), time.monotonic()
+            while (elapsed := time.monotonic() - start) < 1.0:
+                page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
+            during = len(sent) - before
+            page.mouse.up()
+            page.wait_for_timeout(1500)
+            page.wait_for_function(IDLE)
+            drawn = page.evaluate(
+                "([fid, label]) => [...new Set(window.__drawn.filter(d => d[1] === fid && d[2].startsWith(label + '='))"
+                ".map(d => d[2]))].length",
+                [charts_of[0], label],
+            )
+            out.append((path, label, latencies, drawn, during, len(sent) - before - during, weight))
+    page.close()
+    return out
+
+
 def first_views(browser) -> list[tuple[str, float, list[str]]]:
     from browser_support import start_server, stop_server
 
@@ -146,7 +298,7 @@ def first_views(browser) -> list[tuple[str, float, list[str]]]:
         tmp = Path(tempfile.mkdtemp())
         proc, url, log = start_server(tmp)  # an empty cache under tmp
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
             seen: list[str] = []
             t = time.perf_counter()
             page.goto(f"{url}/{path}")
@@ -173,6 +325,7 @@ def main() -> None:
     ap.add_argument("--presses", type=int, default=8)
     ap.add_argument("--skip-first-view", action="store_true")
     ap.add_argument("--skip-presses", action="store_true")
+    ap.add_argument("--skip-frames", action="store_true")
     ap.add_argument("--pages", default="", help="comma-separated page paths (default: all)")
     ap.add_argument("--read", type=float, default=0.0, help="seconds between a press's last chart and the next press")
     ap.add_argument(
@@ -190,9 +343,43 @@ def main() -> None:
         PAGES[:] = [row for row in PAGES if row[0] in args.pages.split(",")]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        if not args.skip_frames:
+            tmp = Path(tempfile.mkdtemp())
+            proc, url, log = start_server(tmp, {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "1"}, cpus=server_cpus)
+            try:
+                logfile = next(tmp.glob("streamlit-*.log"))
+                # the first visitor's page run starts the warm-up (pages' defaults, then their frames)
+                port = url.rsplit(":", 1)[1]
+                subprocess.run([sys.executable, "-m", "webui.session_client", "--wake", port], cwd=ROOT, check=True)
+                while "dpviz: warm-up done" not in logfile.read_text(errors="replace"):
+                    time.sleep(1)
+                rows = frames_presses(url, browser, args.presses)
+            finally:
+                stop_server(proc, log)
+            print(
+                f"0. frames: key press -> each chart that follows the slider redrawn ({args.presses} presses per chart)"
+            )
+            print(
+                f"{'page':20} {'slider':28} {'p50 / p95 s per chart':>40} {'1-s drag: frames':>17} "
+                f"{'sent':>5}  frames kB"
+            )
+            for path, label, latencies, drawn, during, after, weight in rows:
+                per = ", ".join(
+                    f"{fid.split('-', 1)[1]} {statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}"
+                    for fid, t in latencies.items()
+                )
+                print(
+                    f"{path:20} {label:28} {per}  drag {drawn} frames, {during} sent (+{after} on release)  "
+                    f"{weight / 1e3:.0f}"
+                )
+            every = [t for row in rows for times in row[2].values() for t in times]
+            print(
+                f"every chart of every page: p50 {statistics.median(every):.3f} s, "
+                f"p95 {float(np.percentile(every, 95)):.3f} s"
+            )
         if not args.skip_presses:
             tmp = Path(tempfile.mkdtemp())
-            proc, url, log = start_server(tmp, cpus=server_cpus)
+            proc, url, log = start_server(tmp, {"DPVIZ_FRAMES": "0"}, cpus=server_cpus)
             try:
                 rows = live_presses(url, browser, args.presses, read=args.read)
             finally:

@@ -104,10 +104,11 @@ class Result:
     errors: list[str] = field(default_factory=list)
     move_bytes: list[int] = field(default_factory=list)  # received per move
     move_charts: list[tuple[int, int]] = field(default_factory=list)  # per move: charts sent whole, as references
+    asks: list[float] = field(default_factory=list)  # runs a browser sends by itself for frames being computed
 
     def summary(self, name: str) -> dict:
         row = {"phase": name, "errors": len(self.errors), "error_examples": self.errors[:5]}
-        for action, times in (("open", self.opens), ("move", self.moves)):
+        for action, times in (("open", self.opens), ("move", self.moves), ("ask", self.asks)):
             row[action] = {
                 "count": len(times),
                 "p50": statistics.median(times) if times else float("nan"),
@@ -144,7 +145,12 @@ async def play(
             finally:
                 one_done()
             while True:
-                await asyncio.sleep(s.rng.uniform(pause / 2, pause * 1.5))
+                due = time.perf_counter() + s.rng.uniform(pause / 2, pause * 1.5)
+                # frames still being computed: the page asks again every 2 s until the next move
+                while s.asking and time.perf_counter() + 2.0 < min(due, stop_at):
+                    await asyncio.sleep(2.0)
+                    result.asks.append(await s.ask())
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 if time.perf_counter() >= stop_at:
                     break
                 before = s.received_bytes
@@ -198,7 +204,7 @@ def phase(name: str, root_pid: int | None, coro_factory) -> dict:
             per[f"{pname} (pid {pid})"] = cpu - before.get(pid, (pname, 0.0))[1]
         row["server_cpu_s"] = {k: round(v, 2) for k, v in per.items() if v > 0.005}
         total = sum(per.values())
-        actions = len(result.opens) + len(result.moves)
+        actions = len(result.opens) + len(result.moves) + len(result.asks)
         row["server_cpu_total_s"] = round(total, 2)
         row["server_cpu_per_action_s"] = round(total / actions, 3) if actions else None
         row["server_busy_cores"] = round(total / wall, 2)
@@ -215,6 +221,12 @@ def print_row(row: dict) -> None:
         f"moves {m['count']:4d} p50 {m['p50']:6.2f} s p95 {m['p95']:6.2f} s max {m['max']:6.2f} s | "
         f"errors {row['errors']}"
     )
+    if row["ask"]["count"]:
+        a = row["ask"]
+        print(
+            f"{'':>12}  asks for frames being computed {a['count']:4d} p50 {a['p50']:6.2f} s p95 {a['p95']:6.2f} s "
+            f"max {a['max']:6.2f} s"
+        )
     if "kB_p50" in m:
         print(
             f"{'':>12}  per move: {m['kB_p50']:.0f} kB received (p50), charts sent whole "
@@ -247,6 +259,13 @@ def main() -> None:
     ap.add_argument("--url", help="a running server (no baseline CPU unless --pid)")
     ap.add_argument("--pid", type=int, help="with --url: the server's root process, for its CPU")
     ap.add_argument("--processes", type=int, help="server processes for the started server (DPVIZ_PROCESSES)")
+    ap.add_argument(
+        "--frames",
+        choices=("on", "off"),
+        default="on",
+        help="charts drawn from their frames while sliders move (on, the default) or by a server run per move "
+        "(off: DPVIZ_FRAMES=0, dpviz before frames)",
+    )
     ap.add_argument("--baseline-seconds", type=float, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the rows here")
@@ -266,7 +285,7 @@ def main() -> None:
         if args.url:
             base, root = args.url.rstrip("/"), args.pid
         else:
-            env = {"DPVIZ_HOSTED": "1"}
+            env = {"DPVIZ_HOSTED": "1", "DPVIZ_FRAMES": "1" if args.frames == "on" else "0"}
             if args.processes is not None:
                 env["DPVIZ_PROCESSES"] = str(args.processes)
             proc, base, log = start_server(Path(tmp), env)  # the hosted start command, a fresh cache

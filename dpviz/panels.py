@@ -56,6 +56,10 @@ class Panel:
     refusal that offers a way out, such as a download button)."""
     working: str = ""
     """The progress bar's first line while the compute runs (default: the title)."""
+    html: str = ""
+    """Optionally ``"package.module:function"`` (result, values) -> HTML: the panel drawn as one piece
+    of HTML, which in a live section follows its sliders while they move (the page computes it at
+    every position of each slider's grid: ``webui/live_frames.py``)."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -65,7 +69,7 @@ class Panel:
             raise ValueError(
                 f"panel {self.id!r} hides parameters it does not declare: {sorted(set(self.hidden) - set(names))}"
             )
-        for target in (self.compute, self.view) + tuple(t for t in (self.inputs, self.refusal) if t):
+        for target in (self.compute, self.view) + tuple(t for t in (self.inputs, self.refusal, self.html) if t):
             if ":" not in target:
                 raise ValueError(f"panel {self.id!r}: {target!r} is not of the form 'package.module:function'")
 

@@ -102,9 +102,9 @@ def _frames(where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Para
         key, held = live_frames.frames_for(spec, values, p.name)
         sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
         if held is None:
-            live_frames.pending_element(where, spec, p.name, key)
+            live_frames.pending_element(where, spec.id, p.name, key)
             continue
-        live_frames.frames_element(where, spec, p.name, key, held.blob)
+        live_frames.frames_element(where, spec.id, p.name, key, held.blob)
         if ref is None and values[p.name] in held.grid:
             ref = ({"frames": key, "value": values[p.name]}, held.height)
     return sliders, ref

@@ -64,30 +64,33 @@ def live_figures(
             both = dict(values, **widgets(live, list(st.columns(len(live)))))
         sync_url(page_params, both)
         cards(specs[first_live : last + 1], both, page_params, first, live)
-        show_panels(live_panels, both)
+        show_panels(live_panels, both, live)
 
     section()
     cards(specs[last + 1 :], values, page_params, first)
     show_panels([panel for panel in panels if panel not in live_panels], values)
 
 
-def show_panels(panels: Sequence, values: dict[str, Any]) -> None:
-    """Each declared panel of a section under its title (:func:`webui.panel_view.show_panel`)."""
+def show_panels(panels: Sequence, values: dict[str, Any], live: Sequence[Param] = ()) -> None:
+    """Each declared panel of a section under its title (:func:`webui.panel_view.show_panel`);
+    ``live``: the sliders a panel drawn as HTML follows."""
     for panel in panels:
         if panel.title:
             st.subheader(panel.title, anchor=panel.id)
         if panel.intro:
             st.markdown(panel.intro)
-        show_panel(panel, values)
+        show_panel(panel, values, live)
 
 
-def first_answer_needed(spec: FigureSpec, values: dict[str, Any], first: dict[str, Any] | None) -> bool:
+def first_answer_needed(
+    spec: FigureSpec, values: dict[str, Any], first: dict[str, Any] | None, live: Sequence[Param] = ()
+) -> bool:
     """Whether ``spec`` gets a first answer: cheaper values change its parameters and its view at
-    ``values`` is not at hand (neither shown before nor its table cached)."""
+    ``values`` is not at hand (neither shown before, nor its table cached, nor one of its frames)."""
     if not first or spec.on_demand:
         return False
     changes = any(p.name in first and first[p.name] != values[p.name] for p in spec.params)
-    return changes and not views.view_ready(spec, values)
+    return changes and not views.view_ready(spec, values) and not live_frames.covers(spec, values, live)
 
 
 def cards(
@@ -101,7 +104,7 @@ def cards(
     (:func:`first_answer_needed`) are drawn at the cheaper values first, all of them, each in a
     slot of its own; then each slot is filled with the full card as its answer is computed.
     ``live``: the sliders whose frames go with the charts (:func:`figure_card.show_figure`)."""
-    early = [first_answer_needed(spec, values, first) for spec in specs]
+    early = [first_answer_needed(spec, values, first, live) for spec in specs]
     if not any(early):
         for spec in specs:
             # each card in a container of its own, as in a run with first answers (below): the page

@@ -76,6 +76,18 @@ function size(gd) {
 
 const FRAMES = (window.__dpvizFrames = window.__dpvizFrames || new Map());
 const CHARTS = (window.__dpvizCharts = window.__dpvizCharts || new Set());
+const TEXTS = (window.__dpvizTexts = window.__dpvizTexts || new Set());
+
+// a panel drawn as HTML: the server's HTML, and the HTML of a slider's position while it moves
+function htmlAt(el, label, index) {
+  const s = el.__dpviz.sliders[label];
+  if (!s || !current(el, label)) return null;
+  const value = s.options[index];
+  const doc = FRAMES.get(s.frames);
+  const i = doc ? doc.index.get(value) : undefined;
+  if (i !== undefined) return doc.html[i];
+  return value === s.at ? el.__dpviz.html : null;
+}
 
 // frames element ("F"): inflate once, keep by key, tell the charts waiting for them
 async function holdFrames(u8) {
@@ -107,8 +119,15 @@ function frameAt(doc, i) {
   return figure;
 }
 
+// whether any of a chart is in the window now (a slider's move redraws only those; the rest when
+// they come into view)
+function inWindow(gd) {
+  const r = gd.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+}
+
 // redraw a chart with a figure now, or when it comes into view
-function show(gd, figure, tag) {
+function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
   if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return; // already drawn (or on its way)
   gd.__dpvizShownState = state;
@@ -120,7 +139,7 @@ function show(gd, figure, tag) {
     });
   });
   gd.__dpvizShown = figure;
-  if (gd._fullLayout && gd.__dpvizSeen === false) {
+  if (gd._fullLayout && (now === undefined ? gd.__dpvizSeen === false : !now)) {
     gd.__dpvizPending = () => (gd.__dpvizLast = draw());
   } else {
     gd.__dpvizPending = null;
@@ -128,43 +147,98 @@ function show(gd, figure, tag) {
   }
 }
 
+// where each slider is (label -> option index), as last seen; before its first move, where the
+// server drew the charts that follow it
+const AT = new Map();
+function known(label) {
+  if (AT.has(label)) return AT.get(label);
+  for (const el of [...CHARTS, ...TEXTS]) {
+    const s = el.__dpviz.sliders[label];
+    if (s) return s.options.indexOf(s.at);
+  }
+  return undefined;
+}
+
+// whether the frames of an element along `label` hold for where the other sliders are: each
+// other slider it follows still shows the value the server drew it at (else they are frames of
+// another setting, until the server's answer brings this setting's); with `self`, every slider,
+// the one of `label` too (whether a server's drawing is of where the sliders are now)
+function current(el, label, self = false) {
+  for (const [other, s] of Object.entries(el.__dpviz.sliders)) {
+    if ((self || other !== label) && AT.has(other) && s.options[AT.get(other)] !== s.at) return false;
+  }
+  return true;
+}
+
 // the figure a chart shows at a slider's option index (null: nothing to draw from here)
 function figureAt(gd, label, index) {
   const s = gd.__dpviz.sliders[label];
-  if (!s) return null;
+  if (!s || !current(gd, label)) return null;
   const value = s.options[index];
   const doc = FRAMES.get(s.frames);
   const i = doc ? doc.index.get(value) : undefined;
   if (i !== undefined) return frameAt(doc, i);
-  return value === s.at && gd.__dpviz.figure ? gd.__dpviz.figure : null;
+  if (value !== s.at) return null;
+  return gd.__dpviz.figure || refFigure(gd.__dpviz.ref);
 }
 
-// every slider move: the latest position per label, drawn once per animation frame
+// the figure a server's reference stands for (a frame along another slider), if the browser holds it
+function refFigure(ref) {
+  const doc = ref && FRAMES.get(ref.frames);
+  const i = doc ? doc.index.get(ref.value) : undefined;
+  return i === undefined ? null : frameAt(doc, i);
+}
+
+// every slider move: the latest position per label, drawn at once when nothing was drawn in the
+// last animation frame (a key press), else at the next one (a drag: the moves in between are skipped)
 const MOVED = new Map();
+function follow() {
+  cancelAnimationFrame(window.__dpvizMoveFrame);
+  clearTimeout(window.__dpvizMoveTimer);
+  window.__dpvizMoveFrame = null;
+  window.__dpvizFollowed = performance.now();
+  for (const [label, index] of MOVED) {
+    for (const gd of CHARTS) {
+      if (!gd.isConnected) {
+        CHARTS.delete(gd);
+        continue;
+      }
+      const figure = figureAt(gd, label, index);
+      if (figure) show(gd, figure, `${label}=${index}`, inWindow(gd));
+    }
+    for (const el of TEXTS) {
+      if (!el.isConnected) {
+        TEXTS.delete(el);
+        continue;
+      }
+      const html = htmlAt(el, label, index);
+      if (html !== null && el.__dpvizShown !== html) {
+        el.innerHTML = html;
+        el.__dpvizShown = html;
+      }
+    }
+  }
+  MOVED.clear();
+}
+
 function watchSliders() {
   if (window.__dpvizSliderWatch) return;
   window.__dpvizSliderWatch = new MutationObserver((records) => {
     for (const r of records) {
       const el = r.target;
       if (el.tagName === "INPUT" && el.type === "range" && el.getAttribute("aria-label")) {
-        MOVED.set(el.getAttribute("aria-label"), +el.value);
+        // a move, not Streamlit drawing the slider again where it was
+        const label = el.getAttribute("aria-label");
+        if (known(label) !== +el.value) MOVED.set(label, +el.value);
+        AT.set(label, +el.value);
       }
     }
-    if (MOVED.size && !window.__dpvizMoveFrame) {
-      window.__dpvizMoveFrame = requestAnimationFrame(() => {
-        window.__dpvizMoveFrame = null;
-        for (const [label, index] of MOVED) {
-          for (const gd of CHARTS) {
-            if (!gd.isConnected) {
-              CHARTS.delete(gd);
-              continue;
-            }
-            const figure = figureAt(gd, label, index);
-            if (figure) show(gd, figure, `${label}=${index}`);
-          }
-        }
-        MOVED.clear();
-      });
+    if (!MOVED.size || window.__dpvizMoveFrame) return;
+    if (performance.now() - (window.__dpvizFollowed || 0) > 20) follow();
+    else {
+      // the next animation frame, or in 32 ms if the page draws none meanwhile (a tab in the background)
+      window.__dpvizMoveFrame = requestAnimationFrame(follow);
+      window.__dpvizMoveTimer = setTimeout(follow, 32);
     }
   });
   window.__dpvizSliderWatch.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["aria-valuetext"] });
@@ -172,11 +246,34 @@ function watchSliders() {
 
 export default function ({ data: bytes, parentElement, setTriggerValue }) {
   const u8 = new Uint8Array(bytes);
+  clearTimeout(parentElement.__dpvizAsk); // an element that was asking for its frames no longer does
   if (u8[0] === 70) return void holdFrames(u8); // "F": a frames element
+  if (u8[0] === 84) {
+    // "T": a panel drawn as HTML, which follows its sliders
+    const doc = JSON.parse(new TextDecoder().decode(u8.subarray(1)));
+    let el = parentElement.querySelector(":scope > .dpviz-html");
+    if (!el) {
+      el = document.createElement("div");
+      el.className = "dpviz-html";
+      parentElement.appendChild(el);
+    }
+    el.__dpviz = { sliders: doc.sliders, html: doc.html };
+    el.innerHTML = doc.html;
+    el.__dpvizShown = doc.html;
+    if (Object.keys(doc.sliders).length) {
+      TEXTS.add(el);
+      watchSliders();
+    }
+    return;
+  }
   if (u8[0] === 80) {
     // "P": frames still being computed; ask the server again in 2 s (a run of the live section)
-    clearTimeout(parentElement.__dpvizAsk);
-    parentElement.__dpvizAsk = setTimeout(() => setTriggerValue("check", Date.now()), 2000);
+    // (never while the page runs: a rerun asked for then would interrupt that run)
+    const ask = () => {
+      if (document.querySelector('[data-testid="stStatusWidget"]')) parentElement.__dpvizAsk = setTimeout(ask, 2000);
+      else setTriggerValue("check", Date.now());
+    };
+    parentElement.__dpvizAsk = setTimeout(ask, 2000);
     return;
   }
   const data = JSON.parse(new TextDecoder().decode(u8));
@@ -199,20 +296,24 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     ],
   });
   const state = (gd.__dpviz = {
-    height: data.height, config, plotly: data.plotly, figure: data.figure || null, sliders: data.sliders || {},
+    height: data.height, config, plotly: data.plotly, figure: data.figure || null, ref: data.ref || null,
+    sliders: data.sliders || {},
   });
   if (Object.keys(state.sliders).length) {
     CHARTS.add(gd);
     watchSliders();
   }
-  if (data.figure) {
+  if (Object.keys(state.sliders).some((label) => !current(gd, label, true))) {
+    // a late answer: a slider has moved on since this run began, and the chart shows its frame of
+    // where the slider is now; the answer to the last move will come
+  } else if (data.figure) {
     show(gd, data.figure, "server");
   } else if (data.ref) {
     // a position on the grid: the frame the browser holds (or will, when its element arrives)
     const drawRef = () => {
-      const doc = FRAMES.get(data.ref.frames);
-      if (!doc || gd.__dpviz !== state) return false;
-      show(gd, frameAt(doc, doc.index.get(data.ref.value)), "server-ref");
+      const figure = refFigure(data.ref);
+      if (!figure || gd.__dpviz !== state) return false;
+      show(gd, figure, "server-ref");
       return true;
     };
     if (!drawRef()) {

@@ -24,25 +24,29 @@ import hashlib
 import json
 import logging
 import os
-import queue
 import threading
+import time
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import streamlit as st
 
 from dpviz import caches, tables
 from dpviz.frames import compute_frames, slider_grid
-from dpviz.params import format_value
+from dpviz.params import Param, format_value
+from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
 
 FRAMES_COMPONENT = "dpviz_frames"
 _FRAMES = caches.memo("web.frames")
-_PENDING: set[str] = set()
-_LOCK = threading.Lock()
-_JOBS: queue.Queue = queue.Queue()
+_PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
+_LOCK = threading.Condition()
 _WORKER: list[threading.Thread] = []
+_WORKING: set[str] = set()
+STALE = 30.0
+"""Seconds after which frames nobody asked for again are not computed (a page that waits for
+frames asks again every 2 s; a slider that moved on asks for others)."""
 log = logging.getLogger("dpviz.frames")
 
 
@@ -81,19 +85,33 @@ class Held:
     height: int
 
 
+def _held(blob: bytes) -> Held:
+    doc = json.loads(zlib.decompress(blob))
+    height = (doc.get("base") or {}).get("layout", {}).get("height")
+    return Held(blob, frozenset(doc["grid"]), int(height or 450))
+
+
+def _get(key: str, kind: str, canonical: dict[str, str], compute) -> Held:
+    """Frames ``key``: from this process's memory, the disk, or ``compute()`` now (in this thread)."""
+    return _FRAMES.get(key, lambda: _held(tables.cached_blob(kind, canonical, compute)))
+
+
+def _lookup(key: str, kind: str, canonical: dict[str, str], compute) -> Held | None:
+    """Frames ``key`` if this process holds them or the disk does; else None, and a request to
+    the background worker."""
+    if _FRAMES.contains(key) or tables.blob_cached(kind, canonical):
+        return _get(key, kind, canonical, compute)
+    request(key, lambda progress: _get(key, kind, canonical, lambda: compute(progress)))
+    return None
+
+
 def build(spec: FigureSpec, values: dict[str, Any], slider: str, progress=None) -> Held:
-    """The frames, from this process's memory, the disk, or computed now (in the caller's thread)."""
-    key = frames_key(spec, values, slider)
+    """A chart's frames, from this process's memory, the disk, or computed now (in the caller's thread)."""
     own = {p.name: values[p.name] for p in spec.params}
-
-    def held() -> Held:
-        blob = tables.cached_blob(
-            f"{spec.id}.frames", _canonical(spec, own, slider), lambda: _compute(spec, own, slider, progress)
-        )
-        doc = json.loads(zlib.decompress(blob))
-        return Held(blob, frozenset(doc["grid"]), int(doc["base"].get("layout", {}).get("height") or 450))
-
-    return _FRAMES.get(key, held)
+    canonical = _canonical(spec, own, slider)
+    return _get(
+        frames_key(spec, own, slider), f"{spec.id}.frames", canonical, lambda: _compute(spec, own, slider, progress)
+    )
 
 
 def ready(key: str) -> bool:
@@ -110,33 +128,64 @@ def enabled() -> bool:
 def frames_for(spec: FigureSpec, values: dict[str, Any], slider: str) -> tuple[str, Held | None]:
     """The key and the frames of ``spec`` along ``slider``; None (and a request to the
     background worker) while they are not computed. On disk already: read now."""
-    key = frames_key(spec, values, slider)
-    if _FRAMES.contains(key):
-        return key, build(spec, values, slider)
     own = {p.name: values[p.name] for p in spec.params}
-    if tables.blob_cached(f"{spec.id}.frames", _canonical(spec, own, slider)):
-        return key, build(spec, values, slider)
-    request(spec, own, slider)
-    return key, None
+    key = frames_key(spec, own, slider)
+    held = _lookup(
+        key, f"{spec.id}.frames", _canonical(spec, own, slider), lambda progress: _compute(spec, own, slider, progress)
+    )
+    return key, held
 
 
-def request(spec: FigureSpec, values: dict[str, Any], slider: str) -> None:
-    """Ask the background worker for these frames (once, however often asked)."""
-    key = frames_key(spec, values, slider)
+def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> bool:
+    """Whether the chart at ``values`` is one of its frames along a live slider this process or the
+    disk holds (then it is drawn from them, never as a first answer)."""
+    if not enabled() or spec.on_demand:
+        return False
+    own = {q.name: values[q.name] for q in spec.params}
+    for p in live:
+        if p.name in own:
+            key, canonical = frames_key(spec, own, p.name), _canonical(spec, own, p.name)
+            if _FRAMES.contains(key) or tables.blob_cached(f"{spec.id}.frames", canonical):
+                held = build(spec, own, p.name)
+                if values[p.name] in held.grid:
+                    return True
+    return False
+
+
+def request(key: str, job) -> None:
+    """Ask the background worker for frames ``key``, made by ``job(progress)``; asking again only
+    says they are still wanted. The worker takes the most recently asked for first, and drops what
+    nobody asked for in :data:`STALE` seconds: a slider's intermediate positions (each asks for
+    the other slider's frames there) do not hold up the frames a page waits for now."""
     with _LOCK:
-        if key in _PENDING or _FRAMES.contains(key):
+        if _FRAMES.contains(key) or key in _WORKING:
             return
-        _PENDING.add(key)
+        _PENDING[key] = (time.monotonic(), job)
         if not _WORKER or not _WORKER[0].is_alive():
             _WORKER[:] = [threading.Thread(target=_work, name="dpviz-frames", daemon=True)]
             _WORKER[0].start()
-    _JOBS.put((key, spec, dict(values), slider))
+        _LOCK.notify()
 
 
 def pending(keys) -> bool:
-    """Whether any of ``keys`` is still being computed."""
+    """Whether any of ``keys`` is still asked for or being computed."""
     with _LOCK:
-        return any(k in _PENDING for k in keys)
+        return any(k in _PENDING or k in _WORKING for k in keys)
+
+
+def _next() -> tuple[str, Any]:
+    """The most recently asked-for job still wanted (waiting for one); stale ones are dropped."""
+    with _LOCK:
+        while True:
+            now = time.monotonic()
+            for k in [k for k, (t, _) in _PENDING.items() if now - t > STALE]:
+                del _PENDING[k]
+            if _PENDING:
+                key = max(_PENDING, key=lambda k: _PENDING[k][0])
+                _, job = _PENDING.pop(key)
+                _WORKING.add(key)
+                return key, job
+            _LOCK.wait(timeout=5.0)
 
 
 def _work() -> None:
@@ -147,17 +196,17 @@ def _work() -> None:
     except (AttributeError, OSError):
         pass
     while True:
-        key, spec, values, slider = _JOBS.get()
+        key, job = _next()
         try:
             from webui.views import wait_idle
 
             wait_idle()
-            build(spec, values, slider, progress=lambda *_: wait_idle())  # yields between positions
+            job(lambda *_: wait_idle())  # yields to visitors between positions
         except Exception:  # noqa: BLE001 - a chart without frames still works (the server draws it)
-            log.exception("frames of %s along %s failed", spec.id, slider)
+            log.exception("frames %s failed", key)
         finally:
             with _LOCK:
-                _PENDING.discard(key)
+                _WORKING.discard(key)
 
 
 @functools.cache
@@ -170,16 +219,16 @@ def _element():
 HIDE_CSS = "<style>[class*='st-key-dpviz-frames-']{display:none !important;}</style>"
 
 
-def frames_element(where, spec: FigureSpec, slider: str, key: str, blob: bytes) -> None:
+def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> None:
     """The hidden element that hands the browser the frames ``key`` (``b"F"`` then the key and a
     newline, then the compressed frames): identical bytes on every run with these settings."""
     with where:
         _element()(
-            key=f"dpviz-frames-{spec.id}-{slider}", data=b"F" + key.encode() + b"\n" + blob, on_check_change=_asked
+            key=f"dpviz-frames-{owner}-{slider}", data=b"F" + key.encode() + b"\n" + blob, on_check_change=_asked
         )
 
 
-def pending_element(where, spec: FigureSpec, slider: str, key: str) -> None:
+def pending_element(where, owner: str, slider: str, key: str) -> None:
     """In the frames element's place while they are computed: it asks the server again in 2 s
     (a trigger, which reruns the live section), once per run that draws it (``b"P"``, the key,
     and the run's count, so that each run's element is new to the browser). It is drawn only
@@ -188,7 +237,7 @@ def pending_element(where, spec: FigureSpec, slider: str, key: str) -> None:
     st.session_state["_frames_asked"] = count
     with where:
         _element()(
-            key=f"dpviz-frames-{spec.id}-{slider}",
+            key=f"dpviz-frames-{owner}-{slider}",
             data=b"P" + key.encode() + b"\n" + str(count).encode(),
             on_check_change=_asked,
         )
@@ -196,3 +245,59 @@ def pending_element(where, spec: FigureSpec, slider: str, key: str) -> None:
 
 def _asked() -> None:
     """The browser asked again whether frames are ready: the rerun it causes is the answer."""
+
+
+# a panel drawn as HTML (Panel.html) follows its sliders too -------------------------------------
+
+
+def text_frames_for(panel, values: dict[str, Any], slider: Param, now: bool = False) -> tuple[str, Held | None]:
+    """The key and the HTML frames of ``panel`` along ``slider`` (its HTML at every position);
+    None (and a request to the background worker) while they are not computed, unless ``now``."""
+    from dpviz.panels import resolve
+
+    own = {p.name: values[p.name] for p in panel.params}
+    others = sorted((p.name, format_value(p, own[p.name])) for p in panel.params if p.name != slider.name)
+    top = slider.hosted_max if hosted_mode() and slider.hosted_max is not None else slider.max
+    key = hashlib.sha256(repr((panel.id, slider.name, others, top, hosted_mode())).encode()).hexdigest()[:24]
+    canonical = {**dict(others), "_slider": slider.name, "_top": str(top), "_hosted": str(hosted_mode())}
+
+    def compute(progress=None) -> bytes:
+        grid = slider_grid(slider, top)
+        pages = []
+        for k, v in enumerate(grid):
+            report(progress, k / len(grid), f"{panel.title}: {k + 1} of {len(grid)}")
+            at = dict(own, **{slider.name: v})
+            pages.append(resolve(panel.html)(panel.run(at), at))
+        doc = {"panel": panel.id, "slider": slider.name, "grid": list(grid), "html": pages}
+        return zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)
+
+    if now:
+        return key, _get(key, f"panel-{panel.id}.frames", canonical, compute)
+    return key, _lookup(key, f"panel-{panel.id}.frames", canonical, compute)
+
+
+def text_frames_now(panel, values: dict[str, Any], slider: Param) -> Held:
+    """A panel's HTML frames, computed now in this thread if need be (the hosted warm-up)."""
+    return text_frames_for(panel, values, slider, now=True)[1]
+
+
+def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param]) -> None:
+    """``panel`` drawn as its HTML for ``result``, with its frames along each live slider it takes
+    (the browser swaps in the HTML of the slider's position while the slider moves)."""
+    from dpviz.panels import resolve
+    from webui.widgets import slider_options, widget_label
+
+    own = {p.name for p in panel.params}
+    followers = {}
+    for p in live:
+        if p.name not in own:
+            continue
+        key, held = text_frames_for(panel, values, p)
+        if held is None:
+            pending_element(where, panel.id, p.name, key)
+        else:
+            frames_element(where, panel.id, p.name, key, held.blob)
+        followers[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
+    doc = {"sliders": followers, "html": resolve(panel.html)(result, values)}
+    with where:
+        _element()(key=f"dpviz-text-{panel.id}", data=b"T" + json.dumps(doc).encode(), on_check_change=_asked)

@@ -5,14 +5,15 @@ then its view; input the compute refuses is a sentence in place of the view, a b
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from typing import Any, Sequence
 
 import streamlit as st
 
 from dpviz import hosted_mode
 from dpviz.errors import InputError
 from dpviz.panels import Panel, resolve
-from webui import views
+from dpviz.params import Param
+from webui import live_frames, views
 
 
 def result_of(panel: Panel, values: dict[str, Any]) -> Any:
@@ -23,9 +24,10 @@ def result_of(panel: Panel, values: dict[str, Any]) -> Any:
         return panel.run(values, progress)
 
 
-def show_panel(panel: Panel, values: dict[str, Any]) -> bool:
+def show_panel(panel: Panel, values: dict[str, Any], live: Sequence[Param] = ()) -> bool:
     """The panel's result drawn by its view (True); input it refuses is a sentence, a bug is
-    logged (False)."""
+    logged (False). A panel drawn as HTML (``Panel.html``) among ``live`` sliders follows them
+    while they move (:func:`webui.live_frames.live_html`)."""
     try:
         result = result_of(panel, values)
     except InputError as err:
@@ -40,5 +42,9 @@ def show_panel(panel: Panel, values: dict[str, Any]) -> bool:
             raise
         st.error(f"This part failed with an internal error ({type(err).__name__}); it is logged on the server.")
         return False
-    resolve(panel.view)(result, values)
+    if panel.html and live_frames.enabled() and {p.name for p in live} & {p.name for p in panel.params}:
+        live_frames.live_html(st.container(), panel, result, values, live)
+        st.divider()
+    else:
+        resolve(panel.view)(result, values)
     return True

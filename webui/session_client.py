@@ -210,6 +210,25 @@ class SessionClient:
         return await self._run(state)
 
     @property
+    def asking(self) -> int:
+        """How many elements of the last run are frames still being computed (``b"P"``: a browser
+        asks the server again in 2 s, a run of the live section as :meth:`ask` sends)."""
+        from webui.live_frames import FRAMES_COMPONENT
+
+        return sum(
+            1
+            for kind, _, _, el in self.last_run
+            if kind == "bidi_component"
+            and el.bidi_component.component_name.endswith(FRAMES_COMPONENT)
+            and el.bidi_component.bytes[:1] == b"P"
+        )
+
+    async def ask(self) -> float:
+        """What a browser sends 2 s after a run that drew frames still being computed: the live
+        section run again with the slider where it is (its answer holds the frames, or asks on)."""
+        return await self.move(0)
+
+    @property
     def slider(self) -> tuple | None:
         """The slider :meth:`move` moves: (widget id, options, index, fragment id), or None."""
         return self.sliders.get(self.label)

@@ -94,6 +94,14 @@ def warm_frames() -> int:
                     done += 1
                 except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
                     log.exception("frames of %s along %s failed", spec.id, p.name)
+        for panel in paper.panels:  # a panel drawn as HTML follows its sliders too (the try-it box)
+            for p in sliders:
+                if panel.html and p.name in {q.name for q in panel.params}:
+                    try:
+                        live_frames.text_frames_now(panel, values, p)
+                        done += 1
+                    except Exception:  # noqa: BLE001
+                        log.exception("frames of the %s panel along %s failed", panel.id, p.name)
     return done
 
 

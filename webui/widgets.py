@@ -95,8 +95,11 @@ def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:
     browser draws the charts' frames at these positions while the slider moves."""
     current = st.session_state.get(p.name, p.default)
     grid = slider_options(p, current)
-    if isinstance(current, (int, float)) and current in grid:
-        st.session_state[p.name] = (int if p.kind == "int" else float)(current)
+    kind = int if p.kind == "int" else float
+    if isinstance(current, (int, float)) and current in grid and type(current) is not kind:
+        # only when the type differs: a value set here is sent to the browser as set by the
+        # script, and the slider would jump back to it when a late answer arrives mid-drag
+        st.session_state[p.name] = kind(current)
     unit = f" {p.unit}" if p.unit else ""
     return where.select_slider(label, options=grid, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}")
 

@@ -62,6 +62,7 @@ PAPER = Paper(
                     params=(EMBEDDING, SENTENCE, REWRITES, SEED, EPSILON),
                     compute="dpviz.papers.metric.pipeline:try_it_panel",
                     view="webui.panels.try_it:show",
+                    html="webui.panels.try_it:as_html",
                     cached=False,  # the pipeline keeps each answer per ε itself
                     working="Privatising…",
                 ),

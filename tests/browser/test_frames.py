@@ -1,0 +1,261 @@
+"""Charts that follow the slider in the browser (frames: dpviz/frames.py, webui/live_frames.py,
+webui/live_chart.js), in Chromium against a server with frames on:
+
+- at random positions of each slider, what a chart shows (Plotly's data as drawn) is, number for
+  number, the figure the server computes at that position in this test's own process;
+- during a mouse drag the charts change and the page sends the server nothing; on release, one run;
+- a link's value off the grid is drawn by the server (never as its nearest frame), and the next
+  position is its frame;
+- the try-it box's text follows ε as the charts do;
+- frames computed after the page opened reach it without a reload.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import plotly.io as pio
+import pytest
+from browser_support import FAST, PS_FAST, look_at, start_server, stop_server
+
+from dpviz import frames, registry
+from dpviz.params import validate
+
+pytestmark = pytest.mark.timeout(900)
+HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
+MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
+
+# what a chart shows: per trace its name and numeric x and y (typed arrays read out), the title
+SHOWN = """(fid) => {
+  const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const plain = (v) => (v && ArrayBuffer.isView(v)) ? Array.from(v) : v;
+  return {data: gd.data.map(t => ({name: t.name, x: plain(t.x), y: plain(t.y)})),
+          title: gd.layout.title && gd.layout.title.text};
+}"""
+
+
+@pytest.fixture(scope="module")
+def frames_server(tmp_path_factory):
+    proc, url, log = start_server(tmp_path_factory.mktemp("frames"), {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"})
+    yield url
+    stop_server(proc, log)
+
+
+def _query(text: str) -> dict[str, str]:
+    return dict(kv.split("=", 1) for kv in text.split("&") if kv)
+
+
+def _server_figure(fid: str, query: dict[str, str], slider: str, value) -> dict:
+    """The figure at this slider value, computed here exactly as the server does."""
+    spec = registry.get(fid)
+    raw = {k: v for k, v in query.items() if k in {p.name for p in spec.params}}
+    values, errors = validate(spec.params, raw)
+    assert not errors
+    values[slider] = value
+    fig = json.loads(pio.to_json(spec.figure_dict(spec.table(values), values), validate=False))
+    return {
+        "data": [
+            {"name": t.get("name"), "x": frames._plain(t.get("x")), "y": frames._plain(t.get("y"))} for t in fig["data"]
+        ],
+        "title": (fig["layout"].get("title") or {}).get("text"),
+    }
+
+
+def _wait_frames(page, label: str) -> None:
+    """Until every chart that follows the slider ``label`` holds its frames."""
+    page.wait_for_function(
+        "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')].filter(gd => gd.__dpviz.sliders[label]);"
+        " return c.length && c.every(gd => window.__dpvizFrames &&"
+        " window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
+        arg=label,
+        timeout=300_000,
+    )
+
+
+def _wait_drawn(page, fid: str) -> None:
+    """Until Plotly has drawn the chart ``fid`` at least once."""
+    page.wait_for_function(
+        "(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
+        " return gd && gd.__dpvizDrawn && gd.data; }",
+        arg=fid,
+        timeout=120_000,
+    )
+
+
+def _options(page, fid: str, label: str) -> list:
+    return page.evaluate(
+        "([fid, label]) => document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders[label].options",
+        [fid, label],
+    )
+
+
+def _press(page, label: str, key: str) -> None:
+    slider = page.get_by_role("slider", name=label)
+    before = slider.get_attribute("aria-valuetext")
+    for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost
+        slider.focus()
+        page.keyboard.press(key)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            if slider.get_attribute("aria-valuetext") != before:
+                return
+            page.wait_for_timeout(50)
+
+
+def _position(page, label: str) -> int:
+    return int(page.get_by_role("slider", name=label).input_value())
+
+
+CASES = [  # page, query, slider label, URL key, charts to compare
+    (
+        "ADePT_sensitivity",
+        FAST,
+        "Privacy budget ε (claimed)",
+        "epsilon",
+        ["adept-epsilon", "adept-privacy-loss", "adept-fixes"],
+    ),
+    ("ADePT_sensitivity", FAST, "Dimension n", "dim", ["adept-sensitivity", "adept-fixes"]),
+    ("HoHo_attack", HOHO_FAST, "λ", "lambda_", ["hoho-live"]),
+    ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", ["partial-individuals"]),
+]
+
+
+@pytest.mark.parametrize("path, query, label, key, charts", CASES, ids=[f"{c[0]}-{c[3]}" for c in CASES])
+def test_at_random_positions_the_charts_show_the_servers_figures(
+    frames_server, browser, path, query, label, key, charts
+):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(f"{frames_server}/{path}?{query}")
+        _wait_frames(page, label)
+        rng = random.Random(f"{path}-{key}")
+        options = _options(page, charts[0], label)
+        for fid in charts:
+            look_at(page, f".st-key-chart-{fid}")
+            for _ in range(3):  # three random positions reached by key presses, the chart in view
+                target = rng.randrange(len(options))
+                while (here := _position(page, label)) != target:
+                    _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
+                value = options[target]
+                # drawn from its frame (before the server's answer, a reference to the same frame)
+                page.wait_for_function(
+                    "([fid, label, i, v]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
+                    " const d = gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
+                    " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
+                    arg=[fid, label, target, value],
+                    timeout=60_000,
+                )
+                shown = page.evaluate(SHOWN, fid)
+                expected = _server_figure(fid, _query(query), key, value)
+                state = page.evaluate(
+                    "([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
+                    " return [gd.__dpvizDrawn.tag, gd.__dpviz.sliders[label].at, null]; }",
+                    [fid, label],
+                )
+                assert frames.close(shown, expected, tol=1e-12), f"{fid} at {key} = {value}: drawn {state}"
+    finally:
+        page.close()
+
+
+def test_a_drag_redraws_from_frames_and_tells_the_server_once(frames_server, browser):
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda d: sent.append(d)))
+    try:
+        page.goto(f"{frames_server}/Partial_sensitivity?{PS_FAST}")
+        label = "Gaussian noise σ"
+        _wait_frames(page, label)
+        look_at(page, ".st-key-chart-partial-individuals")
+        page.wait_for_timeout(1000)
+        page.evaluate(
+            "window.__tags = []; document.addEventListener('dpviz-drawn', e => window.__tags.push(e.detail), true)"
+        )
+        slider = page.get_by_role("slider", name=label)
+        x, y, left, width = slider.evaluate(
+            "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
+            " k = t.parentElement.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
+        )
+        page.mouse.move(x, y)
+        page.mouse.down()
+        before = len(sent)
+        for k in range(12):
+            page.mouse.move(left + width * (0.1 + 0.8 * k / 11), y)
+            page.wait_for_timeout(60)
+        during = len(sent) - before
+        drawn = page.evaluate("[...new Set(window.__tags.filter(t => t.startsWith('Gaussian noise σ=')))].length")
+        page.mouse.up()
+        page.wait_for_timeout(2000)
+        runs = [BackMsg.FromString(d) for d in sent[before:] if isinstance(d, bytes)]
+        runs = [m for m in runs if m.WhichOneof("type") == "rerun_script"]
+        assert during == 0  # the drag itself asks the server for nothing
+        assert drawn >= 5  # the chart followed the drag from its frames
+        assert len(runs) == 1 and runs[0].rerun_script.fragment_id  # one run of the live section, on release
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
+
+
+def test_a_link_off_the_grid_is_drawn_by_the_server(frames_server, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{frames_server}/Partial_sensitivity?{PS_FAST}&sigma=3.33")
+        label = "Gaussian noise σ"
+        _wait_frames(page, label)
+        look_at(page, ".st-key-chart-partial-individuals")
+        _wait_drawn(page, "partial-individuals")
+        expected = _server_figure("partial-individuals", _query(PS_FAST), "sigma", 3.33)
+        assert 3.33 in _options(page, "partial-individuals", label)  # the link's value, put in its place
+        assert 3.33 not in frames.slider_grid(registry.get("partial-individuals").param("sigma"))
+        # drawn by the server (its figure, or a frame along α computed at σ = 3.33), never σ's nearest frame
+        assert frames.close(page.evaluate(SHOWN, "partial-individuals"), expected, tol=1e-12)
+        assert page.get_by_role("slider", name=label).get_attribute("aria-valuetext") == "3.33"
+        _press(page, label, "ArrowRight")  # onto the grid: the next frame, exactly
+        page.wait_for_function("() => location.search.includes('sigma=3.5')", timeout=60_000)
+        page.wait_for_timeout(500)
+        following = _server_figure("partial-individuals", _query(PS_FAST), "sigma", 3.5)
+        assert frames.close(page.evaluate(SHOWN, "partial-individuals"), following, tol=1e-12)
+        assert not frames.close(following, expected, tol=1e-12)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
+
+
+def test_the_try_it_text_follows_epsilon(frames_server, browser):
+    from dpviz.papers import get as get_paper
+    from dpviz.params import validate as check
+    from webui.panels.try_it import as_html
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{frames_server}/Metric_DP?{MDP_FAST}")
+        page.wait_for_selector(".dpviz-html", timeout=300_000)
+        page.wait_for_function(
+            "() => { const el = document.querySelector('.dpviz-html'); const s = el.__dpviz.sliders['ε'];"
+            " return s && window.__dpvizFrames.get(s.frames); }",
+            timeout=300_000,
+        )
+        look_at(page, ".dpviz-html")
+        _press(page, "ε", "ArrowRight")
+        value = page.evaluate(
+            "() => { const s = document.querySelector('.dpviz-html').__dpviz.sliders['ε'];"
+            " return s.options[+document.querySelector('input[aria-label=\"ε\"]').value]; }"
+        )
+        page.wait_for_function(
+            "(v) => document.querySelector('.dpviz-html').innerText.includes(`ε = ${v},`)", arg=value
+        )
+        panel = next(p for p in get_paper("metric").panels if p.id == "try-it")
+        own = {p.name for p in panel.params}
+        values, errors = check(
+            panel.params, {k: v for k, v in {**_query(MDP_FAST), "epsilon": str(value)}.items() if k in own}
+        )
+        assert not errors
+        shown = page.evaluate("() => document.querySelector('.dpviz-html').__dpvizShown")
+        assert shown == as_html(panel.run(values), values)
+    finally:
+        page.close()
