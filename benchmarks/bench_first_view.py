@@ -84,5 +84,6 @@ def main() -> None:
         if len(complete) == 2:
             print(f"{page:22s}  complete with frames / without: {complete['on'] / complete['off']:.2f}x")
 
+
 if __name__ == "__main__":
     main()

@@ -51,10 +51,17 @@ def show_figure(
         )
         if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
             return None
-    sliders, ref = ({}, None) if spec.on_demand or not live_frames.enabled() else _frames(chart_col, spec, values, live)
+    own = {p.name for p in spec.params}
+    framed = not spec.on_demand and live_frames.enabled() and any(p.name in own for p in live)
+    # frames are asked for once the chart itself is at hand: the worker that computes them would
+    # otherwise prepare the same heavy state beside the visitor's own first computation of it
+    early = framed and (views.view_ready(spec, values) or live_frames.covers(spec, values, live))
+    sliders, ref, mounts = _frames(chart_col, spec, values, live) if early else ({}, None, [])
     try:
         if ref is None:
             df, chart, elapsed = views.cached_view(spec, values)
+            if framed and not early:
+                sliders, _, mounts = _frames(chart_col, spec, values, live)
     except InputError as err:  # input dpviz refuses; anything else is a bug (below)
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
         return None
@@ -86,15 +93,18 @@ def show_figure(
         st.code(share_link(canonical_query(page_params, values)), language=None)
         st.markdown("The same figure from the command line:")
         st.code(spec.command(values), language="bash")
+    for mount in mounts:  # the frames elements, last in the column (webui.live_frames.frames_element)
+        mount()
     return df if ref is None else None
 
 
 def _frames(where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> tuple[dict, tuple | None]:
     """The chart's sliders for the browser (label -> its frames' key, the slider's options, the
-    value shown) with each slider's frames element put in ``where`` when they are computed (else
-    one that asks again: :func:`webui.live_frames.pending_element`), and a reference to the frame at the current
-    value when one holds it (``({"frames": key, "value": v}, height)``), else None."""
-    sliders, ref = {}, None
+    value shown); a reference to the frame at the current value when one holds it (``({"frames":
+    key, "value": v}, height)``), else None; and what puts each slider's frames element in
+    ``where`` (or one that asks again while they are computed:
+    :func:`webui.live_frames.pending_element`), to be called last in the column."""
+    sliders, ref, mounts = {}, None, []
     own = {p.name for p in spec.params}
     for p in live:
         if p.name not in own:
@@ -102,12 +112,14 @@ def _frames(where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Para
         key, held = live_frames.frames_for(spec, values, p.name)
         sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
         if held is None:
-            live_frames.pending_element(where, spec.id, p.name, key)
+            mounts.append(lambda p=p, key=key: live_frames.pending_element(where, spec.id, p.name, key))
             continue
-        live_frames.frames_element(where, spec.id, p.name, key, held.blob)
+        mounts.append(
+            lambda p=p, key=key, held=held: live_frames.frames_element(where, spec.id, p.name, key, held.blob)
+        )
         if ref is None and values[p.name] in held.grid:
             ref = ({"frames": key, "value": values[p.name]}, held.height)
-    return sliders, ref
+    return sliders, ref, mounts
 
 
 def download_row(where, stem: str, csv: Callable[[], str], figure: Callable[[], Any], extra=()) -> None:

@@ -93,7 +93,7 @@ function htmlAt(el, label, index) {
 async function holdFrames(u8) {
   const nl = u8.indexOf(10);
   const key = new TextDecoder().decode(u8.subarray(1, nl));
-  if (FRAMES.has(key)) return;
+  if (FRAMES.has(key) || nl + 1 >= u8.length) return; // held already (the server sends the key alone then)
   FRAMES.set(key, null); // being inflated
   const stream = new Blob([u8.subarray(nl + 1)]).stream().pipeThrough(new DecompressionStream("deflate"));
   const doc = JSON.parse(await new Response(stream).text());

@@ -221,7 +221,16 @@ HIDE_CSS = "<style>[class*='st-key-dpviz-frames-']{display:none !important;}</st
 
 def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> None:
     """The hidden element that hands the browser the frames ``key`` (``b"F"`` then the key and a
-    newline, then the compressed frames): identical bytes on every run with these settings."""
+    newline, then the compressed frames), drawn last in its column. Once this session has sent
+    them it is not drawn again: the tab holds them (its frames outlive their elements), and a
+    slider's run neither sends them again (3-9 kB per chart: under Streamlit's message cache's
+    10 kB floor) nor registers the element's two widgets (a fifth of a run's CPU on the metric
+    page); as the column's last element, leaving it out moves no other. A reload or a reconnect
+    to another process is a new session, which sends them again."""
+    sent = st.session_state.setdefault("_frames_sent", set())
+    if key in sent:
+        return
+    sent.add(key)
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}", data=b"F" + key.encode() + b"\n" + blob, on_check_change=_asked
@@ -288,16 +297,18 @@ def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param
     from webui.widgets import slider_options, widget_label
 
     own = {p.name for p in panel.params}
-    followers = {}
+    followers, later = {}, []
     for p in live:
         if p.name not in own:
             continue
         key, held = text_frames_for(panel, values, p)
         if held is None:
-            pending_element(where, panel.id, p.name, key)
+            later.append(lambda p=p, key=key: pending_element(where, panel.id, p.name, key))
         else:
-            frames_element(where, panel.id, p.name, key, held.blob)
+            later.append(lambda p=p, key=key, held=held: frames_element(where, panel.id, p.name, key, held.blob))
         followers[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
     doc = {"sliders": followers, "html": resolve(panel.html)(result, values)}
     with where:
         _element()(key=f"dpviz-text-{panel.id}", data=b"T" + json.dumps(doc).encode(), on_check_change=_asked)
+    for mount in later:  # last in their container (see frames_element)
+        mount()

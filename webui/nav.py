@@ -6,6 +6,7 @@ from dpviz import sandbox
 from dpviz.papers import all_papers
 from dpviz.tools import all_tools
 from webui import warmup
+from webui.plotly_element import mount_loader
 
 
 def sidebar_nav() -> None:
@@ -36,3 +37,4 @@ def page_setup(title: str) -> None:
     sidebar_nav()
     with st.sidebar:
         _rerun_on_reconnect()
+        mount_loader()  # the charts' script, once per page view

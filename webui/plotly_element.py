@@ -131,11 +131,52 @@ class _LiveChart:
 
 
 @functools.cache
-def live_script() -> str:
-    """``webui/live_chart.js`` as every chart element carries it: without its comment lines and
-    indentation (the frames element, :mod:`webui.live_frames`, runs the same script)."""
+def full_script() -> str:
+    """``webui/live_chart.js`` without its comment lines and indentation, its entry point kept as
+    ``window.__dpvizLive``: what the page's one loader element (:func:`mount_loader`) carries."""
     source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
-    return "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
+    body = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
+    entry = "export default function ("
+    assert entry in body, "live_chart.js must export its entry point"
+    body = body.replace(entry, "function dpvizLive(")
+    return (
+        body + "\nfunction dpvizReady() { window.__dpvizLive = dpvizLive;"
+        " for (const run of (window.__dpvizWaiting || []).splice(0)) run(); }"
+        "\ndpvizReady();\nexport default function () { dpvizReady(); }"
+    )
+
+
+@functools.cache
+def live_script() -> str:
+    """What every chart, frames and text element carries: a stub that hands its data to the
+    page's script (``window.__dpvizLive``, brought once by the loader element), or queues it until
+    the loader has run (on lines of its own: Streamlit takes a one-line string for a file's path).
+    The script itself (10 kB) used to ride in every element, again on every
+    slider move: most of what a move received once charts came as references to their frames."""
+    return (
+        "export default function (args) {\n  if (window.__dpvizLive) return window.__dpvizLive(args);\n"
+        "  (window.__dpvizWaiting = window.__dpvizWaiting || []).push(() => window.__dpvizLive(args));\n}\n"
+    )
+
+
+LOADER_COMPONENT = "dpviz_live"
+
+
+@functools.cache
+def _loader():
+    import streamlit as st
+
+    return st.components.v2.component(LOADER_COMPONENT, js=full_script(), isolate_styles=False)
+
+
+def mount_loader() -> None:
+    """The hidden element that brings ``webui/live_chart.js`` to the page, once per page view
+    (outside every fragment: a slider's run does not send it again). Every page mounts it
+    (:func:`webui.nav.page_setup`)."""
+    import streamlit as st
+
+    st.html("<style>.st-key-dpviz-live{display:none !important;}</style>")
+    _loader()(key="dpviz-live")
 
 
 @functools.cache

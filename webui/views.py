@@ -23,8 +23,11 @@ def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
 
 
-_BUSY = [0]
+_BUSY = [0, 0.0]  # computations running now, when the last one ended (monotonic seconds)
 _BUSY_LOCK = threading.Lock()
+GRACE = 1.0
+"""Seconds without a visitor's computation before background work goes on: a page computes its
+charts one after another, and the gaps between them are not idle time."""
 
 
 @contextmanager
@@ -37,13 +40,14 @@ def busy() -> Iterator[None]:
     finally:
         with _BUSY_LOCK:
             _BUSY[0] -= 1
+            _BUSY[1] = time.monotonic()
 
 
 def wait_idle(limit: float = 60.0) -> None:
-    """Wait (at most ``limit`` seconds) until no visitor's chart is being computed in this process:
-    background work (frames) yields to what a visitor waits for."""
+    """Wait (at most ``limit`` seconds) until no visitor's chart has been computed in this process
+    for :data:`GRACE` seconds: background work (frames) yields to what a visitor waits for."""
     deadline = time.monotonic() + limit
-    while _BUSY[0] > 0 and time.monotonic() < deadline:
+    while time.monotonic() < deadline and (_BUSY[0] > 0 or time.monotonic() - _BUSY[1] < GRACE):
         time.sleep(0.05)
 
 

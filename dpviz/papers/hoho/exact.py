@@ -134,8 +134,14 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
         ],
         axis=-1,
     )  # (T, 4)
-    px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
-    py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
+    # the products are small, and a threaded BLAS rounds them differently from a single thread, so
+    # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
+    with threadpool_limits(limits=1, user_api="blas"):
+        px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
+        py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
     # P[X > y] and P[X = y] for every score y
     sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px  # P[X > y]
     auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
