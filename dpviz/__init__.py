@@ -85,3 +85,24 @@ def audit(a, b, *, claimed: float, delta: float = 0.0, distance: float = 1.0, co
     from dpviz.auditing import audit_samples
 
     return audit_samples(a, b, claimed=claimed, delta=delta, distance=distance, confidence=confidence, seed=seed)
+
+
+def calibrate(page: str, *, settings: dict | None = None, **targets):
+    """The setting that reaches a target, for every mechanism on a page, in a notebook:
+    ``dpviz.calibrate("hoho", auc_mean=0.6)`` or ``dpviz.calibrate("adept", cosine=0.5,
+    settings={"dim": 128})``.
+
+    A target is named by the column of the page's tables that it bounds: ADePT
+    ``epsilon_actual``, ``rms_error_relative``, ``cosine``; HoHo ``auc_mean``,
+    ``reconstruction_mean``; partial sensitivity ``rdp_epsilon``, ``sigma``. Other keyword
+    arguments that are not targets are taken as the page's settings. Returns the table
+    ``python -m dpviz calibrate PAGE --json`` prints (one row per mechanism and target;
+    :mod:`dpviz.targets` says how each is solved). Bad input raises
+    :class:`dpviz.errors.InputError`.
+    """
+    from dpviz import targets as _calibrate
+
+    known = {m.column for m in _calibrate.PAGES[page].measures} if page in _calibrate.PAGES else set()
+    wanted = {k: v for k, v in targets.items() if k in known}
+    rest = {k: v for k, v in targets.items() if k not in known}
+    return _calibrate.calibrate_page(page, wanted, _raw({**rest, **(settings or {})}))

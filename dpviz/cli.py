@@ -8,6 +8,7 @@
     python -m dpviz lesson check FILE | lesson answers FILE | lesson --list
     python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
                           [--seed S] --out result.json
+    python -m dpviz calibrate PAGE --target NAME=VALUE [--target ...] [--set key=value ...] [--json]
 
 Bad ids, keys, values or files (any :class:`dpviz.errors.InputError`) print one clear line on stderr
 and exit with status 2; any other exception is a bug and keeps its traceback.
@@ -16,6 +17,7 @@ and exit with status 2; any other exception is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from contextlib import contextmanager
@@ -102,6 +104,18 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--seed", type=int, default=0, help="seed of the split into training and evaluation parts")
     au.add_argument("--out", required=True, help="result file (.json)")
     au.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    cb = sub.add_parser("calibrate", help="the setting (ε, σ) that reaches a target, for every mechanism on a page")
+    cb.add_argument("page", help="adept, hoho or partial")
+    cb.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a bound on a column of the page's tables: adept epsilon_actual, rms_error_relative, cosine; "
+        "hoho auc_mean, reconstruction_mean; partial rdp_epsilon, sigma (repeatable)",
+    )
+    cb.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
+    cb.add_argument("--json", action="store_true", help="one JSON record per mechanism and target")
     sub.add_parser("build", help="compile the metric engine's loops now (once per installation), not at a first view")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
     dl.add_argument(
@@ -298,6 +312,44 @@ def _audit(args) -> int:
     return 0
 
 
+def _calibrate(args) -> int:
+    import math
+
+    from dpviz.targets import calibrate_page
+
+    targets = {}
+    for item in args.target:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ParamError(f"--target {item!r} is not of the form name=value.")
+        targets[name.strip()] = value
+    table = calibrate_page(args.page, targets, _parse_sets(args.set))
+    if args.json:
+        records = [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in table.to_dict("records")
+        ]
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+        return 0
+    slider = "sigma" if args.page == "partial" else "epsilon"
+    for r in table.to_dict("records"):
+        if not r["reachable"]:
+            print(f"{r['mechanism']:>18}  {r['target']} = {r['target_value']:g}: {r['note']}")
+            continue
+        interval = f" (95% interval {r['low']:.4g}-{r['high']:.4g})" if r["low"] != r["high"] else ""
+        others = ", ".join(
+            f"{k} {r[k]:.4g}"
+            for k in r
+            if k not in {"mechanism", "target", "target_value", "reachable", slider, "low", "high", "side", "note"}
+            and isinstance(r[k], float)
+        )
+        print(
+            f"{r['mechanism']:>18}  {r['target']} = {r['target_value']:g}: {r['side']}{interval}; there: {others}"
+            + (f" ({r['note']})" if r["note"] else "")
+        )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: sys.argv[1:]); returns the exit status: 0, or 2 for
     input dpviz refuses (one line on stderr). Any other exception is a bug and propagates."""
@@ -311,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "lesson":
             return _lesson(args)
+        if args.command == "calibrate":
+            return _calibrate(args)
         if args.command == "build":
             from dpviz.papers.metric.mechanism import compile_engine
 
