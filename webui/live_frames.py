@@ -221,16 +221,10 @@ HIDE_CSS = "<style>[class*='st-key-dpviz-frames-']{display:none !important;}</st
 
 def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> None:
     """The hidden element that hands the browser the frames ``key`` (``b"F"`` then the key and a
-    newline, then the compressed frames), drawn last in its column. Once this session has sent
-    them it is not drawn again: the tab holds them (its frames outlive their elements), and a
-    slider's run neither sends them again (3-9 kB per chart: under Streamlit's message cache's
-    10 kB floor) nor registers the element's two widgets (a fifth of a run's CPU on the metric
-    page); as the column's last element, leaving it out moves no other. A reload or a reconnect
-    to another process is a new session, which sends them again."""
-    sent = st.session_state.setdefault("_frames_sent", set())
-    if key in sent:
-        return
-    sent.add(key)
+    newline, then the compressed frames), drawn last in its column, in every run that draws the
+    chart (identical bytes each time; the browser inflates a key once). Sending it once per
+    session was tried: a run interrupted by the next one (a slider's release during the answer
+    to the last) can lose the element before it reaches the tab, and the tab never got them."""
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}", data=b"F" + key.encode() + b"\n" + blob, on_check_change=_asked
