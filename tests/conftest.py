@@ -17,7 +17,7 @@ def _isolated_cache(tmp_path_factory):
     os.environ["DPVIZ_CACHE_DIR"] = str(tmp_path_factory.mktemp("dpviz-cache"))
     os.environ.pop("DPVIZ_HOSTED", None)
     # charts are drawn by the server on every move, as without frames; the tests of frames turn
-    # them on for their own servers (tests/browser/test_frames.py)
+    # them on for their own servers (tests/browser/test_browser_frames.py)
     os.environ["DPVIZ_FRAMES"] = "0"
     yield
 
