@@ -215,18 +215,21 @@ def compute_frames(
     return Frames(spec.id, slider, p.label, tuple(positions), tuple(figures))
 
 
-def close(a: Any, b: Any, tol: float = 1e-12) -> bool:
+def close(a: Any, b: Any, tol: float = 1e-12, floor: float = 0.0) -> bool:
     """Whether two Plotly JSON values hold the same numbers (typed arrays decoded) within ``tol``
-    relative, and the same everything else: what the tests compare a frame with."""
+    relative to the larger of the two and ``floor``, and the same everything else: what the tests
+    compare a frame with. With ``floor=1``, numbers below 1 agree to ``tol`` absolute: a
+    probability of 6e-16 from one process and 5e-16 from another are both rounding noise of a
+    sum of terms of order 1 (a BLAS kernel rounds by the memory alignment of its operands)."""
     a, b = _plain(a), _plain(b)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(close(a[k], b[k], tol) for k in a)
+        return a.keys() == b.keys() and all(close(a[k], b[k], tol, floor) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(close(x, y, tol, floor) for x, y in zip(a, b))
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
         if math.isnan(a) or math.isnan(b):
             return math.isnan(a) and math.isnan(b)
-        return a == b or abs(a - b) <= tol * max(abs(a), abs(b))
+        return a == b or abs(a - b) <= tol * max(abs(a), abs(b), floor)
     return a == b
 
 
