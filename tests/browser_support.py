@@ -97,6 +97,12 @@ def wait_for_charts(page, n: int) -> None:
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    # every chart element of the finished run drawn (a chart that replaced a first answer is a new
+    # element, drawn a moment after the run ends; until then the charts' order on the page is not theirs)
+    page.wait_for_function(
+        "[...document.querySelectorAll('.dpviz-chart')].every(gd => gd.classList.contains('js-plotly-plot'))",
+        timeout=90_000,
+    )
 
 
 PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
