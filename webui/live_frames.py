@@ -51,8 +51,9 @@ log = logging.getLogger("dpviz.frames")
 
 
 def _top(spec: FigureSpec, slider: str) -> float:
-    p = spec.param(slider)
-    return p.hosted_max if hosted_mode() and p.hosted_max is not None else p.max
+    from webui.widgets import _top as widget_top  # the slider's own range: one rule for both
+
+    return widget_top(spec.param(slider))
 
 
 def frames_key(spec: FigureSpec, values: dict[str, Any], slider: str) -> str:
@@ -260,7 +261,9 @@ def text_frames_for(panel, values: dict[str, Any], slider: Param, now: bool = Fa
 
     own = {p.name: values[p.name] for p in panel.params}
     others = sorted((p.name, format_value(p, own[p.name])) for p in panel.params if p.name != slider.name)
-    top = slider.hosted_max if hosted_mode() and slider.hosted_max is not None else slider.max
+    from webui.widgets import _top as widget_top
+
+    top = widget_top(slider)
     key = hashlib.sha256(repr((panel.id, slider.name, others, top, hosted_mode())).encode()).hexdigest()[:24]
     canonical = {**dict(others), "_slider": slider.name, "_top": str(top), "_hosted": str(hosted_mode())}
 

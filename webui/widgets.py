@@ -30,6 +30,8 @@ def widget_state(p: Param, value: Any) -> Any:
 
 
 def _top(p: Param) -> float | None:
+    """The highest value ``p``'s widget offers: its hosted cap on a hosted demo, else its maximum
+    (the frames of a slider cover the same range: :mod:`webui.live_frames`)."""
     if registry.hosted_mode() and p.hosted_max is not None and p.kind in ("int", "float"):
         return p.hosted_max
     return p.max
