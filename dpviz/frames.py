@@ -233,6 +233,29 @@ def close(a: Any, b: Any, tol: float = 1e-12, floor: float = 0.0) -> bool:
     return a == b
 
 
+def difference(a: Any, b: Any, tol: float = 1e-12, floor: float = 0.0, path: str = "") -> str | None:
+    """Where two Plotly JSON values first differ in the sense of :func:`close` (a path such as
+    ``data[2].y[17]`` and both values), or None when they are close: what a failing test says."""
+    a, b = _plain(a), _plain(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return f"{path or 'top'}: keys {sorted(a.keys() ^ b.keys())} in one only"
+        for k in a:
+            found = difference(a[k], b[k], tol, floor, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} against {len(b)} items"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = difference(x, y, tol, floor, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if close(a, b, tol, floor) else f"{path}: {a!r} against {b!r}"
+
+
 def _plain(x: Any) -> Any:
     if isinstance(x, dict) and "bdata" in x and "dtype" in x:
         data = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]).newbyteorder("<"))

@@ -86,6 +86,18 @@ def test_close_tells_numbers_apart():
     assert close(float("nan"), float("nan")) and not close(float("nan"), 1.0)
 
 
+def test_difference_says_where():
+    a = {"data": [{"y": [0.1, 0.2]}, {"y": [1.0, 2.0]}], "layout": {}}
+    b = {"data": [{"y": [0.1, 0.2]}, {"y": [1.0, 2.5]}], "layout": {}}
+    assert frames.difference(a, a) is None
+    assert frames.difference(a, b) == "data[1].y[1]: 2.0 against 2.5"
+    assert frames.difference({"a": 1}, {"b": 1}) == "top: keys ['a', 'b'] in one only"
+    assert frames.difference([1], [1, 2], path="x") == "x: 1 against 2 items"
+    # typed arrays are read out: the path is the same as for lists
+    typed = frames.typed_arrays({"data": [{"y": [0.0, 1.0, 2.0, 3.0]}]})
+    assert frames.difference(typed, {"data": [{"y": [0.0, 1.0, 2.0, 3.5]}]}) == "data[0].y[3]: 3.0 against 3.5"
+
+
 def test_the_grids_are_the_sliders():
     eps = registry.get("adept-epsilon").param("epsilon")
     assert slider_grid(eps) == log_grid(eps.min, eps.max)

@@ -417,7 +417,10 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         horizontal_spacing=0.17,
         subplot_titles=("ROC curve of the linking attack", f"privacy loss ε of one input (r = {v['r']}; log scale)"),
     )
-    roc = df.sort_values("fpr")
+    # the ROC in threshold order (high to low): TPR and FPR are survival functions of the score, so
+    # this is FPR's order; sorting by FPR itself broke ties (FPR = 1 at low scores, rounding noise
+    # near 0 at high λ) differently between processes and drew another curve
+    roc = df.sort_values("threshold", ascending=False, kind="stable")
     fig.add_trace(
         go.Scatter(
             x=roc.fpr,

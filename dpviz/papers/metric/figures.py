@@ -156,7 +156,7 @@ def _live_evaluate(state: dict[int, mdp.Envelopes], v) -> pd.DataFrame:
 
 
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
-    df = df.sort_values("n_w")
+    df = df.sort_values(["n_w", "word"], kind="stable")  # ties in word order, the same in every process
     n = v["samples"]
     fig = subplots.make_subplots(
         rows=1,

@@ -99,3 +99,27 @@ def test_edge_cases(corpus):
         H.attack_counts(corpus[:1], "ome", np.array([0]))
     with pytest.raises(ValueError, match="share"):
         H.choose_targets(10, 0.0, 0)
+
+
+def test_the_live_roc_is_drawn_in_threshold_order_whatever_the_ties():
+    """Many thresholds share FPR = 1 (and, at large λ, rounding noise near 0): the curve is drawn
+    in threshold order, so a last-bit change in a tied FPR (another process's rounding) draws the
+    same curve."""
+    from dpviz import registry
+    from dpviz.frames import _plain
+    from dpviz.params import validate
+
+    spec = registry.get("hoho-live")
+    v, errors = validate(spec.params, {"targets": "0.05", "lambda_": "1400"})
+    assert not errors
+    df = spec.table(v)
+    assert (df.fpr == 1.0).sum() > 1  # ties are there
+    roc = {k: _plain(t) for k, t in spec.figure_dict(df, v)["data"][0].items()}
+    assert list(roc["customdata"]) == sorted(df.threshold, reverse=True)
+    assert np.all(np.diff(np.asarray(roc["x"])) >= -1e-15) and np.all(np.diff(np.asarray(roc["y"])) >= -1e-15)
+    nudged = df.copy()
+    ties = np.flatnonzero(nudged.fpr.to_numpy() == 1.0)
+    nudged.loc[ties[::2], "fpr"] = np.nextafter(1.0, 0.0)  # one ulp below, every other tie
+    again = {k: _plain(t) for k, t in spec.figure_dict(nudged, v)["data"][0].items()}
+    assert list(again["customdata"]) == list(roc["customdata"])
+    assert np.array_equal(np.asarray(again["y"]), np.asarray(roc["y"]))
