@@ -12,13 +12,20 @@ adept    ``rms_error_relative`` at most       ε       exact (Laplace b√(2n), 
 adept    ``cosine``             at least      ε       simulated: a 95% interval from its draws
 hoho     ``auc_mean``           at most       ε       exact (binomial convolutions), at the page's λ
 hoho     ``reconstruction_mean`` at most      ε       exact, at the page's λ
+metric   ``n_w``                at most       ε       simulated: mean over the page's words
+metric   ``s_w``                at least      ε       simulated: mean over the page's words
+metric   ``share_kept``         at least      ε       simulated: share of draws that keep the word
+metric   ``mean_cosine``        at least      ε       simulated: mean cos(φ(w), φ(M(w)))
 partial  ``rdp_epsilon``        at most       σ       exact: σ = g_max √(α / (2 t))
 partial  ``sigma``              (the setting) σ       the measures at that σ
 ======== ====================== ============= ======= ==================================
 
 Every measure is a function m(x) of one slider x (the others held at the given settings), the
 very computation the page draws (``dpviz.papers.adept.sensitivity.fixes_evaluate``,
-``dpviz.papers.hoho.exact.exact_attack``, the partial-sensitivity table). The answer is the x*
+``dpviz.papers.hoho.exact.exact_attack``, ``dpviz.papers.metric.mechanism.stats_at``, the
+partial-sensitivity table). On the metric page the "mechanisms" are the page's embeddings (its
+embedding and the one it compares with); a statistic is a mean over the page's sampled words, whose
+standard error is the words' spread over √(words). The answer is the x*
 where m(x*) = t, found by bracketing on a grid of the slider's range (log-spaced) and Brent's
 method inside the bracket to 1e-10 relative (in log x), so the setting is *extreme*: on the allowed side of
 x* every setting meets the target, a step past it (2%) does not. A measure that is simulated (the
@@ -68,11 +75,15 @@ class Page:
 
     name: str
     slider: str
-    mechanisms: tuple[str, ...]
+    mechanisms: tuple[str, ...] | Callable[[Mapping[str, Any]], tuple[str, ...]]
     measures: tuple[Measure, ...]
     params: Callable[[], Sequence[Any]]
     prepare: Callable[[Mapping[str, Any], str], Any]
     evaluate: Callable[[Any, Mapping[str, Any], str, float], dict[str, float]]
+
+    def mechanisms_for(self, values: Mapping[str, Any]) -> tuple[str, ...]:
+        """The mechanisms compared at these settings (the metric page: its embeddings)."""
+        return self.mechanisms(values) if callable(self.mechanisms) else self.mechanisms
 
     def measure(self, column: str) -> Measure:
         """The measure ``column`` of this page; another name is refused with the page's targets."""
@@ -162,6 +173,50 @@ def _hoho_evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float)
     )
 
 
+# --- Metric DP ------------------------------------------------------------------------------------
+
+
+def _metric_params():
+    from dpviz import registry
+
+    return registry.get("metric-live").params
+
+
+def _metric_embeddings(v: Mapping[str, Any]) -> tuple[str, ...]:
+    names = [v["embedding"]]
+    if v.get("compare", "none") not in ("none", v["embedding"]):
+        names.append(v["compare"])
+    return tuple(names)
+
+
+def _metric_prepare(v: Mapping[str, Any], embedding: str):
+    from dpviz.data.embeddings import resolve
+    from dpviz.papers.metric.pipeline import word_state
+
+    at = dict(v, embedding=embedding)
+    return resolve(embedding), word_state(at, "embedding")
+
+
+def _metric_evaluate(state, v: Mapping[str, Any], embedding: str, epsilon: float) -> dict[str, float]:
+    from dpviz.papers.metric import mechanism as mdp
+
+    emb, envelopes = state
+    df = mdp.stats_at(emb, envelopes, [epsilon], v["eta"])
+    words = max(len(df), 1)
+    kept = df.n_w / df.samples
+    se = lambda col: float(col.std(ddof=1) / math.sqrt(words)) if len(col) > 1 else 0.0  # noqa: E731
+    return {
+        "n_w": float(df.n_w.mean()),
+        "n_w_se": se(df.n_w),
+        "s_w": float(df.s_w.mean()),
+        "s_w_se": se(df.s_w),
+        "share_kept": float(df.n_w.sum() / df.samples.sum()),
+        "share_kept_se": se(kept),
+        "mean_cosine": float(df.cosine.mean()),
+        "mean_cosine_se": se(df.cosine),
+    }
+
+
 # --- Partial sensitivity ----------------------------------------------------------------------------
 
 
@@ -230,6 +285,20 @@ PAGES: dict[str, Page] = {
         _hoho_prepare,
         _hoho_evaluate,
     ),
+    "metric": Page(
+        "metric",
+        "epsilon",
+        _metric_embeddings,
+        (
+            Measure("n_w", "at most", False, "average N_w: releases that keep the word", "privacy"),
+            Measure("s_w", "at least", False, "average S_w: distinct outputs", "privacy"),
+            Measure("share_kept", "at least", False, "share of releases that keep the word", "utility"),
+            Measure("mean_cosine", "at least", False, "mean cosine of the released word to the original", "utility"),
+        ),
+        _metric_params,
+        _metric_prepare,
+        _metric_evaluate,
+    ),
     "partial": Page(
         "partial",
         "sigma",
@@ -243,8 +312,7 @@ PAGES: dict[str, Page] = {
         _partial_evaluate,
     ),
 }
-"""The pages that can be calibrated (the metric page's own calibration chart reads N_w and S_w
-against its listed ε; it is not in this table yet)."""
+"""The pages that can be calibrated, by their paper keys."""
 
 
 # --- solving ----------------------------------------------------------------------------------------
@@ -367,14 +435,14 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
         if measure.kind == "setting":
             if not lo <= value <= hi:
                 raise InputError(f"the target {name}={value:g} is outside the slider's range [{lo:g}, {hi:g}].")
-        elif value <= 0 and measure.column != "cosine":
+        elif value <= 0 and measure.column not in ("cosine", "mean_cosine"):
             raise InputError(f"the target {name}={value:g} must be above 0.")
         parsed[name] = (measure, value)
     if len(parsed) > 1 and page == "partial" and "sigma" in parsed:
         raise InputError("sigma is the setting itself: give it alone, or give rdp_epsilon alone.")
     rows = []
     for name, (measure, value) in parsed.items():
-        for mech in p.mechanisms:
+        for mech in p.mechanisms_for(values):
             if measure.kind == "setting":
                 state = p.prepare(values, mech)
                 row = {"mechanism": mech, "target": name, "target_value": value, "reachable": True}

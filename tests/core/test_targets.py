@@ -173,3 +173,57 @@ def test_the_notebook_and_the_command_line_agree(capsys):
     assert all({"epsilon", "reachable", "epsilon_actual", "cosine"} <= set(r) for r in records)
     assert main(["calibrate", "adept", "--target", "cosine=oops"]) == 2
     assert "not a number" in capsys.readouterr().err
+
+
+METRIC_FAST = {"words": "20", "samples": "200", "seed": "3"}
+
+
+@pytest.mark.parametrize("column, target", [("n_w", 40.0), ("s_w", 30.0), ("share_kept", 0.5), ("mean_cosine", 0.8)])
+def test_metric_targets_against_a_grid_of_the_words_own_draws(column, target):
+    """The metric page's statistics, recomputed here from the per-word draws at a fine grid of ε
+    (the mean over words of each word's own count, not the solver's table): the answer lies
+    between the grid points that bracket the crossing, the statistic there is the target's side,
+    and 2% past it the other side."""
+    from dpviz.data.embeddings import resolve
+    from dpviz.papers.metric import mechanism as mdp
+    from dpviz.papers.metric.pipeline import word_state
+    from dpviz.params import validate
+
+    t = calibrate_page("metric", {column: target}, METRIC_FAST)
+    r = _row(t, "glove-6b-50d")
+    assert r.reachable and r.low <= r.epsilon <= r.high
+    spec = dpviz.registry.get("metric-live")
+    values, _ = validate(spec.params, METRIC_FAST)
+    emb, state = resolve("glove-6b-50d"), word_state(values, "embedding")
+
+    def stat(e: float) -> float:
+        rows = mdp.stats_at(emb, state, [e], values["eta"])
+        per_word = {
+            "n_w": rows.n_w,
+            "s_w": rows.s_w,
+            "share_kept": rows.n_w / rows.samples,
+            "mean_cosine": rows.cosine,
+        }[column]
+        return float(np.mean(per_word))  # every word has the same number of draws
+
+    at_most = column == "n_w"
+    meets = (lambda y: y <= target + 1e-12) if at_most else (lambda y: y >= target - 1e-12)
+    grid = np.geomspace(0.1, 1000, 400)
+    ok = np.array([meets(stat(e)) for e in grid])
+    # n_w and share_kept and the cosine rise with ε, S_w falls: one switch along the grid
+    first_switch = int(np.flatnonzero(ok[1:] != ok[:-1])[0])
+    assert grid[first_switch] <= r.epsilon * (1 + 1e-9) and r.epsilon <= grid[first_switch + 1] * (1 + 1e-9)
+    if column in ("n_w", "s_w"):  # privacy: the largest ε that meets it
+        assert meets(stat(0.999 * r.epsilon)) and not meets(stat(1.02 * r.epsilon))
+        assert r.side.startswith("epsilon ≤")
+    else:  # utility: the smallest ε that meets it
+        assert meets(stat(r.epsilon * 1.001)) and not meets(stat(0.98 * r.epsilon))
+        assert r.side.startswith("epsilon ≥")
+
+
+def test_metric_compares_its_embeddings_and_refuses_a_bad_target():
+    t = calibrate_page("metric", {"share_kept": 2.0}, METRIC_FAST)
+    r = _row(t, "glove-6b-50d")
+    assert not r.reachable and "not reachable in [0.1, 1000]" in r.note
+    with pytest.raises(InputError, match="is not a target on the metric page"):
+        calibrate_page("metric", {"auc_mean": 0.5}, METRIC_FAST)
