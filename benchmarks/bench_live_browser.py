@@ -51,11 +51,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
-PAGES = [
-    ("ADePT_sensitivity", 6, [("Privacy budget ε (claimed)", "adept-epsilon"), ("Dimension n", "adept-sensitivity")]),
-    ("Metric_DP", 9, [("ε", "metric-live")]),
-    ("HoHo_attack", 7, [("Claimed ε", "hoho-live"), ("λ", "hoho-live")]),
-    ("Partial_sensitivity", 6, [("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")]),
+from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
+
+PAGES = [  # charts drawn without a click, counted from the papers' declarations
+    (
+        "ADePT_sensitivity",
+        charts_drawn("adept"),
+        [("Privacy budget ε (claimed)", "adept-epsilon"), ("Dimension n", "adept-sensitivity")],
+    ),
+    ("Metric_DP", charts_drawn("metric"), [("ε", "metric-live")]),
+    ("HoHo_attack", charts_drawn("hoho"), [("Claimed ε", "hoho-live"), ("λ", "hoho-live")]),
+    (
+        "Partial_sensitivity",
+        charts_drawn("partial"),
+        [("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")],
+    ),
 ]
 FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
     const gd = all[all.length - 1];

@@ -53,6 +53,7 @@ BUDGETS: tuple[Budget, ...] = (
     Budget(
         "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
     ),
+    Budget("frontier.curves", "frontiers: each mechanism's (privacy, utility) points, per setting", 128, 32 * MB),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
     Budget(
         "web.frames",

@@ -481,3 +481,42 @@ def _contradictions(df: pd.DataFrame, page: Page) -> None:
             for n, m in zip(df["note"], df["mechanism"])
         ]
         df.attrs["contradictions"] = notes
+
+
+# --- the page's panel ("Choose from a target") ---------------------------------------------------
+
+
+def panel_answer(page: str, values: Mapping[str, Any]) -> pd.DataFrame | None:
+    """The panel's answer: None while no target is chosen, else :func:`calibrate_page` for the
+    chosen target at the page's other settings (the solved slider's own value plays no part)."""
+    target = values.get("target_measure", "none")
+    if target in (None, "none"):
+        return None
+    settings = {k: v for k, v in values.items() if k not in ("target_measure", "target_value")}
+    from dpviz.params import format_value
+
+    params = {q.name: q for q in PAGES[page].params()}
+    raw = {k: format_value(params[k], v) for k, v in settings.items() if k in params}
+    table = calibrate_page(page, {target: values["target_value"]}, raw)
+    table.attrs["page"] = page
+    return table
+
+
+def answer_adept(values, progress=None):
+    """The ADePT page's panel compute (:func:`panel_answer`)."""
+    return panel_answer("adept", values)
+
+
+def answer_hoho(values, progress=None):
+    """The HoHo page's panel compute (:func:`panel_answer`)."""
+    return panel_answer("hoho", values)
+
+
+def answer_metric(values, progress=None):
+    """The metric DP page's panel compute (:func:`panel_answer`)."""
+    return panel_answer("metric", values)
+
+
+def answer_partial(values, progress=None):
+    """The partial sensitivity page's panel compute (:func:`panel_answer`)."""
+    return panel_answer("partial", values)

@@ -259,3 +259,26 @@ def test_the_report_box_makes_a_report_of_the_settings_on_screen():
     notebook = json.loads(at.session_state["report-adept"][2])
     code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
     assert code.count("epsilon='2'") >= 2 and "seed='11'" in code
+
+
+def test_a_target_in_the_link_is_answered_and_one_click_moves_the_slider():
+    """ADePT at n = 16: a true ε of 2 takes a claimed ε of 2/√16 = 0.5 for ADePT as published; its
+    button moves the ε slider there and the link follows."""
+    at = _run(ADEPT, dict(FAST, dim="16", target_measure="epsilon_actual", target_value="2"))
+    assert not at.exception and not at.error
+    assert any("Target:" in m.value and "epsilon_actual at most 2" in m.value for m in at.markdown)
+    button = next(b for b in at.button if b.label.startswith("Move epsilon to 0.5 (adept)"))
+    button.click().run()
+    assert not at.exception
+    assert at.select_slider(key="epsilon").value == pytest.approx(0.5, rel=1e-9)
+    assert float(
+        at.query_params["epsilon"][0] if isinstance(at.query_params["epsilon"], list) else at.query_params["epsilon"]
+    ) == pytest.approx(0.5, rel=1e-6)
+    assert at.query_params["target_measure"] in ("epsilon_actual", ["epsilon_actual"])
+
+
+def test_an_unreachable_target_is_a_sentence_and_the_sliders_stay():
+    at = _run(ADEPT, dict(FAST, target_measure="rms_error_relative", target_value="1e-9", epsilon="2"))
+    assert not at.exception
+    assert any("not reachable" in str(v) for v in at.dataframe[-1].value.note)
+    assert at.select_slider(key="epsilon").value == 2.0

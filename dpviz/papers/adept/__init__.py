@@ -1,7 +1,9 @@
 """ADePT's sensitivity: Habernal (2021), When differential privacy meets NLP: The devil is in
 the detail (EMNLP), Theorem 5.1. ``sensitivity`` holds the math, ``figures`` the figure specs."""
 
+from dpviz.frontier import target_panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
+from dpviz.papers.adept.figures import FRONTIER_PARAMS
 
 PAPER = Paper(
     key="adept",
@@ -29,11 +31,13 @@ PAPER = Paper(
                 "adept-privacy-loss",
                 "adept-fixes",
                 "adept-audit",
+                "adept-frontier",
             ),
+            panels=(target_panel("adept", FRONTIER_PARAMS),),
             intro="**Live:** drag ε or n (or focus a slider and use the arrow keys); the charts below follow at once.",
         ),
     ),
-    sidebar=(SidebarGroup("Settings"),),
+    sidebar=(SidebarGroup("Settings"), SidebarGroup("Choose from a target", ("target_measure", "target_value"))),
     seed_note="every random chart on this page is reproducible from it.",
     notes=(
         "**Notes.** Sensitivities follow Theorem 5.1 of Habernal (2021); the violation simulation "

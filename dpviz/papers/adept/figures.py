@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from dpviz.frontier import frontier_spec
 from dpviz.papers.adept import sensitivity as adept
 from dpviz.params import SEED, Param
 from dpviz.progress import report
@@ -690,6 +691,12 @@ register(
         paper_figure="Habernal 2021, Section 7",
     )
 )
+
+
+# the privacy-utility frontier (dpviz/frontier.py) ---------------------------------------------------
+
+FRONTIER_PARAMS = (DIM, EPSILON, CLIP, DELTA, DRAWS, SEED)
+register(frontier_spec("adept", FRONTIER_PARAMS, quick={"draws": "200"}))
 
 
 # 7. an empirical audit of the worst-case pair -------------------------------------------------------------

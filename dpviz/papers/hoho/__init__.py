@@ -2,7 +2,9 @@
 optimized multiple encoding. ``ome`` holds the encoding and its exact loss, ``exact`` the attack's
 exact AUC and reconstruction, ``attack`` the simulated attack on a corpus, ``figures`` the specs."""
 
+from dpviz.frontier import target_panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
+from dpviz.papers.hoho.figures import FRONTIER_PARAMS
 
 PAPER = Paper(
     key="hoho",
@@ -31,12 +33,14 @@ PAPER = Paper(
                 "hoho-bounds",
                 "hoho-utility",
                 "hoho-audit",
+                "hoho-frontier",
             ),
+            panels=(target_panel("hoho", FRONTIER_PARAMS),),
             intro="**Live:** drag ε and λ (or focus a slider and use the arrow keys); every chart below follows, "
             "computed exactly.",
         ),
     ),
-    sidebar=(SidebarGroup("Settings"),),
+    sidebar=(SidebarGroup("Settings"), SidebarGroup("Choose from a target", ("target_measure", "target_value"))),
     seed_note="every encoding on this page follows from it.",
     notes=(
         "**Notes.** Encoding exactly as the reference code's `float_to_binary` (m = 6, n = 5; the minus sign "

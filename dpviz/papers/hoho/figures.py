@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.errors import InputError
+from dpviz.frontier import frontier_spec
 from dpviz.papers.hoho import exact as hoho_exact
 from dpviz.papers.hoho import ome, utility
 from dpviz.papers.hoho.params import CORPUS, EPSILON, LAMBDA, LINK_PARAMS, MECHANISM, TARGETS
@@ -490,6 +491,12 @@ register(
         paper_figure=f"{PAPER}, Sec. 3-4",
     )
 )
+
+
+# the privacy-utility frontier (dpviz/frontier.py) ---------------------------------------------------
+
+FRONTIER_PARAMS = (CORPUS, TARGETS, SEED, EPSILON, LAMBDA)
+register(frontier_spec("hoho", FRONTIER_PARAMS, quick={"targets": "0.05"}))
 
 
 # auditor --------------------------------------------------------------------------------------------

@@ -3,9 +3,10 @@ for privacy preserving text analysis (PrivateNLP @ WSDM). ``mechanism`` holds th
 the statistics, ``neighbours`` the k-nearest-neighbour distances, ``calibration`` the crossing of
 a target, ``sweep`` the whole-vocabulary Dask sweep, ``figures`` the figure specs."""
 
+from dpviz.frontier import target_panel
 from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
-from dpviz.papers.metric.params import COMPARE, EMBEDDING, EPSILON, REWRITES, SENTENCE
+from dpviz.papers.metric.params import COMPARE, EMBEDDING, EPSILON, REWRITES, SENTENCE, WORD_PARAMS
 from dpviz.params import SEED
 
 _FULL = {"compare": "fasttext-local", "words": "100"}
@@ -39,6 +40,7 @@ PAPER = Paper(
                 "metric-calibrate",
                 "metric-utility",
                 "metric-entropy",
+                "metric-frontier",
                 "metric-knn-distances",
                 "metric-knn-histogram",
             ),
@@ -66,10 +68,15 @@ PAPER = Paper(
                     cached=False,  # the pipeline keeps each answer per ε itself
                     working="Privatising…",
                 ),
+                target_panel("metric", WORD_PARAMS + (EPSILON,)),
             ),
         ),
     ),
-    sidebar=(SidebarGroup("Words and ε"), SidebarGroup("Try it", ("sentence", "rewrites"))),
+    sidebar=(
+        SidebarGroup("Words and ε"),
+        SidebarGroup("Try it", ("sentence", "rewrites")),
+        SidebarGroup("Choose from a target", ("target_measure", "target_value")),
+    ),
     seed_note="each word's draws follow from (seed, word), so results do not depend on which other words run.",
     notes=(
         "**Notes.** Sampling as in the public implementations: direction uniform on the sphere, radius "

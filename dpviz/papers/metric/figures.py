@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.data.embeddings import resolve
+from dpviz.frontier import frontier_spec
 from dpviz.papers.metric import calibration
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.papers.metric.params import (
@@ -646,6 +647,12 @@ register(
         paper_figure=f"{PAPER}",
     )
 )
+
+
+# the privacy-utility frontier (dpviz/frontier.py) ---------------------------------------------------
+
+FRONTIER_PARAMS = WORD_PARAMS + (EPSILON,)
+register(frontier_spec("metric", FRONTIER_PARAMS, quick=QUICK_WORDS))
 
 
 # 7. Figure 2: k-nearest-neighbour distances ----------------------------------------------------------------------

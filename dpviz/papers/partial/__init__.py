@@ -3,8 +3,10 @@ privacy. ``sensitivity`` holds the symbolic analysis of a query (``safe_expr`` p
 ``expr_program`` evaluates it), ``bars_network`` the network trained with SGD and DP-SGD,
 ``figures`` the figure specs."""
 
+from dpviz.frontier import target_panel
 from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
+from dpviz.papers.partial.figures import FRONTIER_PARAMS
 from dpviz.papers.partial.params import EXPR, INDIVIDUALS, RANGES
 
 _NET_QUICK = {"per_class": "200", "sgd_steps": "300", "dpsgd_steps": "300", "eval_per_class": "100"}
@@ -40,7 +42,8 @@ PAPER = Paper(
     sections=(
         Section(
             title="1. A database query (paper, Sec. 5.1)",
-            figures=("partial-query", "partial-query-surface", "partial-individuals"),
+            figures=("partial-query", "partial-query-surface", "partial-individuals", "partial-frontier"),
+            panels=(target_panel("partial", FRONTIER_PARAMS),),
             intro="**Live:** the Gaussian mechanism's σ and the Rényi order α act in closed form on the "
             "sensitivities above: drag them.",
             lead=Panel(
@@ -57,7 +60,11 @@ PAPER = Paper(
             figures=("partial-training", "partial-dpsgd", "partial-histograms"),
         ),
     ),
-    sidebar=(SidebarGroup("Database query"), SidebarGroup("Network training", NET_PARAMS)),
+    sidebar=(
+        SidebarGroup("Database query"),
+        SidebarGroup("Choose from a target", ("target_measure", "target_value")),
+        SidebarGroup("Network training", NET_PARAMS),
+    ),
     seed_note="the training data, initialisation and DP-SGD noise all follow from it.",
     notes=(
         "**Notes.** The formula box is parsed, never executed: only numbers, the declared attributes, "

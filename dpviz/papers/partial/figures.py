@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import caches
+from dpviz.frontier import frontier_spec
 from dpviz.papers.partial import bars_network as bn
 from dpviz.papers.partial.params import EXPR, INDIVIDUALS, RANGES
 from dpviz.params import SEED, Param
@@ -469,6 +470,12 @@ register(
         paper_figure=f"{PAPER}, Sec. 5.1",
     )
 )
+
+
+# the privacy-utility frontier (dpviz/frontier.py) ---------------------------------------------------
+
+FRONTIER_PARAMS = (EXPR, RANGES, INDIVIDUALS, PEOPLE, SIGMA, ALPHA)
+register(frontier_spec("partial", FRONTIER_PARAMS))
 
 
 # 4-6. the network: Figure 2A, 2B and training curves ---------------------------------------------

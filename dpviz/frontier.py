@@ -1,0 +1,413 @@
+"""The privacy-utility frontier of a page: every mechanism's privacy measure against its utility
+measure as its setting (the page's slider) sweeps the slider's range, the sliders' setting
+marked on each curve, a target as a line, and the band where one mechanism is beaten by another
+shaded (issue "Choose the setting from what you need", part 3).
+
+Each point is the very measure that the page's calibration solves for (:mod:`dpviz.targets`:
+``Page.evaluate`` of each page), at a log-spaced grid of the slider, plus the slider's own value:
+
+========  ==============================  =================================  ==================
+page      privacy (x)                     utility (y)                        curves
+========  ==============================  =================================  ==================
+adept     ``epsilon_actual`` (lower)      ``rms_error_relative`` (lower)     ADePT and its fixes
+hoho      ``auc_mean`` (lower)            ``reconstruction_mean`` (higher)   OME at λ, SUE, OUE
+metric    ``s_w`` (higher)                ``mean_cosine`` (higher)           the page's embeddings
+partial   ``rdp_epsilon`` (lower)         ``sigma`` (lower)                  worst-off, median
+========  ==============================  =================================  ==================
+
+On the HoHo page the share of bits read back is the attack's reconstruction and, the same number,
+what a receiver of the encoding reads correctly: the encoding's utility. On the partial page the
+curves are not competing mechanisms but whose privacy is counted (the guarantee is the worst-off
+individual's); nothing is shaded there.
+
+The *beaten band*: on a common grid of the privacy measure (where at least two curves reach),
+the best and the worst utility over the curves (each interpolated linearly in the axes' scale);
+a point inside the band is beaten by the mechanism on its best edge.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from dpviz.params import Param
+
+COLUMNS = ("kind", "mechanism", "label", "setting", "privacy", "utility")
+"""The frontier's table: ``kind`` is ``curve`` (a point of a mechanism's curve), ``current`` (the
+sliders' setting), ``band_best``/``band_worst`` (the beaten band's edges) or ``target``."""
+CURVE_POINTS = 25
+"""Log-spaced slider values per curve (plus the slider's own value)."""
+PRIVACY_WINDOW = (1e-4, 1e4)
+"""On a log privacy axis, the curves' points outside this range are left out (σ's slider spans nine
+decades, its ε twenty); the sliders' setting is drawn wherever it is."""
+
+
+@dataclass(frozen=True)
+class Axes:
+    """What a page's frontier draws: its measures (columns of the page's tables), which way is
+    better, and the slider that sweeps the curves."""
+
+    privacy: str
+    privacy_label: str
+    privacy_better: str  # "lower" / "higher"
+    utility: str
+    utility_label: str
+    utility_better: str
+    setting: str
+    setting_label: str
+    shade: bool = True
+    privacy_log: bool = True
+    utility_log: bool = True
+    note: str = ""
+
+
+AXES = {
+    "adept": Axes(
+        "epsilon_actual", "ε really guaranteed", "lower", "rms_error_relative", "RMS error / C", "lower",
+        "epsilon", "claimed ε",
+        note="ADePT as published lies on Fix 2's curve: the same noise buys the same true ε, only its claim differs "
+        "(its ring sits √n to the right of the others').",
+    ),
+    "hoho": Axes(
+        "auc_mean", "linking attack AUC", "lower", "reconstruction_mean", "share of bits read back", "higher",
+        "epsilon", "claimed ε", privacy_log=False, utility_log=False,
+        note="The share of bits read back is both what a receiver of the encoding reads correctly and what the "
+        "attack reconstructs. OME's curve moves with λ; SUE and OUE have none.",
+    ),
+    "metric": Axes(
+        "s_w", "average S_w (distinct outputs)", "higher", "mean_cosine", "mean cosine to the original", "higher",
+        "epsilon", "ε", utility_log=False,
+        note="S_w counts the distinct words among a word's draws: more is more deniability. Each curve is one "
+        "embedding (the page's, and the one it compares with).",
+    ),
+    "partial": Axes(
+        "rdp_epsilon", "Rényi-DP ε at α", "lower", "sigma", "Gaussian noise σ", "lower", "sigma", "σ", shade=False,
+        note="The guarantee is the worst-off individual's loss; the median individual's shows what the typical person "
+        "would need.",
+    ),
+}  # fmt: skip
+
+
+@functools.cache
+def target_params(page: str) -> tuple[Param, Param]:
+    """The page's target, as its link and its panel carry it: the measure (a column of the page's
+    tables, or none) and the wanted value."""
+    from dpviz.targets import PAGES
+
+    measures = PAGES[page].measures
+    which = Param(
+        "target_measure",
+        "choice",
+        "none",
+        "Target measure",
+        "The measure to reach (a column of this page's tables); none shows no target.",
+        choices=("none",) + tuple(m.column for m in measures),
+        choice_labels={"none": "none", **{m.column: f"{m.column}: {m.label} ({m.sense})" for m in measures}},
+    )
+    value = Param(
+        "target_value",
+        "float",
+        _default_target(page),
+        "Target value",
+        "The value the target measure must reach (at most or at least, as its name says).",
+        min=-1.0,
+        max=1e9,
+    )
+    return which, value
+
+
+def _default_target(page: str) -> float:
+    return {"adept": 1.0, "hoho": 0.6, "metric": 0.8, "partial": 1.0}[page]
+
+
+def _grid(p: Param, here: float) -> np.ndarray:
+    xs = np.geomspace(float(p.min), float(p.max), CURVE_POINTS)
+    return np.unique(np.r_[xs, here])
+
+
+def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
+    """Every mechanism's (privacy, utility) along the slider's grid, by the targets' own
+    ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
+    ``frontier.curves``), so a slider's move or a new target computes only its own point."""
+    from dpviz import caches
+    from dpviz.targets import PAGES
+
+    p = PAGES[page]
+    axes = AXES[page]
+    slider = next(q for q in p.params() if q.name == p.slider)
+    mechanisms, evaluate = p.mechanisms_for(values), p.evaluate
+    if page == "partial":
+        mechanisms, evaluate = tuple(PARTIAL_LABELS), _partial_evaluate
+    rows = []
+    for mech in mechanisms:
+        points = caches.memo("frontier.curves").get((page,) + _state_key(page, values, mech), dict)
+        prepared = None
+        for x in _grid(slider, values[p.slider]):
+            x = float(x)
+            if x not in points:
+                if prepared is None:
+                    prepared = p.prepare(values, mech)
+                m = evaluate(prepared, values, mech, x)
+                points[x] = (float(m[axes.privacy]), float(m[axes.utility]))
+            priv, util = points[x]
+            kind = "current" if x == values[p.slider] else "curve"
+            if kind == "curve" and axes.privacy_log and not PRIVACY_WINDOW[0] <= priv <= PRIVACY_WINDOW[1]:
+                continue
+            rows.append((kind, mech, _label(page, mech, values), x, priv, util))
+            if kind == "current":
+                rows.append(("curve", mech, _label(page, mech, values), x, priv, util))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
+    """What a mechanism's curve depends on: every setting but the slider's and the target's."""
+    from dpviz.targets import PAGES
+
+    skip = {PAGES[page].slider, "target_measure", "target_value"}
+    if page == "hoho" and mech != "ome":
+        skip.add("lambda_")  # SUE and OUE have no λ
+    return (mech,) + tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip))
+
+
+def _label(page: str, mech: str, values: Mapping[str, Any]) -> str:
+    if page == "adept":
+        from dpviz.papers.adept.sensitivity import FIX_LABELS
+
+        return FIX_LABELS[mech]
+    if page == "hoho":
+        return {"ome": f"OME, λ = {values['lambda_']:g}", "sue": "SUE", "oue": "OUE"}[mech]
+    if page == "partial":
+        return PARTIAL_LABELS[mech]
+    return mech
+
+
+PARTIAL_LABELS = {
+    "worst": "worst-off individual (the guarantee)",
+    "median": "median individual",
+}
+
+
+def _partial_evaluate(state, values: Mapping[str, Any], who: str, sigma: float) -> dict[str, float]:
+    """The Rényi-DP ε at α of the worst-off or the median individual of the page's table at σ."""
+    spec, own = state
+    losses = spec.table({**own, "sigma": sigma}).groupby("individual")["rdp_epsilon"].first()
+    rdp = float(losses.max() if who == "worst" else losses.median())
+    return {"rdp_epsilon": rdp, "sigma": sigma}
+
+
+def _band(df: pd.DataFrame, axes: Axes) -> pd.DataFrame:
+    """The beaten band's edges on a common grid of the privacy measure (see the module docstring)."""
+    curves = [part.sort_values("privacy") for _, part in df[df.kind == "curve"].groupby("mechanism", sort=False)]
+    if len(curves) < 2:
+        return pd.DataFrame(columns=list(COLUMNS))
+    fx = np.log10 if axes.privacy_log else (lambda a: np.asarray(a, dtype=float))
+    fy = np.log10 if axes.utility_log else (lambda a: np.asarray(a, dtype=float))
+    finite = [c[(c.privacy > 0) & (c.utility > 0)] if axes.privacy_log or axes.utility_log else c for c in curves]
+    finite = [c for c in finite if len(c) >= 2]
+    if len(finite) < 2:
+        return pd.DataFrame(columns=list(COLUMNS))
+    lo = sorted(float(fx(c.privacy.min())) for c in finite)[-2]  # where at least two curves reach
+    hi = sorted(float(fx(c.privacy.max())) for c in finite)[1]
+    if not hi > lo:
+        return pd.DataFrame(columns=list(COLUMNS))
+    grid = np.linspace(lo, hi, 60)
+    ys = []
+    for c in finite:
+        x, y = fx(c.privacy.to_numpy()), fy(c.utility.to_numpy())
+        inside = (grid >= x.min()) & (grid <= x.max())
+        ys.append(np.where(inside, np.interp(grid, x, y), np.nan))
+    ys = np.array(ys)
+    ok = np.sum(np.isfinite(ys), axis=0) >= 2
+    best = np.nanmin(ys[:, ok], axis=0) if axes.utility_better == "lower" else np.nanmax(ys[:, ok], axis=0)
+    worst = np.nanmax(ys[:, ok], axis=0) if axes.utility_better == "lower" else np.nanmin(ys[:, ok], axis=0)
+    back_x = (lambda a: 10**a) if axes.privacy_log else (lambda a: a)
+    back_y = (lambda a: 10**a) if axes.utility_log else (lambda a: a)
+    px = back_x(grid[ok])
+    rows = [("band_best", "", "", math.nan, float(a), float(b)) for a, b in zip(px, back_y(best))]
+    rows += [("band_worst", "", "", math.nan, float(a), float(b)) for a, b in zip(px, back_y(worst))]
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def frontier_table(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
+    """The page's frontier at ``values`` (every page setting, the target's too): the curves, the
+    sliders' setting on each, the beaten band and the target (:data:`COLUMNS`)."""
+    axes = AXES[page]
+    df = _curves(page, values)
+    parts = [df]
+    if axes.shade:
+        parts.append(_band(df, axes))
+    target = values.get("target_measure", "none")
+    if target in (axes.privacy, axes.utility):
+        v = float(values["target_value"])
+        on_x = target == axes.privacy
+        parts.append(
+            pd.DataFrame(
+                [("target", "", target, math.nan, v if on_x else math.nan, math.nan if on_x else v)],
+                columns=list(COLUMNS),
+            )
+        )
+    return pd.concat([p for p in parts if len(p)], ignore_index=True)
+
+
+def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
+    """The frontier drawn: a curve per mechanism (hover: the setting behind each point), the
+    sliders' setting as a ring on each, the beaten band shaded, the target as a dashed line."""
+    from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, ref_line, style, two_line_title
+
+    axes = AXES[page]
+    fig = go.Figure()
+    band = {k: df[df.kind == k].sort_values("privacy") for k in ("band_worst", "band_best")}
+    if len(band["band_best"]):
+        fig.add_trace(
+            go.Scatter(
+                x=band["band_worst"].privacy, y=band["band_worst"].utility, mode="lines",
+                line=dict(width=0, color="#999"), showlegend=False, hoverinfo="skip",
+            )
+        )  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=band["band_best"].privacy, y=band["band_best"].utility, mode="lines", fill="tonexty",
+                fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999"),
+                name="beaten: another curve gives more utility at this privacy", hoverinfo="skip",
+            )
+        )  # fmt: skip
+    curves = df[df.kind == "curve"]
+    for k, (mech, part) in enumerate(curves.groupby("mechanism", sort=False)):
+        part = part.sort_values("setting")
+        color = OKABE_ITO[k % len(OKABE_ITO)]
+        label = part.label.iloc[0]
+        fig.add_trace(
+            go.Scatter(
+                x=part.privacy, y=part.utility, mode="lines+markers", name=label, legendgroup=mech,
+                line=dict(color=color, width=5 if k == 0 else 2.5, dash=DASHES[k % len(DASHES)]),
+                marker=dict(size=5, color=color),
+                customdata=part.setting,
+                hovertemplate=(
+                    f"{label}<br>{axes.setting_label} = %{{customdata:.4g}}<br>{axes.privacy_label} %{{x:.4g}}"
+                    f"<br>{axes.utility_label} %{{y:.4g}}<extra></extra>"
+                ),
+            )
+        )  # fmt: skip
+        here = df[(df.kind == "current") & (df.mechanism == mech)]
+        fig.add_trace(
+            go.Scatter(
+                x=here.privacy, y=here.utility, mode="markers", legendgroup=mech, showlegend=False,
+                name=f"{label} at the sliders' setting",
+                marker=dict(size=15, symbol="circle-open", color=color, line=dict(width=3)),
+                customdata=here.setting,
+                hovertemplate=(
+                    f"{label}, the sliders' setting<br>{axes.setting_label} = %{{customdata:.4g}}"
+                    f"<br>{axes.privacy_label} %{{x:.4g}}<br>{axes.utility_label} %{{y:.4g}}<extra></extra>"
+                ),
+            )
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=[None], y=[None], mode="markers", name=f"the sliders' setting ({axes.setting_label} = "
+            f"{values[axes.setting]:g})", marker=dict(size=13, symbol="circle-open", color="#000", line=dict(width=2)),
+        )
+    )  # fmt: skip
+    target = df[df.kind == "target"]
+    note = ""
+    if len(target):
+        t = target.iloc[0]
+        shown = curves[np.isfinite(curves.privacy) & np.isfinite(curves.utility)]
+        if np.isfinite(t.privacy):
+            y0, y1 = float(shown.utility.min()), float(shown.utility.max())
+            ref_line(
+                fig, [t.privacy, t.privacy], [y0, y1], f"target {t.label} = {t.privacy:g}", color="#000", dash="dash"
+            )
+        else:
+            x0, x1 = float(shown.privacy.min()), float(shown.privacy.max())
+            ref_line(
+                fig, [x0, x1], [t.utility, t.utility], f"target {t.label} = {t.utility:g}", color="#000", dash="dash"
+            )
+        note = f"; target {t.label} as a dashed line"
+    elif values.get("target_measure", "none") != "none":
+        note = f"; the target {values['target_measure']} is not an axis here (see the panel's answer)"
+    xt = axes.privacy_label + (" (log scale)" if axes.privacy_log else "")
+    yt = axes.utility_label + (" (log)" if axes.utility_log else "")
+    way = f"better is {'left' if axes.privacy_better == 'lower' else 'right'} and "
+    way += "down" if axes.utility_better == "lower" else "up"
+    if axes.privacy_log:
+        log_axis(fig, "x", title=xt)
+    else:
+        fig.update_xaxes(title=xt)
+    if axes.utility_log:
+        log_axis(fig, "y", title=yt)
+    else:
+        fig.update_yaxes(title=yt)
+    # the legend under the plot, anchored by its top: it grows downwards into the bottom margin, one
+    # row per curve at the page's column width, clear of the x axis's title
+    fig.update_layout(legend=dict(orientation="h", y=-0.22, yanchor="top", x=0), margin=dict(b=250))
+    return style(
+        fig,
+        two_line_title(
+            "Privacy against utility: every mechanism's frontier",
+            f"each curve sweeps {axes.setting_label} over the slider's range; {way}{note}",
+        ),
+        height=660,
+    )
+
+
+def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", quick: Mapping[str, str] | None = None):
+    """The page's frontier as a live figure (:class:`dpviz.registry.FigureSpec`): ``params`` are the
+    page's settings it depends on (its sliders among them); the target's two are added."""
+    from dpviz.registry import FigureSpec
+
+    axes = AXES[page]
+    sliders = tuple(p.name for p in params if p.slider)
+    which, value = target_params(page)
+    beaten = (
+        " The grey band is where a curve is beaten: at the same privacy another curve gives more utility."
+        if axes.shade
+        else ""
+    )
+    return FigureSpec(
+        id=f"{page}-frontier",
+        title="Privacy against utility: the frontier",
+        page=page,
+        params=params + (which, value),
+        prepare=lambda v, progress=None: None,
+        evaluate=lambda state, v: frontier_table(page, v),
+        live=sliders,
+        render=lambda df, v: frontier_figure(page, df, v),
+        caption=(
+            f"Each curve is one {'mechanism' if axes.shade else 'way of counting'} as {axes.setting_label} sweeps the "
+            f"slider's range: {axes.privacy_label} across, {axes.utility_label} up; hover a point for the setting "
+            f"behind it. Rings mark the sliders' setting.{beaten} A target set in the panel “Choose from a target” "
+            f"is the dashed line. {axes.note}"
+        ).strip(),
+        columns=COLUMNS,
+        paper_figure=paper_figure,
+        quick=dict(quick or {}),
+    )
+
+
+def target_panel(page: str, params: tuple[Param, ...]):
+    """The page's "Choose from a target" panel (:class:`dpviz.panels.Panel`): its settings are
+    the frontier's but the solved slider (a move of that slider does not change the answer)."""
+    from dpviz.panels import Panel
+    from dpviz.targets import PAGES
+
+    which, value = target_params(page)
+    own = tuple(p for p in params if p.name != PAGES[page].slider)
+    return Panel(
+        id="targets",
+        title="Choose from a target",
+        params=own + (which, value),
+        compute=f"dpviz.targets:answer_{page}",
+        view="webui.panels.targets:show",
+        intro=(
+            "Set a **target measure** and its **value** in the sidebar (“Choose from a target”): the answer is "
+            "the setting that reaches it for every curve of the frontier above, with what the other measures cost "
+            "there, and a button that moves the sliders there."
+        ),
+        working="Solving for the target…",
+        on_refusal="The sliders keep their values.",
+    )

@@ -1,0 +1,118 @@
+"""The privacy-utility frontier of every page (dpviz/frontier.py), against independent routes:
+ADePT's closed forms (ε√n, RMS error 2√(2n)/ε), HoHo's exact attack, the metric page's per-word
+statistics, partial sensitivity's α g²/(2σ²); the beaten band's edges; the target line."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz import registry
+from dpviz.params import validate
+
+
+def _table(fid: str, raw: dict):
+    spec = registry.get(fid)
+    values, errors = validate(spec.params, raw)
+    assert not errors, errors
+    return spec.table(values), values
+
+
+@pytest.mark.parametrize("dim", [1, 49, 64])  # n = 1 (no gap), a square, a power of two
+def test_adept_curves_are_the_closed_forms(dim):
+    df, v = _table("adept-frontier", {"dim": str(dim), "draws": "100", "epsilon": "2"})
+    adept = df[(df.kind == "curve") & (df.mechanism == "adept")]
+    assert len(adept) >= 10
+    eps = adept.setting.to_numpy()
+    assert np.allclose(adept.privacy, eps * math.sqrt(dim), rtol=1e-12)
+    assert np.allclose(adept.utility, 2 * math.sqrt(2 * dim) / eps, rtol=1e-12)
+    fix2 = df[(df.kind == "curve") & (df.mechanism == "laplace_corrected")]
+    assert np.allclose(fix2.privacy, fix2.setting, rtol=1e-12)
+    # ADePT as published lies on Fix 2's curve: RMS/C = 2√2·n / (true ε) for both
+    for part in (adept, fix2):
+        assert np.allclose(part.utility * part.privacy, 2 * math.sqrt(2) * dim, rtol=1e-12)
+    here = df[(df.kind == "current") & (df.mechanism == "adept")].iloc[0]
+    assert here.setting == 2.0 and here.privacy == pytest.approx(2 * math.sqrt(dim), rel=1e-12)
+
+
+def test_the_beaten_band_lies_between_the_curves():
+    df, _ = _table("adept-frontier", {"dim": "64", "draws": "200"})
+    best = df[df.kind == "band_best"].sort_values("privacy")
+    worst = df[df.kind == "band_worst"].sort_values("privacy")
+    assert len(best) == len(worst) > 10
+    assert np.all(best.utility.to_numpy() <= worst.utility.to_numpy() * (1 + 1e-12))  # lower RMS is better
+    # at every band point, no curve is better than the best edge: the curves as straight lines in
+    # log-log between their points (ADePT and Fix 2 are exact lines there), sampled independently
+    for x, y in zip(best.privacy, best.utility):
+        for mech, part in df[df.kind == "curve"].groupby("mechanism"):
+            part = part.sort_values("privacy")
+            if part.privacy.min() <= x <= part.privacy.max():
+                u = 10 ** np.interp(np.log10(x), np.log10(part.privacy), np.log10(part.utility))
+                assert u >= y * (1 - 1e-9), mech
+
+
+def test_hoho_current_points_are_the_exact_attack():
+    from dpviz.papers.hoho import exact
+    from dpviz.papers.hoho.pipeline import attack_counts
+
+    df, v = _table("hoho-frontier", {"targets": "0.05", "epsilon": "3", "lambda_": "2"})
+    for mech, lam in (("sue", 1.0), ("ome", 2.0)):
+        r = exact.exact_attack(attack_counts("movie-reviews", mech, 0.05, 0), lam, 3.0)
+        here = df[(df.kind == "current") & (df.mechanism == mech)].iloc[0]
+        assert here.privacy == pytest.approx(float(np.mean(r["auc"])), abs=1e-12)
+        assert here.utility == pytest.approx(float(np.mean(r["reconstruction"])), abs=1e-12)
+    assert (df[df.kind == "curve"].privacy.between(0.0, 1.0)).all()
+
+
+def test_metric_current_point_is_the_words_own_statistics():
+    from dpviz.data.embeddings import resolve
+    from dpviz.papers.metric import mechanism as mdp
+    from dpviz.papers.metric.pipeline import word_state
+
+    raw = {"words": "20", "samples": "200", "epsilon": "7"}
+    df, v = _table("metric-frontier", raw)
+    rows = mdp.stats_at(resolve("glove-6b-50d"), word_state(v, "embedding"), [7.0], v["eta"])
+    here = df[df.kind == "current"].iloc[0]
+    assert here.privacy == pytest.approx(rows.s_w.mean(), rel=1e-12)
+    assert here.utility == pytest.approx(rows.cosine.mean(), rel=1e-12)
+    assert df[df.kind == "band_best"].empty  # one embedding: nothing to beat
+
+
+def test_partial_curves_are_alpha_g_squared_over_two_sigma_squared():
+    df, v = _table("partial-frontier", {"alpha": "5", "sigma": "2"})
+    table = registry.get("partial-individuals").table(
+        {**{p.name: v[p.name] for p in registry.get("partial-individuals").params}}
+    )
+    g2 = (table.groupby("individual")["gradient_norm"].first() ** 2).to_numpy()
+    for who, g in (("worst", g2.max()), ("median", np.median(g2))):
+        part = df[(df.kind == "curve") & (df.mechanism == who)]
+        assert np.allclose(part.privacy, 5 * g / (2 * part.setting**2), rtol=1e-9)
+    assert df[df.kind == "band_best"].empty  # not competing mechanisms: nothing shaded
+    assert (df[df.kind == "curve"].privacy.between(1e-4, 1e4)).all()  # the window of a log axis
+
+
+def test_a_target_on_an_axis_is_a_line_and_elsewhere_a_note():
+    df, v = _table("adept-frontier", {"draws": "100", "target_measure": "epsilon_actual", "target_value": "3"})
+    t = df[df.kind == "target"]
+    assert len(t) == 1 and t.privacy.iloc[0] == 3.0 and math.isnan(t.utility.iloc[0])
+    fig = registry.get("adept-frontier").draw(df, v)
+    assert any(tr.name == "target epsilon_actual = 3" for tr in fig.data)
+    df, v = _table("adept-frontier", {"draws": "100", "target_measure": "cosine", "target_value": "0.5"})
+    assert df[df.kind == "target"].empty
+    assert "not an axis here" in registry.get("adept-frontier").draw(df, v).layout.title.text
+
+
+def test_the_panel_answers_as_the_notebook_does():
+    import dpviz
+    from dpviz.targets import panel_answer
+
+    spec = registry.get("adept-frontier")
+    values, _ = validate(
+        spec.params, {"draws": "100", "dim": "16", "target_measure": "epsilon_actual", "target_value": "2"}
+    )
+    answer = panel_answer("adept", values)
+    table = dpviz.calibrate("adept", epsilon_actual=2, dim=16, draws=100)
+    assert list(answer.epsilon) == pytest.approx(list(table.epsilon), rel=1e-12)
+    assert panel_answer("adept", dict(values, target_measure="none")) is None

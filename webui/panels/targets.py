@@ -1,0 +1,69 @@
+"""The "Choose from a target" panel (declared by :func:`dpviz.frontier.target_panel`): the setting
+that reaches the sidebar's target for every mechanism, what the other measures cost there, and a
+button per mechanism that moves the page's slider there (the link follows, so it shares it)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dpviz.targets import PAGES
+
+
+def _move(slider: str, value: float) -> None:
+    st.session_state[slider] = value
+
+
+def _table(answer: pd.DataFrame, slider: str) -> pd.DataFrame:
+    page = PAGES[answer.attrs["page"]]
+    measures = [m.column for m in page.measures if m.column in answer.columns and m.column != slider]
+    extra = [c for c in ("dp_epsilon",) if c in answer.columns]
+    keep = ["mechanism", slider, "side", "low", "high", *measures, *extra, "reachable", "note"]
+    return answer[[c for c in keep if c in answer.columns]]
+
+
+def show(answer: pd.DataFrame | None, values) -> None:
+    """The answer as a table and one button per reachable mechanism; None: nothing chosen yet."""
+    if answer is None:
+        st.caption("No target chosen: pick a target measure in the sidebar.")
+        st.divider()
+        return
+    page = PAGES[answer.attrs["page"]]
+    slider = page.slider
+    target, value = values["target_measure"], values["target_value"]
+    measure = page.measure(target)
+    sense = measure.sense
+    st.markdown(f"**Target:** {target} {sense} {value:g} ({measure.label}), solved over {slider} for every curve.")
+    for note in answer.attrs.get("contradictions", []):
+        st.warning(f"These targets contradict each other: {note}.")
+    st.dataframe(_table(answer, slider), hide_index=True, use_container_width=True)
+    if not page.measure(target).exact:
+        st.caption(
+            "Simulated measure: low and high bracket the setting with a 95% interval from the page's own draws "
+            "(the mean ± 1.96 standard errors, each made monotone along the slider)."
+        )
+    reachable = answer[answer.reachable]
+    if reachable.empty:
+        st.info(f"No mechanism reaches {target} {sense} {value:g} within the slider's range (see each note).")
+    cols = st.columns(max(len(reachable), 1))
+    for col, row in zip(cols, reachable.itertuples()):
+        x = float(getattr(row, slider))
+        if not math.isfinite(x):
+            continue
+        col.button(
+            f"Move {slider} to {x:.4g} ({row.mechanism})",
+            key=f"target-move-{row.mechanism}",
+            on_click=_move,
+            args=(slider, x),
+            help=f"Sets the slider to the setting where {row.mechanism} reaches the target ({row.side}).",
+        )
+    st.download_button(
+        "Download the answer (CSV)",
+        answer.to_csv(index=False).encode(),
+        file_name=f"{answer.attrs['page']}-target-{target}.csv",
+        mime="text/csv",
+        key="target-csv",
+    )
+    st.divider()
