@@ -110,6 +110,11 @@ class Report:
     """The command line that makes this report again (without ``--out``)."""
     notes_first: bool = False
     """The notes before the charts (a lesson's text), not after them (a paper's notes)."""
+    calibration: pd.DataFrame | None = None
+    """The answer of the page's "Choose from a target" panel when the settings name a target
+    (:func:`dpviz.targets.panel_answer`); None without one."""
+    calibration_note: str = ""
+    """The target in words, or the sentence that refuses it."""
 
     def __post_init__(self):
         if not self.remake:
@@ -254,6 +259,7 @@ def build(
     specs = registry.paper_figures(page)
     items = [(spec, {p.name: values[p.name] for p in spec.params}, spec.id, spec.title) for spec in specs]
     charts = charts_of(items, progress, draw=draw)
+    calibration, calibration_note = calibration_of(page, values)
     return Report(
         page=page,
         title=paper.title,
@@ -268,7 +274,36 @@ def build(
         version=__version__,
         created=created_now(),
         hosted=hosted_mode(),
+        calibration=calibration,
+        calibration_note=calibration_note,
     )
+
+
+def calibration_of(page: str, values: Mapping[str, Any]) -> tuple[pd.DataFrame | None, str]:
+    """The page's calibration at ``values`` when they name a target (the panel's answer, and the
+    target in words), else ``(None, "")``; a target the solver refuses is its sentence."""
+    from dpviz import targets
+
+    target = values.get("target_measure", "none")
+    if page not in targets.PAGES or target in (None, "none"):
+        return None, ""
+    measure = targets.PAGES[page].measure(target)
+    said = f"{target} {measure.sense} {values['target_value']:g} ({measure.label})"
+    try:
+        return targets.panel_answer(page, values), said
+    except InputError as err:
+        return None, f"{said}: {err}"
+
+
+def calibration_call(rep: Report) -> str:
+    """The notebook line that solves the report's target again."""
+    from dpviz import targets
+
+    target = rep.query.get("target_measure")
+    own = {q.name for q in targets.PAGES[rep.page].params()} - {targets.PAGES[rep.page].slider}
+    settings = {k: v for k, v in rep.query.items() if k in own}
+    args = ", ".join([f"{target}={rep.query.get('target_value', '')}"] + [f"{k}={v!r}" for k, v in settings.items()])
+    return f"dpviz.calibrate({rep.page!r}, {args})"
 
 
 def render(rep: Report, fmt: str, progress: Progress | None = None) -> bytes:

@@ -115,6 +115,21 @@ def settings_table(rep: Report) -> str:
     )
 
 
+def calibration_section(rep: Report) -> str:
+    """The page's calibration, when the settings name a target: the target, and per mechanism the
+    setting that reaches it with every measure there (the panel's table)."""
+    if not rep.calibration_note:
+        return ""
+    table = ""
+    if rep.calibration is not None:
+        table = rep.calibration.to_html(index=False, escape=True, classes="settings calibration", border=0, na_rep="")
+    return (
+        '<h2 id="calibration">Calibration: the setting that reaches the target</h2>\n'
+        f"<p>Target: {_e(rep.calibration_note)}. Solved for every mechanism over the page's slider (exact measures "
+        "by root finding; simulated ones with a 95% interval from their draws).</p>\n" + table
+    )
+
+
 def chart_section(chart: Chart, drawing: str, *, details: bool) -> str:
     """One chart: title, the drawing, caption, paper figure, and (``details``) the data and the
     command line under it."""
@@ -163,6 +178,7 @@ def document(rep: Report, charts: Sequence[str], *, style: str, script: str = ""
 {header(rep)}
 <div class="summary">{markdown_html(rep.summary)}</div>
 {settings_table(rep)}
+{calibration_section(rep)}
 {notes if rep.notes_first else ""}
 <main>
 {chr(10).join(charts)}

@@ -74,6 +74,12 @@ def notebook_json(rep: Report) -> str:
             2,
         ),
     ]
+    if rep.calibration_note:
+        from dpviz.page_report import calibration_call
+
+        cells.append(_cell("markdown", f"## Calibration\n\nTarget: {_md_cell(rep.calibration_note)}.", len(cells)))
+        if rep.calibration is not None:
+            cells.append(_cell("code", f"calibration = {calibration_call(rep)}\ncalibration", len(cells)))
     if rep.notes:
         cells.append(_cell("markdown", plain_text(rep.notes), len(cells)))
     for chart in rep.charts:

@@ -109,3 +109,29 @@ def test_live_values_change_the_charts(written, tmp_path):
     a = {c.id: c.table for c in rep.charts}["adept-epsilon"]
     b = {c.id: c.table for c in default.charts}["adept-epsilon"]
     assert not a.equals(b)
+
+
+def test_a_target_in_the_settings_puts_its_calibration_in_every_format(written, tmp_path):
+    """At n = 16 a true ε of 2 is a claimed ε of 2/√16 = 0.5 for ADePT as published and 2 for the
+    fixes; the HTML's calibration table says so, the notebook solves it again, and a report
+    without a target has no calibration."""
+    import json
+
+    from dpviz.page_report import notebook
+
+    raw = {"pairs": "500", "dims": "1-20", "draws": "200", "dim": "16", "target_measure": "epsilon_actual"}
+    rep, path = page_report.write("adept", dict(raw, target_value="2"), tmp_path / "t.html")
+    text = path.read_text(encoding="utf-8")
+    assert 'id="calibration"' in text and "epsilon_actual at most 2" in text
+    section = text[text.index('id="calibration"') : text.index("</table>", text.index('id="calibration"'))]
+    head = re.findall(r"<th>([^<]*)</th>", section)
+    rows = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr[^>]*>(.*?)</tr>", section, flags=re.S)]
+    rows = [r for r in rows if r]  # the header row has no cells
+    solved = {r[head.index("mechanism")]: float(r[head.index("epsilon")]) for r in rows}
+    assert solved == pytest.approx({"adept": 0.5, "l1_clip": 2.0, "laplace_corrected": 2.0, "gaussian": 2.0}, rel=1e-9)
+    cells = json.loads(notebook.notebook_json(rep))["cells"]
+    assert any("dpviz.calibrate('adept', epsilon_actual=2" in "".join(c["source"]) for c in cells)
+    bad, _ = page_report.write("adept", dict(raw, target_value="-1"), tmp_path / "bad.html")
+    assert bad.calibration is None and "must be above 0" in bad.calibration_note
+    plain, _ = written["adept"][0], None
+    assert plain.calibration is None and 'id="calibration"' not in written["adept"][2]
