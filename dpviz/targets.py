@@ -27,7 +27,7 @@ partial-sensitivity table). On the metric page the "mechanisms" are the page's e
 embedding and the one it compares with); a statistic is a mean over the page's sampled words, whose
 standard error is the words' spread over √(words). The answer is the x*
 where m(x*) = t, found by bracketing on a grid of the slider's range (log-spaced) and Brent's
-method inside the bracket to 1e-10 relative (in log x), so the setting is *extreme*: on the allowed side of
+method inside the bracket to 1e-9 (in log x: 1e-9 relative in x), so the setting is *extreme*: on the allowed side of
 x* every setting meets the target, a step past it (2%) does not. A measure that is simulated (the
 cosine over the page's draws) is solved three times, for its mean and for the mean ± 1.96 standard
 errors, which brackets x* with the simulation's own error; each curve is made monotone first (a
@@ -339,12 +339,12 @@ def _cross(xs: np.ndarray, ys: np.ndarray, target: float, f: Callable[[float], f
         g = lambda lx: f(math.exp(lx)) - target  # noqa: E731
         a, b = math.log(xs[i]), math.log(xs[i + 1])
         if g(a) * g(b) < 0:  # (always, for a monotone measure)
-            return float(math.exp(brentq(g, a, b, xtol=1e-12, rtol=1e-10)))
+            return float(math.exp(brentq(g, a, b, xtol=1e-9, rtol=1e-9)))
     lx = np.log(xs[i]) + (target - ys[i]) * (np.log(xs[i + 1]) - np.log(xs[i])) / (ys[i + 1] - ys[i])
     return float(np.exp(lx))
 
 
-GRID_POINTS = {True: 13, False: 121}
+GRID_POINTS = {True: 8, False: 121}
 """Log-spaced points over the slider's range that bracket a crossing (then Brent's method): few
 for an exact measure (monotone: the grid only brackets), more for a simulated one (its running
 maximum follows the curve where the draws make it wiggle)."""
