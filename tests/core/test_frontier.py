@@ -116,3 +116,19 @@ def test_the_panel_answers_as_the_notebook_does():
     table = dpviz.calibrate("adept", epsilon_actual=2, dim=16, draws=100)
     assert list(answer.epsilon) == pytest.approx(list(table.epsilon), rel=1e-12)
     assert panel_answer("adept", dict(values, target_measure="none")) is None
+
+
+@pytest.mark.parametrize(
+    "x, side, expected",
+    [
+        (0.4999999999999999, "epsilon ≤ 0.5", 0.5),  # the solver's last-bit noise is not a setting
+        (3.14159265, "epsilon ≤ 3.14159", 3.141),  # down: still at most
+        (3.14159265, "epsilon ≥ 3.14159", 3.142),  # up: still at least
+        (1234567.0, "sigma ≥ 1.23457e+06", 1235000.0),
+        (2.0, "epsilon ≤ 2", 2.0),
+    ],
+)
+def test_a_solved_setting_is_rounded_towards_the_side_that_meets_the_target(x, side, expected):
+    from webui.panels.targets import slider_value
+
+    assert slider_value(x, side) == expected

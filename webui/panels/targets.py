@@ -16,6 +16,19 @@ def _move(slider: str, value: float) -> None:
     st.session_state[slider] = value
 
 
+def slider_value(x: float, side: str, digits: int = 4) -> float:
+    """The solved setting as the slider takes it: ``digits`` significant digits, rounded towards
+    the side that meets the target (``epsilon ≤ …``: down; ``≥``: up), after the solver's last-bit
+    noise is rounded away (to 9 digits: 0.4999999999999999 is 0.5)."""
+    if not math.isfinite(x) or x <= 0:
+        return x
+    clean = float(f"{x:.9g}")
+    scale = 10 ** (math.floor(math.log10(clean)) - digits + 1)
+    steps = clean / scale
+    steps = math.floor(steps + 1e-9) if "≤" in side else math.ceil(steps - 1e-9)
+    return float(f"{steps * scale:.{digits}g}")
+
+
 def _table(answer: pd.DataFrame, slider: str) -> pd.DataFrame:
     page = PAGES[answer.attrs["page"]]
     measures = [m.column for m in page.measures if m.column in answer.columns and m.column != slider]
@@ -38,7 +51,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
     st.markdown(f"**Target:** {target} {sense} {value:g} ({measure.label}), solved over {slider} for every curve.")
     for note in answer.attrs.get("contradictions", []):
         st.warning(f"These targets contradict each other: {note}.")
-    st.dataframe(_table(answer, slider), hide_index=True, use_container_width=True)
+    st.dataframe(_table(answer, slider), hide_index=True, width="stretch")
     if not page.measure(target).exact:
         st.caption(
             "Simulated measure: low and high bracket the setting with a 95% interval from the page's own draws "
@@ -49,15 +62,16 @@ def show(answer: pd.DataFrame | None, values) -> None:
         st.info(f"No mechanism reaches {target} {sense} {value:g} within the slider's range (see each note).")
     cols = st.columns(max(len(reachable), 1))
     for col, row in zip(cols, reachable.itertuples()):
-        x = float(getattr(row, slider))
+        x = slider_value(float(getattr(row, slider)), row.side)
         if not math.isfinite(x):
             continue
         col.button(
-            f"Move {slider} to {x:.4g} ({row.mechanism})",
+            f"Move {slider} to {x:g} ({row.mechanism})",
             key=f"target-move-{row.mechanism}",
             on_click=_move,
             args=(slider, x),
-            help=f"Sets the slider to the setting where {row.mechanism} reaches the target ({row.side}).",
+            help=f"Sets the slider to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
+            "significant digits on that side).",
         )
     st.download_button(
         "Download the answer (CSV)",
