@@ -333,6 +333,9 @@ def _calibrate(args) -> int:
         return 0
     slider = "sigma" if args.page == "partial" else "epsilon"
     for r in table.to_dict("records"):
+        lam = r.get("lambda_")
+        if isinstance(lam, float) and math.isfinite(lam):  # a point of OME's (ε, λ) curve
+            r["mechanism"] = f"{r['mechanism']} (λ = {lam:g})"
         if not r["reachable"]:
             print(f"{r['mechanism']:>18}  {r['target']} = {r['target_value']:g}: {r['note']}")
             continue
@@ -341,6 +344,7 @@ def _calibrate(args) -> int:
             f"{k} {r[k]:.4g}"
             for k in r
             if k not in {"mechanism", "target", "target_value", "reachable", slider, "low", "high", "side", "note"}
+            and k != "lambda_"
             and isinstance(r[k], float)
         )
         print(

@@ -20,9 +20,10 @@ what a receiver of the encoding reads correctly: the encoding's utility. On the 
 curves are not competing mechanisms but whose privacy is counted (the guarantee is the worst-off
 individual's); nothing is shaded there.
 
-The *beaten band*: on a common grid of the privacy measure (where at least two curves reach),
-the best and the worst utility over the curves (each interpolated linearly in the axes' scale);
-a point inside the band is beaten by the mechanism on its best edge.
+The *beaten band*: a curve's frontier at a privacy level is the best utility among its points
+that are at least that private (a step function; nothing is interpolated). At every level where
+two curves have such points, the band runs from the best of the curves' frontiers to the worst:
+a point inside it is beaten by the curve on its best edge.
 """
 
 from __future__ import annotations
@@ -200,36 +201,38 @@ def _partial_evaluate(state, values: Mapping[str, Any], who: str, sigma: float) 
     return {"rdp_epsilon": rdp, "sigma": sigma}
 
 
+def _best_by(privacy: np.ndarray, utility: np.ndarray, at: np.ndarray, axes: Axes) -> np.ndarray:
+    """A curve's frontier at each privacy level ``at``: the best utility among its points whose
+    privacy is at least as good (NaN where it has none)."""
+    out = np.full(len(at), np.nan)
+    for k, x in enumerate(at):
+        ok = privacy <= x if axes.privacy_better == "lower" else privacy >= x
+        if ok.any():
+            out[k] = utility[ok].min() if axes.utility_better == "lower" else utility[ok].max()
+    return out
+
+
 def _band(df: pd.DataFrame, axes: Axes) -> pd.DataFrame:
-    """The beaten band's edges on a common grid of the privacy measure (see the module docstring)."""
-    curves = [part.sort_values("privacy") for _, part in df[df.kind == "curve"].groupby("mechanism", sort=False)]
+    """The beaten band (see the module docstring): at every privacy level where at least two curves
+    have a point at least as private, the best utility any curve reaches there (``band_best``) and
+    the worst of the curves' own best (``band_worst``); a curve's point inside is beaten. The
+    levels are the curves' own privacy values (the frontiers are steps between them)."""
+    curves = [part for _, part in df[df.kind == "curve"].groupby("mechanism", sort=False)]
+    curves = [c[np.isfinite(c.privacy) & np.isfinite(c.utility)] for c in curves]
+    curves = [c for c in curves if len(c)]
     if len(curves) < 2:
         return pd.DataFrame(columns=list(COLUMNS))
-    fx = np.log10 if axes.privacy_log else (lambda a: np.asarray(a, dtype=float))
-    fy = np.log10 if axes.utility_log else (lambda a: np.asarray(a, dtype=float))
-    finite = [c[(c.privacy > 0) & (c.utility > 0)] if axes.privacy_log or axes.utility_log else c for c in curves]
-    finite = [c for c in finite if len(c) >= 2]
-    if len(finite) < 2:
+    at = np.unique(np.concatenate([c.privacy.to_numpy() for c in curves]))
+    fronts = np.array([_best_by(c.privacy.to_numpy(), c.utility.to_numpy(), at, axes) for c in curves])
+    ok = np.sum(np.isfinite(fronts), axis=0) >= 2
+    if ok.sum() < 2:
         return pd.DataFrame(columns=list(COLUMNS))
-    lo = sorted(float(fx(c.privacy.min())) for c in finite)[-2]  # where at least two curves reach
-    hi = sorted(float(fx(c.privacy.max())) for c in finite)[1]
-    if not hi > lo:
-        return pd.DataFrame(columns=list(COLUMNS))
-    grid = np.linspace(lo, hi, 60)
-    ys = []
-    for c in finite:
-        x, y = fx(c.privacy.to_numpy()), fy(c.utility.to_numpy())
-        inside = (grid >= x.min()) & (grid <= x.max())
-        ys.append(np.where(inside, np.interp(grid, x, y), np.nan))
-    ys = np.array(ys)
-    ok = np.sum(np.isfinite(ys), axis=0) >= 2
-    best = np.nanmin(ys[:, ok], axis=0) if axes.utility_better == "lower" else np.nanmax(ys[:, ok], axis=0)
-    worst = np.nanmax(ys[:, ok], axis=0) if axes.utility_better == "lower" else np.nanmin(ys[:, ok], axis=0)
-    back_x = (lambda a: 10**a) if axes.privacy_log else (lambda a: a)
-    back_y = (lambda a: 10**a) if axes.utility_log else (lambda a: a)
-    px = back_x(grid[ok])
-    rows = [("band_best", "", "", math.nan, float(a), float(b)) for a, b in zip(px, back_y(best))]
-    rows += [("band_worst", "", "", math.nan, float(a), float(b)) for a, b in zip(px, back_y(worst))]
+    lower = axes.utility_better == "lower"
+    best = np.nanmin(fronts[:, ok], axis=0) if lower else np.nanmax(fronts[:, ok], axis=0)
+    worst = np.nanmax(fronts[:, ok], axis=0) if lower else np.nanmin(fronts[:, ok], axis=0)
+    px = at[ok]
+    rows = [("band_best", "", "", math.nan, float(a), float(b)) for a, b in zip(px, best)]
+    rows += [("band_worst", "", "", math.nan, float(a), float(b)) for a, b in zip(px, worst)]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -262,17 +265,19 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     axes = AXES[page]
     fig = go.Figure()
     band = {k: df[df.kind == k].sort_values("privacy") for k in ("band_worst", "band_best")}
+    # a frontier is a step between the curves' points: it holds from a point towards less privacy
+    step = "hv" if axes.privacy_better == "lower" else "vh"
     if len(band["band_best"]):
         fig.add_trace(
             go.Scatter(
                 x=band["band_worst"].privacy, y=band["band_worst"].utility, mode="lines",
-                line=dict(width=0, color="#999"), showlegend=False, hoverinfo="skip",
+                line=dict(width=0, color="#999", shape=step), showlegend=False, hoverinfo="skip",
             )
         )  # fmt: skip
         fig.add_trace(
             go.Scatter(
                 x=band["band_best"].privacy, y=band["band_best"].utility, mode="lines", fill="tonexty",
-                fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999"),
+                fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999", shape=step),
                 name="beaten: another curve gives more utility at this privacy", hoverinfo="skip",
             )
         )  # fmt: skip
@@ -344,14 +349,16 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
         fig.update_yaxes(title=yt)
     # the legend under the plot, anchored by its top: it grows downwards into the bottom margin, one
     # row per curve at the page's column width, clear of the x axis's title
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, yanchor="top", x=0), margin=dict(b=250))
+    entries = sum(1 for t in fig.data if t.showlegend is not False)
+    bottom = 80 + 30 * entries  # room for one legend row per entry (a narrow column)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22, yanchor="top", x=0), margin=dict(b=bottom))
     return style(
         fig,
         two_line_title(
             "Privacy against utility: every mechanism's frontier",
             f"each curve sweeps {axes.setting_label} over the slider's range; {way}{note}",
         ),
-        height=660,
+        height=430 + bottom,
     )
 
 

@@ -10,8 +10,8 @@ page     target (column)        bound         slider  how it is solved
 adept    ``epsilon_actual``     at most       ε       exact (ε√n for ADePT, ε for the fixes)
 adept    ``rms_error_relative`` at most       ε       exact (Laplace b√(2n), Gaussian σ√n, L1 bias)
 adept    ``cosine``             at least      ε       simulated: a 95% interval from its draws
-hoho     ``auc_mean``           at most       ε       exact (binomial convolutions), at the page's λ
-hoho     ``reconstruction_mean`` at most      ε       exact, at the page's λ
+hoho     ``auc_mean``           at most       ε       exact (binomial convolutions), per λ
+hoho     ``reconstruction_mean`` at most      ε       exact, per λ
 metric   ``n_w``                at most       ε       simulated: mean over the page's words
 metric   ``s_w``                at least      ε       simulated: mean over the page's words
 metric   ``share_kept``         at least      ε       simulated: share of draws that keep the word
@@ -23,9 +23,11 @@ partial  ``sigma``              (the setting) σ       the measures at that σ
 Every measure is a function m(x) of one slider x (the others held at the given settings), the
 very computation the page draws (``dpviz.papers.adept.sensitivity.fixes_evaluate``,
 ``dpviz.papers.hoho.exact.exact_attack``, ``dpviz.papers.metric.mechanism.stats_at``, the
-partial-sensitivity table). On the metric page the "mechanisms" are the page's embeddings (its
-embedding and the one it compares with); a statistic is a mean over the page's sampled words, whose
-standard error is the words' spread over √(words). The answer is the x*
+partial-sensitivity table). On the HoHo page OME is solved at the page's λ and at each λ of
+:data:`OME_LAMBDAS` (its (ε, λ) curve; SUE and OUE have no λ). On the metric page the
+"mechanisms" are the page's embeddings (its embedding and the one it compares with); a statistic
+is a mean over the page's sampled words, whose standard error is the words' spread over
+√(words). The answer is the x*
 where m(x*) = t, found by bracketing on a grid of the slider's range (log-spaced) and Brent's
 method inside the bracket to 1e-9 (in log x: 1e-9 relative in x), so the setting is *extreme*: on the allowed side of
 x* every setting meets the target, a step past it (2%) does not. A measure that is simulated (the
@@ -167,7 +169,7 @@ def _hoho_evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float)
 
     return _Lazy(
         {
-            "auc_mean": lambda: float(np.mean(exact.exact_attack(counts, lam, epsilon)["auc"])),
+            "auc_mean": lambda: float(np.mean(exact.exact_auc(counts, lam, epsilon))),
             "reconstruction_mean": recon,
         }
     )
@@ -453,10 +455,31 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
                 rows.append(row)
             else:
                 rows.append(_one(p, values, mech, measure, value, lo, hi))
+                if page == "hoho":
+                    rows[-1]["lambda_"] = values["lambda_"] if mech == "ome" else float("nan")
+        if page == "hoho" and measure.kind != "setting":
+            rows.extend(_ome_curve(p, values, measure, value, lo, hi))
     df = pd.DataFrame(rows)
     if len(parsed) > 1:
         _contradictions(df, p)
     return df
+
+
+OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
+"""The λ at which the HoHo page's answer also solves OME (its (ε, λ) curve), beside the page's λ."""
+
+
+def _ome_curve(p: Page, values: Mapping[str, Any], measure: Measure, target: float, lo: float, hi: float) -> list:
+    """OME's (ε, λ) curve: the ε that reaches the target at each λ of :data:`OME_LAMBDAS` (the
+    page's own λ is the row above); each row carries its ``lambda_``."""
+    out = []
+    for lam in OME_LAMBDAS:
+        if lam == values["lambda_"]:
+            continue
+        row = _one(p, dict(values, lambda_=lam), "ome", measure, target, lo, hi)
+        row["lambda_"] = lam
+        out.append(row)
+    return out
 
 
 def _contradictions(df: pd.DataFrame, page: Page) -> None:

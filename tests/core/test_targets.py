@@ -17,10 +17,12 @@ from dpviz.papers.adept import sensitivity as adept
 from dpviz.targets import calibrate_page
 
 
-def _row(table, mechanism, target=None):
+def _row(table, mechanism, target=None, lambda_=None):
     part = table[table.mechanism == mechanism]
     if target is not None:
         part = part[part.target == target]
+    if "lambda_" in table and mechanism == "ome":  # OME's (ε, λ) curve: the page's λ unless another is asked
+        part = part[part.lambda_ == (10.0 if lambda_ is None else lambda_)]
     assert len(part) == 1
     return part.iloc[0]
 
@@ -104,6 +106,13 @@ def test_hoho_auc_against_a_grid_of_the_exact_attack():
     # OME at λ = 10: the attack links perfectly at every ε in range (the paper's finding)
     ome = _row(t, "ome")
     assert not ome.reachable and "not reachable" in ome.note
+    # OME's (ε, λ) curve: at λ = 1 OME is reachable, checked on a grid of the exact attack as above
+    one = _row(t, "ome", lambda_=1.0)
+    counts = attack_counts("movie-reviews", "ome", 0.1, 0)
+    auc = lambda e: float(np.mean(exact.exact_attack(counts, 1.0, e)["auc"]))  # noqa: E731
+    assert one.reachable and auc(one.epsilon) == pytest.approx(0.6, abs=1e-9) and auc(1.02 * one.epsilon) > 0.6
+    assert sorted(t[t.mechanism == "ome"].lambda_) == [1.0, 3.0, 10.0, 100.0, 1000.0]
+    assert t[t.mechanism != "ome"].lambda_.isna().all()
 
 
 def test_hoho_reconstruction_is_the_pages_own():

@@ -4,6 +4,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from paper_pages import charts, charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
@@ -282,3 +283,24 @@ def test_an_unreachable_target_is_a_sentence_and_the_sliders_stay():
     assert not at.exception
     assert any("not reachable" in str(v) for v in at.dataframe[-1].value.note)
     assert at.select_slider(key="epsilon").value == 2.0
+
+
+def test_a_point_of_omes_epsilon_lambda_curve_moves_both_sliders():
+    """HoHo at λ = 10: OME cannot keep the linking AUC at 0.6; at λ = 1 it can, and that row's
+    button sets ε and λ together (the ε the exact attack needs there)."""
+    from dpviz.papers.hoho import exact
+    from dpviz.papers.hoho.pipeline import attack_counts
+
+    at = _run(page_file("hoho"), dict(HOHO_FAST, target_measure="auc_mean", target_value="0.6"))
+    assert not at.exception and not at.error
+    button = next(b for b in at.button if b.label.startswith("Move epsilon to") and "λ to 1 (ome)" in b.label)
+    button.click().run()
+    assert not at.exception
+    eps, lam = at.select_slider(key="epsilon").value, at.select_slider(key="lambda_").value
+    assert lam == 1.0
+    auc = float(np.mean(exact.exact_attack(attack_counts("movie-reviews", "ome", 0.05, 0), 1.0, eps)["auc"]))
+    assert (
+        auc
+        <= 0.6
+        < float(np.mean(exact.exact_attack(attack_counts("movie-reviews", "ome", 0.05, 0), 1.0, eps * 1.02)["auc"]))
+    )

@@ -12,8 +12,9 @@ import streamlit as st
 from dpviz.targets import PAGES
 
 
-def _move(slider: str, value: float) -> None:
-    st.session_state[slider] = value
+def _move(moves: dict) -> None:
+    for slider, value in moves.items():
+        st.session_state[slider] = value
 
 
 def slider_value(x: float, side: str, digits: int = 4) -> float:
@@ -33,7 +34,7 @@ def _table(answer: pd.DataFrame, slider: str) -> pd.DataFrame:
     page = PAGES[answer.attrs["page"]]
     measures = [m.column for m in page.measures if m.column in answer.columns and m.column != slider]
     extra = [c for c in ("dp_epsilon",) if c in answer.columns]
-    keep = ["mechanism", slider, "side", "low", "high", *measures, *extra, "reachable", "note"]
+    keep = ["mechanism", "lambda_", slider, "side", "low", "high", *measures, *extra, "reachable", "note"]
     return answer[[c for c in keep if c in answer.columns]]
 
 
@@ -60,16 +61,22 @@ def show(answer: pd.DataFrame | None, values) -> None:
     reachable = answer[answer.reachable]
     if reachable.empty:
         st.info(f"No mechanism reaches {target} {sense} {value:g} within the slider's range (see each note).")
-    cols = st.columns(max(len(reachable), 1))
-    for col, row in zip(cols, reachable.itertuples()):
+    cols = st.columns(min(max(len(reachable), 1), 4))
+    for k, row in enumerate(reachable.itertuples()):
+        col = cols[k % len(cols)]
         x = slider_value(float(getattr(row, slider)), row.side)
         if not math.isfinite(x):
             continue
+        moves = {slider: x}
+        lam = getattr(row, "lambda_", float("nan"))
+        if isinstance(lam, float) and math.isfinite(lam) and lam != values.get("lambda_"):
+            moves["lambda_"] = lam  # a point of OME's (ε, λ) curve: both sliders
+        said = ", ".join(f"{k.rstrip('_').replace('lambda', 'λ')} to {v:g}" for k, v in moves.items())
         col.button(
-            f"Move {slider} to {x:g} ({row.mechanism})",
-            key=f"target-move-{row.mechanism}",
+            f"Move {said} ({row.mechanism})",
+            key="target-move-" + "-".join(f"{k}{v:g}" for k, v in moves.items()) + f"-{row.mechanism}",
             on_click=_move,
-            args=(slider, x),
+            args=(moves,),
             help=f"Sets the slider to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
             "significant digits on that side).",
         )

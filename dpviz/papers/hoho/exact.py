@@ -120,6 +120,23 @@ def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndar
     return np.clip(pmf, 0.0, None)
 
 
+def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
+    """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
+    ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
+    weight per score, w(y) = P[X > y] + P[X = y]/2."""
+    p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
+    agree = np.array([p, q, 1 - p, 1 - q])
+    zeros = np.zeros_like(counts.target_ones)
+    pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # as exact_attack: the same rounding everywhere
+        px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
+        py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
+    weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2
+    return np.clip(np.matmul(py, weight[:, :, None])[..., 0].mean(axis=1), 0.0, 1.0)
+
+
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
     """Expected AUC per target, expected reconstruction accuracy per sentence and the ROC curve
     averaged over targets at every score threshold, for one (ε, λ)."""

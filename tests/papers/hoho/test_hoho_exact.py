@@ -123,3 +123,11 @@ def test_the_live_roc_is_drawn_in_threshold_order_whatever_the_ties():
     again = {k: _plain(t) for k, t in spec.figure_dict(nudged, v)["data"][0].items()}
     assert list(again["customdata"]) == list(roc["customdata"])
     assert np.array_equal(np.asarray(again["y"]), np.asarray(roc["y"]))
+
+
+@pytest.mark.parametrize("mechanism, lam, eps", [("ome", 10.0, 1.0), ("sue", 1.0, 2.0), ("oue", 1.0, 0.3)])
+def test_the_auc_alone_is_the_attacks_auc(corpus, mechanism, lam, eps):
+    """exact_auc (the calibration's measure) against exact_attack's AUC, computed through the
+    ROC's pair sums: the same numbers to rounding."""
+    counts = H.attack_counts(corpus, mechanism, np.array([3, 17, 40]))
+    assert np.allclose(H.exact_auc(counts, lam, eps), H.exact_attack(counts, lam, eps)["auc"], rtol=0, atol=1e-13)
