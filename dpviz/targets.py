@@ -356,7 +356,13 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
     state = page.prepare(v, mechanism)
     at = lambda x: page.evaluate(state, v, mechanism, float(x))  # noqa: E731
     xs = np.geomspace(lo, hi, GRID_POINTS[measure.exact])
-    rows = [at(x) for x in xs]
+    ends = [at(xs[0]), at(xs[-1])]
+    d0, d1 = ends[0][measure.column] - target, ends[1][measure.column] - target
+    if measure.exact and d0 * d1 > 0:
+        # an exact measure is monotone in the slider: both ends on one side, no crossing between
+        xs, rows = xs[[0, -1]], ends
+    else:
+        rows = [ends[0], *(at(x) for x in xs[1:-1]), ends[1]]
     ys = np.array([r[measure.column] for r in rows])
     increasing = ys[-1] >= ys[0]
     mono = _monotone(ys, increasing)

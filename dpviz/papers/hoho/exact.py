@@ -120,21 +120,33 @@ def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndar
     return np.clip(pmf, 0.0, None)
 
 
+def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct count vectors of ``counts`` (..., C) and, per vector, its index among them: the
+    pairs of a unary encoding (SUE, OUE) share a handful (their counts follow from the number of
+    values in the same bin), so each pmf is computed once."""
+    flat = np.asarray(counts).reshape(-1, counts.shape[-1])
+    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    return uniq, inverse.reshape(counts.shape[:-1])
+
+
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
     ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
-    weight per score, w(y) = P[X > y] + P[X = y]/2."""
+    weight per score, w(y) = P[X > y] + P[X = y]/2; each distinct pmf of the pairs is computed once."""
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
+    uniq, which = _unique_rows(counts.pair_counts)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):  # as exact_attack: the same rounding everywhere
         px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
-        py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
-    weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2
-    return np.clip(np.matmul(py, weight[:, :, None])[..., 0].mean(axis=1), 0.0, 1.0)
+        pu = score_pmfs(uniq, agree, counts.positions)  # (U, K): every distinct pair pmf
+        weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
+        per = pu @ weight.T  # (U, T)
+    targets = np.arange(which.shape[0])[:, None]
+    return np.clip(per[which, targets].mean(axis=1), 0.0, 1.0)
 
 
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
@@ -158,7 +170,8 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
     with threadpool_limits(limits=1, user_api="blas"):
         px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
-        py = score_pmfs(counts.pair_counts, agree, counts.positions)  # (T, N-1, K)
+        uniq, which = _unique_rows(counts.pair_counts)
+        py = score_pmfs(uniq, agree, counts.positions)[which]  # (T, N-1, K), each distinct pmf once
     # P[X > y] and P[X = y] for every score y
     sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px  # P[X > y]
     auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
