@@ -20,10 +20,11 @@ what a receiver of the encoding reads correctly: the encoding's utility. On the 
 curves are not competing mechanisms but whose privacy is counted (the guarantee is the worst-off
 individual's); nothing is shaded there.
 
-The *beaten band*: a curve's frontier at a privacy level is the best utility among its points
-that are at least that private (a step function; nothing is interpolated). At every level where
-two curves have such points, the band runs from the best of the curves' frontiers to the worst:
-a point inside it is beaten by the curve on its best edge.
+The *beaten band*: a curve's frontier at a privacy level is the best utility among its settings
+that are at least that private: its Pareto points (no point at least as private beats them),
+joined along the curve (linear in the axes' scales, as the curve is drawn) and held beyond the
+last. At every level where two curves reach, the band runs from the best of the curves'
+frontiers to the worst: a point inside it is beaten by the curve on its best edge.
 """
 
 from __future__ import annotations
@@ -201,29 +202,47 @@ def _partial_evaluate(state, values: Mapping[str, Any], who: str, sigma: float) 
     return {"rdp_epsilon": rdp, "sigma": sigma}
 
 
-def _best_by(privacy: np.ndarray, utility: np.ndarray, at: np.ndarray, axes: Axes) -> np.ndarray:
-    """A curve's frontier at each privacy level ``at``: the best utility among its points whose
-    privacy is at least as good (NaN where it has none)."""
-    out = np.full(len(at), np.nan)
-    for k, x in enumerate(at):
-        ok = privacy <= x if axes.privacy_better == "lower" else privacy >= x
-        if ok.any():
-            out[k] = utility[ok].min() if axes.utility_better == "lower" else utility[ok].max()
-    return out
+def _pareto(privacy: np.ndarray, utility: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
+    """A curve's Pareto points, most private first: those no point at least as private beats."""
+    order = np.argsort(privacy if axes.privacy_better == "lower" else -privacy, kind="stable")
+    x, y = privacy[order], utility[order]
+    lower = axes.utility_better == "lower"
+    best = np.minimum.accumulate(y) if lower else np.maximum.accumulate(y)
+    keep = np.r_[True, (best[1:] < best[:-1]) if lower else (best[1:] > best[:-1])]
+    return x[keep], best[keep]
+
+
+def _front(privacy: np.ndarray, utility: np.ndarray, at: np.ndarray, axes: Axes) -> np.ndarray:
+    """A curve's frontier at each privacy level ``at``: the best utility among its settings at least
+    that private, between its Pareto points along the curve (linear in the axes' scales: the
+    settings between two grid points), held beyond the last; NaN where it has no such setting."""
+    px, py = _pareto(privacy, utility, axes)
+    fx = np.log10 if axes.privacy_log else np.asarray
+    fy = np.log10 if axes.utility_log else np.asarray
+    lx, ly, la = fx(px), fy(py), fx(at)
+    sign = 1.0 if axes.privacy_better == "lower" else -1.0  # np.interp wants increasing x
+    out = np.interp(sign * la, sign * lx, ly)
+    out = 10**out if axes.utility_log else out
+    reach = at >= px[0] if axes.privacy_better == "lower" else at <= px[0]
+    return np.where(reach, out, np.nan)
 
 
 def _band(df: pd.DataFrame, axes: Axes) -> pd.DataFrame:
     """The beaten band (see the module docstring): at every privacy level where at least two curves
-    have a point at least as private, the best utility any curve reaches there (``band_best``) and
-    the worst of the curves' own best (``band_worst``); a curve's point inside is beaten. The
-    levels are the curves' own privacy values (the frontiers are steps between them)."""
+    have a setting at least as private, the best of the curves' frontiers (``band_best``) and the
+    worst (``band_worst``); a curve's point inside is beaten by the curve on the best edge."""
     curves = [part for _, part in df[df.kind == "curve"].groupby("mechanism", sort=False)]
     curves = [c[np.isfinite(c.privacy) & np.isfinite(c.utility)] for c in curves]
+    if axes.privacy_log or axes.utility_log:
+        curves = [c[(c.privacy > 0) & (c.utility > 0)] for c in curves]
     curves = [c for c in curves if len(c)]
     if len(curves) < 2:
         return pd.DataFrame(columns=list(COLUMNS))
-    at = np.unique(np.concatenate([c.privacy.to_numpy() for c in curves]))
-    fronts = np.array([_best_by(c.privacy.to_numpy(), c.utility.to_numpy(), at, axes) for c in curves])
+    points = np.concatenate([c.privacy.to_numpy() for c in curves])
+    lo, hi = points.min(), points.max()
+    even = np.geomspace(lo, hi, 60) if axes.privacy_log else np.linspace(lo, hi, 60)
+    at = np.unique(np.r_[points, even])
+    fronts = np.array([_front(c.privacy.to_numpy(), c.utility.to_numpy(), at, axes) for c in curves])
     ok = np.sum(np.isfinite(fronts), axis=0) >= 2
     if ok.sum() < 2:
         return pd.DataFrame(columns=list(COLUMNS))
@@ -265,19 +284,17 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     axes = AXES[page]
     fig = go.Figure()
     band = {k: df[df.kind == k].sort_values("privacy") for k in ("band_worst", "band_best")}
-    # a frontier is a step between the curves' points: it holds from a point towards less privacy
-    step = "hv" if axes.privacy_better == "lower" else "vh"
     if len(band["band_best"]):
         fig.add_trace(
             go.Scatter(
                 x=band["band_worst"].privacy, y=band["band_worst"].utility, mode="lines",
-                line=dict(width=0, color="#999", shape=step), showlegend=False, hoverinfo="skip",
+                line=dict(width=0, color="#999"), showlegend=False, hoverinfo="skip",
             )
         )  # fmt: skip
         fig.add_trace(
             go.Scatter(
                 x=band["band_best"].privacy, y=band["band_best"].utility, mode="lines", fill="tonexty",
-                fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999", shape=step),
+                fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999"),
                 name="beaten: another curve gives more utility at this privacy", hoverinfo="skip",
             )
         )  # fmt: skip
