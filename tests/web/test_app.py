@@ -304,3 +304,25 @@ def test_a_point_of_omes_epsilon_lambda_curve_moves_both_sliders():
         <= 0.6
         < float(np.mean(exact.exact_attack(attack_counts("movie-reviews", "ome", 0.05, 0), 1.0, eps * 1.02)["auc"]))
     )
+
+
+@pytest.mark.parametrize(
+    "key, query, target, value, slider",
+    [
+        ("adept", FAST, "rms_error_relative", "0.75", "epsilon"),
+        ("metric", MDP_FAST, "share_kept", "0.5", "epsilon"),
+        ("hoho", HOHO_FAST, "reconstruction_mean", "0.6", "epsilon"),
+        ("partial", {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100"}, "rdp_epsilon", "1", "sigma"),
+    ],
+)
+def test_every_paper_page_answers_a_target_and_draws_its_frontier(key, query, target, value, slider):
+    at = _run(page_file(key), dict(query, target_measure=target, target_value=value))
+    assert not at.exception and not at.error
+    assert any(f"{target} " in m.value and value in m.value for m in at.markdown if m.value.startswith("**Target:**"))
+    moves = [b for b in at.button if b.label.startswith(f"Move {slider} to")]
+    assert moves
+    wanted = float(moves[0].label.split(" to ")[1].split()[0].rstrip(","))
+    moves[0].click().run()
+    assert not at.exception
+    assert at.select_slider(key=slider).value == pytest.approx(wanted, rel=1e-12)
+    assert len(charts(at)) == charts_drawn(key)  # the frontier among them
