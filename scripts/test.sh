@@ -28,6 +28,24 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# axe-core (the accessibility rules behind Lighthouse's audit), which the accessibility tests run in
+# Chromium: npm's own package, unpacked into the venv (npm comes from Debian when missing)
+AXE_VERSION=4.10.3
+if [ ! -f .venv/axe/axe.min.js ]; then
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing npm (Debian) to fetch axe-core for the accessibility tests..."
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
+  if command -v npm >/dev/null 2>&1; then
+    echo "Fetching axe-core ${AXE_VERSION} (npm pack) for the accessibility tests..."
+    mkdir -p .venv/axe
+    (cd .venv/axe && npm pack --silent "axe-core@${AXE_VERSION}" >/dev/null \
+      && tar -xzf "axe-core-${AXE_VERSION}.tgz" package/axe.min.js && mv package/axe.min.js . && rm -rf package ./*.tgz)
+  else
+    echo "npm is missing: the accessibility tests will fail (install Debian's 'npm')." >&2
+  fi
+fi
+
 # the metric engine's compiled loops are built at install, not at a visitor's first view
 .venv/bin/python -m dpviz build
 

@@ -1,0 +1,94 @@
+"""Accessibility, checked as Lighthouse checks it: axe-core (the WCAG 2.0-2.2 A/AA rules) run in
+Chromium on every page once its charts are drawn, and in the states people bring a page to: the
+report box open, an audit example loaded, a class started. A violation of impact serious or
+critical fails the test; the rest are listed. ``bash scripts/test.sh`` fetches axe-core
+(``npm pack axe-core``) into ``.venv/axe/``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser_support import FAST, PS_FAST, wait_for_charts
+from paper_pages import charts_drawn
+
+pytestmark = pytest.mark.timeout(900)
+AXE = Path(__file__).resolve().parents[2] / ".venv" / "axe" / "axe.min.js"
+RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+RUN = """async (tags) => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\\s+/g, ' '))}));
+}"""
+
+
+def _settled(page) -> None:
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    page.wait_for_timeout(800)
+
+
+def _violations(page) -> list[dict]:
+    assert AXE.exists(), f"axe-core is missing at {AXE}: run bash scripts/test.sh (it fetches it with npm)"
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN, RULES)
+
+
+def _check(page, where: str) -> None:
+    found = _violations(page)
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    for v in found:  # the rest, listed
+        print(f"{where}: {v['impact']} {v['id']} ({len(v['nodes'])} nodes): {v['help']}")
+    assert not bad, f"{where}: " + "; ".join(f"{v['id']} {v['impact']}: {v['nodes'][:3]}" for v in bad)
+
+
+PAGES = [
+    ("home", "", 0),
+    ("ADePT_sensitivity", FAST, charts_drawn("adept")),
+    ("Metric_DP", "words=3&samples=100&knn_words=20", charts_drawn("metric")),
+    ("HoHo_attack", "targets=0.05&audit_samples=2000", charts_drawn("hoho")),
+    ("Partial_sensitivity", PS_FAST, charts_drawn("partial")),
+    ("Audit_a_mechanism", "", 0),
+    ("Lessons", "", 0),
+]
+
+
+@pytest.mark.parametrize("path, query, charts", PAGES, ids=[p for p, _, _ in PAGES])
+def test_every_page_on_its_defaults(server, page, path, query, charts):
+    page.goto(f"{server}/{'' if path == 'home' else path}" + (f"?{query}" if query else ""))
+    page.wait_for_selector('[data-testid="stApp"]')
+    if charts:
+        wait_for_charts(page, charts)
+    _settled(page)
+    assert page.get_by_text("Page not found").count() == 0  # the page itself, not Streamlit's 404
+    _check(page, path)
+
+
+def test_a_page_with_its_report_box_open_and_a_target_answered(server, page):
+    page.goto(f"{server}/ADePT_sensitivity?{FAST}&target_measure=epsilon_actual&target_value=2")
+    wait_for_charts(page, charts_drawn("adept"))
+    page.get_by_role("button", name=re.compile(r"^Move epsilon to")).first.wait_for(timeout=120_000)
+    page.get_by_role("heading", name="This page as one report").scroll_into_view_if_needed()
+    page.get_by_role("button", name="Make the report").click()
+    page.get_by_role("button", name=re.compile(r"Download dpviz-adept-report")).wait_for(timeout=180_000)
+    _settled(page)
+    _check(page, "ADePT, report made, target answered")
+
+
+def test_the_audit_with_an_example_loaded(server, page):
+    page.goto(f"{server}/Audit_a_mechanism")
+    page.get_by_role("button", name="ADePT at its worst-case pair (n = 16)").click()
+    wait_for_charts(page, 1)
+    assert "example=adept" in page.url
+    _settled(page)
+    _check(page, "Audit, example loaded")
+
+
+def test_a_lesson_with_a_class_started(server, page):
+    page.goto(f"{server}/Lessons?lesson=adept")
+    page.get_by_text("Step 1 of 7").wait_for(timeout=120_000)
+    page.get_by_role("button", name="Class mode").click()
+    page.get_by_role("button", name="Start a class with this lesson").click()
+    page.get_by_text(re.compile(r"Class code [A-Z0-9]{6}")).first.wait_for(timeout=120_000)
+    _settled(page)
+    _check(page, "Lessons, class started")
