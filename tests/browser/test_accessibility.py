@@ -92,3 +92,54 @@ def test_a_lesson_with_a_class_started(server, page):
     page.get_by_text(re.compile(r"Class code [A-Z0-9]{6}")).first.wait_for(timeout=120_000)
     _settled(page)
     _check(page, "Lessons, class started")
+
+
+def _described(page, fid: str) -> dict:
+    return page.evaluate(
+        """(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+        const box = gd.parentElement.querySelector('details.dpviz-describe');
+        const by = document.getElementById(gd.getAttribute('aria-describedby'));
+        return {role: gd.getAttribute('role'), name: gd.getAttribute('aria-label'),
+                text: by && by.textContent, inBox: !!by && box.contains(by),
+                title: gd._fullLayout.title.text}; }""",
+        fid,
+    )
+
+
+def test_a_chart_is_named_and_described_by_what_it_draws(server, page):
+    """ADePT's ε chart at n up to 1024: a figure named by its title, described as ε√n rising from
+    ε to 32ε (√1024 = 32: the closed form), the description following the slider; its box opens a
+    table of the data drawn."""
+    from browser_support import look_at, slide_right
+
+    page.goto(f"{server}/ADePT_sensitivity?{FAST}&epsilon=1")
+    wait_for_charts(page, charts_drawn("adept"))
+    look_at(page, ".st-key-chart-adept-epsilon")
+    page.wait_for_function(
+        "() => { const gd = document.querySelector('.st-key-chart-adept-epsilon .dpviz-chart');"
+        " return gd.getAttribute('role') === 'figure'; }",
+        timeout=60_000,
+    )
+    d = _described(page, "adept-epsilon")
+    assert d["role"] == "figure" and d["inBox"]
+    assert d["name"] and d["name"].startswith("ADePT claims ε = 1 but gives ε√n")
+    assert "ε actual = ε√n" in d["text"] and "rises from 1 to 32 " in d["text"]
+    slide_right(page, "Privacy budget ε (claimed)")
+    value = float(page.get_by_role("slider", name="Privacy budget ε (claimed)").get_attribute("aria-valuetext"))
+    expected = f"rises from {value:.4g} to {32 * value:.4g} "
+    page.wait_for_function(
+        "(t) => { const gd = document.querySelector('.st-key-chart-adept-epsilon .dpviz-chart');"
+        " return document.getElementById(gd.getAttribute('aria-describedby')).textContent.includes(t); }",
+        arg=expected,
+        timeout=60_000,
+    )
+    box = page.locator(".st-key-chart-adept-epsilon details.dpviz-describe")
+    box.locator("summary").click()
+    rows = box.locator("table tbody tr")
+    rows.first.wait_for()
+    drawn = page.evaluate(
+        "() => document.querySelector('.st-key-chart-adept-epsilon .dpviz-chart')._fullData"
+        ".filter(t => t.visible === true).reduce((n, t) => n + Math.min(t.x.length, t.y.length, 200), 0)"
+    )
+    assert rows.count() == drawn
+    _check(page, "ADePT, a chart's description open")
