@@ -18,7 +18,10 @@ from webui.widgets import widgets
 
 STICKY_CSS = (
     "<style>[data-testid='stLayoutWrapper']:has(> .st-key-live-panel)"
-    "{position:sticky;top:3.75rem;z-index:990;background:#fff;}</style>"
+    "{position:sticky;top:3.75rem;z-index:990;background:#fff;}"
+    # a phone: the sliders alone (the line that introduces them would take a third of the screen)
+    "@media (max-width: 640px){.st-key-live-panel [data-testid='stElementContainer']:has(> [data-testid='stMarkdown'])"
+    "{display:none;}}</style>"
 )
 
 

@@ -143,3 +143,38 @@ def test_a_chart_is_named_and_described_by_what_it_draws(server, page):
     )
     assert rows.count() == drawn
     _check(page, "ADePT, a chart's description open")
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, width, height):
+    """Scrolled to the first, a middle and the last chart the sliders drive, the slider panel's
+    top stays under the app's header, the same each time, and it takes under a quarter of the
+    window (a phone shows the sliders without their introducing line)."""
+    from browser_support import look_at
+
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        page.goto(f"{server}/ADePT_sensitivity?{FAST}")
+        wait_for_charts(page, charts_drawn("adept"))
+        spots = []
+        for fid in ("adept-sensitivity", "adept-privacy-loss", "adept-frontier"):
+            look_at(page, f".st-key-chart-{fid}")
+            page.wait_for_timeout(400)
+            chart_top = page.evaluate(
+                f"() => document.querySelector('.st-key-chart-{fid}').getBoundingClientRect().top"
+            )
+            panel = page.evaluate(
+                "() => { const r = document.querySelector('.st-key-live-panel').getBoundingClientRect();"
+                " return [r.top, r.bottom]; }"
+            )
+            spots.append((chart_top, *panel))
+        first = page.evaluate(
+            "() => document.querySelector('.st-key-chart-adept-sensitivity').getBoundingClientRect().top"
+        )
+        assert first < -height  # the page scrolled far past the first chart
+        tops = {round(top) for _, top, _ in spots}
+        assert len(tops) == 1 and 0 <= tops.pop() <= 100  # pinned under the header
+        assert all(bottom - top < height / 4 for _, top, bottom in spots)
+        page.get_by_role("slider", name="Privacy budget ε (claimed)").focus()  # reachable while scrolled
+    finally:
+        page.close()
