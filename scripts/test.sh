@@ -3,10 +3,12 @@
 # image-export and real-browser tests), and run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "Making a fresh virtual environment in .venv (the previous one, if any, is removed)..."
 rm -rf .venv
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
+echo "Installing dpviz's requirements and the test tools with pip (a minute or two on a first run)..."
+.venv/bin/python -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
 
 # Debian packages the tests drive: Chromium (image export, the real browser, the PDF report),
 # HAProxy (the hosted start command's proxy in front of several server processes), poppler
