@@ -223,3 +223,50 @@ def test_no_page_logs_an_error_in_the_browser_console(tmp_path, browser):
     finally:
         page.close()
         stop_server(proc, log)
+
+
+# every text box Plotly drew in a chart, and the pairs that overlap (by more than 2 px each way)
+OVERLAPS = """(fid) => {
+  const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const boxes = [...gd.querySelectorAll('svg text')]
+    .filter(t => t.textContent.trim() && getComputedStyle(t).display !== 'none' && +getComputedStyle(t).opacity !== 0)
+    .map(t => ({r: t.getBoundingClientRect(), text: t.textContent.trim().slice(0, 40)}))
+    .filter(b => b.r.width > 0 && b.r.height > 0);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i].r, b = boxes[j].r;
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > 2) out.push(`"${boxes[i].text}" over "${boxes[j].text}"`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path, query, charts", [p for p in PAGES if p[2]], ids=[p[0] for p in PAGES if p[2]])
+def test_no_chart_draws_text_over_text(server, page, path, query, charts):
+    """At 1280 x 800, in every chart the page draws: no title, tick label, legend entry or label
+    over another."""
+    from browser_support import look_at
+
+    page.goto(f"{server}/{path}?{query}")
+    wait_for_charts(page, charts)
+    page.wait_for_function(  # every first answer replaced by its full answer
+        "() => ![...document.querySelectorAll('[class*=\"st-key-chart-\"]')]"
+        ".some(e => [...e.classList].some(c => c.startsWith('st-key-chart-') && c.endsWith('-first')))",
+        timeout=300_000,
+    )
+    _settled(page)
+    ids = page.evaluate(
+        "() => [...document.querySelectorAll('[class*=\"st-key-chart-\"]')]"
+        ".map(e => [...e.classList].find(c => c.startsWith('st-key-chart-')).slice(13))"
+    )
+    assert len(ids) >= charts
+    found = {}
+    for fid in ids:
+        look_at(page, f".st-key-chart-{fid}")
+        page.wait_for_timeout(300)
+        overlaps = page.evaluate(OVERLAPS, fid)
+        if overlaps:
+            found[fid] = overlaps[:3]
+    assert not found, found

@@ -414,9 +414,9 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     fig = subplots.make_subplots(
         rows=1,
         cols=2,
-        column_widths=[0.55, 0.45],
+        column_widths=[0.5, 0.5],
         horizontal_spacing=0.17,
-        subplot_titles=("ROC curve of the linking attack", f"privacy loss ε of one input (r = {v['r']}; log scale)"),
+        subplot_titles=("ROC curve of the linking attack", f"privacy loss ε of one input<br>(r = {v['r']}; log scale)"),
     )
     # the ROC in threshold order (high to low): TPR and FPR are survival functions of the score, so
     # this is FPR's order; sorting by FPR itself broke ties (FPR = 1 at low scores, rounding noise
@@ -436,9 +436,10 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         col=1,
     )
     ref_line(fig, [0, 1], [0, 1], "chance (AUC 0.5)", row=1, col=1)
-    bars = [("claimed ε", row.epsilon_claimed, "#777"), ("exact worst case", row.epsilon_exact, OKABE_ITO[1])]
+    # two-line labels: three side by side in the narrow panel ran into each other
+    bars = [("claimed<br>ε", row.epsilon_claimed, "#777"), ("exact<br>worst case", row.epsilon_exact, OKABE_ITO[1])]
     if np.isfinite(row.epsilon_hoho_bound):
-        bars.append(("HoHo's bound", row.epsilon_hoho_bound, OKABE_ITO[2]))
+        bars.append(("HoHo's<br>bound", row.epsilon_hoho_bound, OKABE_ITO[2]))
     fig.add_trace(
         go.Bar(
             x=[b[0] for b in bars],
@@ -456,7 +457,9 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     fig.update_yaxes(title="TPR: the target's encodings", range=[0, 1.02], row=1, col=1)
     heights = [b[1] for b in bars]
     log_axis(fig, "y", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
-    fig.update_layout(legend=dict(x=0.28, y=0.08, xanchor="left"), margin=dict(t=115))
+    # the legend in the ROC panel's lower right corner (under the chance line), clear of the bars' axis
+    fig.update_layout(legend=dict(x=0.41, y=0.03, xanchor="right", yanchor="bottom"), margin=dict(t=135))
+    fig.update_xaxes(tickangle=0, row=1, col=2)  # the two-line labels level, not turned into each other
     title = two_line_title(
         f"{name} at claimed ε = {row.epsilon:g}: linking AUC {row.auc_mean:.3f}, "
         f"{100 * row.reconstruction_mean:.1f}% of bits read back",

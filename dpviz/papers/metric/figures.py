@@ -164,7 +164,8 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         cols=2,
         shared_yaxes=True,
         horizontal_spacing=0.04,
-        subplot_titles=(f"N_w: releases that keep the word (of {n:,})", f"S_w: distinct outputs (of {n:,})"),
+        # each title on two lines: side by side at the page's width they ran into each other
+        subplot_titles=(f"N_w: releases that keep<br>the word (of {n:,})", f"S_w: distinct outputs<br>(of {n:,})"),
     )
     fig.add_trace(
         go.Bar(
@@ -198,7 +199,8 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         f"{df.s_w.mean():.0f} distinct outputs",
         f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε",
     )
-    return style(fig, title, height=max(360, 140 + 26 * len(df)))
+    fig.update_layout(margin=dict(t=140))  # the two-line title above the two-line panel titles
+    return style(fig, title, height=max(380, 160 + 26 * len(df)))
 
 
 register(

@@ -392,8 +392,8 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
         column_widths=[0.55, 0.45],
         horizontal_spacing=0.12,
         subplot_titles=(
-            f"Rényi-DP ε at α = {v['alpha']:g} (label: most sensitive attribute)",
-            "share of g² from each attribute",
+            f"Rényi-DP ε at α = {v['alpha']:g}<br>(label: most sensitive attribute)",
+            "share of g² from<br>each attribute",
         ),
     )
     fig.add_trace(
@@ -426,7 +426,10 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
             col=2,
         )
     fig.update_layout(
-        barmode="stack", legend=dict(orientation="h", y=-0.2, x=0.55), uniformtext=dict(minsize=12, mode="show")
+        barmode="stack",
+        legend=dict(orientation="h", y=-0.2, x=0.55),
+        uniformtext=dict(minsize=12, mode="show"),
+        margin=dict(t=140),  # the two-line title above the two-line panel titles
     )
     fig.update_xaxes(title="individual")
     log_axis(fig, "y", title="ε_RDP (log scale)", row=1, col=1)
