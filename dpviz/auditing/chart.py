@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpviz.theme import OKABE_ITO, go, ref_line, rgba, style, two_line_title
+from dpviz.theme import OKABE_ITO, go, log_axis, ref_line, rgba, style, two_line_title
 
 
 def table(result) -> pd.DataFrame:
@@ -74,7 +74,8 @@ def figure(df: pd.DataFrame, result) -> go.Figure:
         ref_line(fig, [t, t], [bottom, top], f"threshold t = {t:.4g}", color=OKABE_ITO[2], dash="dash")
         fig.update_layout(barmode="overlay", bargap=0)
         # the event lives in a tail: a log axis shows the two sides' ratio there as a gap
-        fig.update_yaxes(type="log", range=[np.log10(bottom), np.log10(top)])
+        # labelled as every dpviz log axis is (1-2-5 or powers of ten, each with its decade)
+        log_axis(fig, "y", range=[np.log10(bottom), np.log10(top)])
         fig.update_xaxes(title=result.chart["axis"])
     else:
         labels = [("★ " if m else "") + o for o, m in zip(df.output, df.in_event)]

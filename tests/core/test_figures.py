@@ -212,7 +212,7 @@ def test_calibration_chart_draws_the_target_and_each_matched_epsilon():
     values, df, fig = registry.run(
         "metric-calibrate", {"words": "3", "samples": "100", "epsilons": "2,5,10,30", "target": "10"}
     )
-    (target,) = _named(fig, "target: average n_w at most 10")
+    (target,) = _named(fig, "target: average N_w at most 10")
     assert list(target.y) == [10, 10] and list(target.x) == [2, 30]
     e = float(df["epsilon_at_target"].iloc[0])
     assert 2 <= e <= 30  # a matched epsilon in data units, within the computed grid

@@ -387,6 +387,9 @@ register(
 # 4. calibration and matched ε -----------------------------------------------------------------------------
 
 
+STAT_SYMBOL = {"n_w": "N_w", "s_w": "S_w"}
+"""The statistics as the page's text writes them (the table's columns are n_w and s_w)."""
+
 CAL_COLUMNS = (
     "embedding",
     "statistic",
@@ -459,12 +462,12 @@ def _cal_render(df: pd.DataFrame, v) -> go.Figure:
         fig,
         [eps.min(), eps.max()],
         [v["target"]] * 2,
-        f"target: average {v['target_stat']} {v['target_op'].replace('_', ' ')} {v['target']:g}",
+        f"target: average {STAT_SYMBOL[v['target_stat']]} {v['target_op'].replace('_', ' ')} {v['target']:g}",
         color="#000",
         dash="dash",
     )
     log_axis(fig, "x", title="ε (log scale)")
-    fig.update_yaxes(title=f"average {v['target_stat']} (of {v['samples']:,})")
+    fig.update_yaxes(title=f"average {STAT_SYMBOL[v['target_stat']]} (of {v['samples']:,})")
     fig.update_layout(legend=dict(orientation="h", y=-0.22))
     return style(
         fig,
