@@ -13,6 +13,7 @@ from dpviz.auditing import chart
 from dpviz.auditing.examples import TITLES, claim_of
 from dpviz.errors import InputError
 from webui.figure_card import download_row
+from webui.plotly_element import chart_json, plotly_json_chart
 from webui.url_state import canonical_query, share_link
 
 
@@ -69,7 +70,9 @@ def show(outcome, values: dict[str, Any]) -> None:
         return
     fig = chart.figure(df, r)
     chart_col, text_col = st.columns([4, 1.35], gap="medium")
-    chart_col.plotly_chart(fig, key="audit-chart", config={"displaylogo": False})
+    # dpviz's chart element, as every page's chart: the house style as drawn (not Streamlit's theme
+    # over it), a name and a description for a screen reader
+    plotly_json_chart(chart_col, chart_json(fig), key="audit-chart", config={"displaylogo": False})
     c = r.counts
     side = {"a": ("D", "D′"), "b": ("D′", "D")}[r.event_numerator]
     with text_col:
