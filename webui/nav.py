@@ -28,9 +28,11 @@ def _rerun_on_reconnect() -> None:
     With it, the new process draws the page again at once from the URL and the browser's cookies."""
 
 
-CONTRAST_CSS = "<style>[data-testid='stCaptionContainer']{color:#585858;opacity:1;}</style>"
-"""Captions in a grey that reads (7:1 on white; Streamlit draws them at 60% opacity, 3.9:1,
-below WCAG AA's 4.5:1 for small text)."""
+CONTRAST_CSS = (
+    "<style>[data-testid='stCaptionContainer'],[data-testid='stSliderTickBar']{color:#585858;opacity:1;}</style>"
+)
+"""Captions, and a slider's end values (shown while it is focused), in a grey that reads (7:1 on
+white; Streamlit draws them at 60% opacity, 3.9:1 and less, below WCAG AA's 4.5:1 for small text)."""
 
 
 def page_setup(title: str) -> None:

@@ -458,12 +458,12 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     heights = [b[1] for b in bars]
     log_axis(fig, "y", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
     # the legend in the ROC panel's lower right corner (under the chance line), clear of the bars' axis
-    fig.update_layout(legend=dict(x=0.41, y=0.03, xanchor="right", yanchor="bottom"), margin=dict(t=160))
+    fig.update_layout(legend=dict(x=0.41, y=0.03, xanchor="right", yanchor="bottom"), margin=dict(t=135))
     fig.update_xaxes(tickangle=0, row=1, col=2)  # the two-line labels level, not turned into each other
     title = two_line_title(
-        # on two lines: on one it ran past the chart's right edge at a laptop's width
-        f"{name} at claimed ε = {row.epsilon:g}:<br>linking AUC {row.auc_mean:.3f}, "
-        f"{100 * row.reconstruction_mean:.1f}% of bits read back",
+        # short enough for one line at a laptop's width (a longer one ran past the chart's edge)
+        f"{name}, claimed ε = {row.epsilon:g}: linking AUC {row.auc_mean:.3f}, "
+        f"{100 * row.reconstruction_mean:.1f}% bits read back",
         f"exact (no sampling); mean over targets drawn with seed {v['seed']} (AUC spread ±{row.auc_std:.3f}); corpus "
         f"{v['corpus']}",
     )
