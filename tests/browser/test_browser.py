@@ -244,6 +244,12 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     page.goto(f"{server}/HoHo_attack?{HOHO_FAST}&sentence_index=7&seed=2")
     wait_for_charts(page, 6)
     box = page.get_by_role("spinbutton", name="Example sentence (#)", exact=True)
+    # the link's value once the page has settled (a box drawn again during the first runs may
+    # show its default for a moment)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_function(
+        "(v) => document.querySelector('input[aria-label=\"Example sentence (#)\"]').value === v", arg="7"
+    )
     assert box.input_value() == "7"
     assert "#7:" in chart_text(page, 1)
     assert page.locator('[data-testid="stException"]').count() == 0
