@@ -129,20 +129,28 @@ def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inverse.reshape(counts.shape[:-1])
 
 
-def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
-    """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
-    ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
-    weight per score, w(y) = P[X > y] + P[X = y]/2; each distinct pmf of the pairs is computed once."""
+def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
+    """The flip probabilities (p, q), the pmf of each target's own score X (T, K), every distinct
+    pair's score pmf (U, K) and, per (target, sentence), which of those is Y_j's (T, N-1): what
+    both the AUC alone and the whole attack start from. Call it inside a one-thread BLAS block
+    (:func:`exact_attack` says why)."""
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
     uniq, which = _unique_rows(counts.pair_counts)
+    px = score_pmfs(pos_counts, agree, counts.positions)
+    return p, q, px, score_pmfs(uniq, agree, counts.positions), which
+
+
+def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
+    """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
+    ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
+    weight per score, w(y) = P[X > y] + P[X = y]/2; each distinct pmf of the pairs is computed once."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):  # as exact_attack: the same rounding everywhere
-        px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
-        pu = score_pmfs(uniq, agree, counts.positions)  # (U, K): every distinct pair pmf
+        _, _, px, pu, which = _score_distributions(counts, lam, epsilon)
         weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
         per = pu @ weight.T  # (U, T)
     targets = np.arange(which.shape[0])[:, None]
@@ -152,26 +160,14 @@ def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
     """Expected AUC per target, expected reconstruction accuracy per sentence and the ROC curve
     averaged over targets at every score threshold, for one (ε, λ)."""
-    p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-    agree = np.array([p, q, 1 - p, 1 - q])
-    pos_counts = np.stack(
-        [
-            counts.target_ones,
-            np.zeros_like(counts.target_ones),
-            np.zeros_like(counts.target_ones),
-            counts.positions - counts.target_ones,
-        ],
-        axis=-1,
-    )  # (T, 4)
     from threadpoolctl import threadpool_limits
 
     # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
     # the products are small, and a threaded BLAS rounds them differently from a single thread, so
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
     with threadpool_limits(limits=1, user_api="blas"):
-        px = score_pmfs(pos_counts, agree, counts.positions)  # (T, K)
-        uniq, which = _unique_rows(counts.pair_counts)
-        py = score_pmfs(uniq, agree, counts.positions)[which]  # (T, N-1, K), each distinct pmf once
+        p, q, px, pu, which = _score_distributions(counts, lam, epsilon)
+        py = pu[which]  # (T, N-1, K), each distinct pmf computed once
     # P[X > y] and P[X = y] for every score y
     sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px  # P[X > y]
     auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
