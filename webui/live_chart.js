@@ -182,8 +182,12 @@ function axisTitle(gd, id) {
   return plain(ax && ax.title && ax.title.text) || (id || "x")[0];
 }
 
+function chartTitle(gd) {
+  return plain(gd._fullLayout && gd._fullLayout.title && gd._fullLayout.title.text) || "Chart";
+}
+
 function describe(gd) {
-  const title = plain(gd._fullLayout && gd._fullLayout.title && gd._fullLayout.title.text) || "Chart";
+  const title = chartTitle(gd);
   const lines = [];
   for (const t of gd._fullData || []) {
     if (t.visible !== true) continue;
@@ -228,7 +232,7 @@ function table(gd) {
   const esc = (v) => plain(v === null || v === undefined ? "" : fmt(v));
   const head = `<tr><th scope="col">series</th><th scope="col">${esc(axisTitle(gd, "x"))}</th><th scope="col">${esc(axisTitle(gd, "y"))}</th></tr>`;
   const body = rows.map((r) => `<tr><th scope="row">${esc(r[0])}</th><td>${esc(r[1])}</td><td>${esc(r[2])}</td></tr>`).join("");
-  const caption = `<caption>Data drawn in: ${esc(describe(gd).title)} (at most 200 points per series; the CSV below holds the chart's whole table)</caption>`;
+  const caption = `<caption>Data drawn in: ${esc(chartTitle(gd))} (at most 200 points per series; the CSV below holds the chart's whole table)</caption>`;
   return `<table class="dpviz-table">${caption}<thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
 
