@@ -315,7 +315,7 @@ def _audit(args) -> int:
 def _calibrate(args) -> int:
     import math
 
-    from dpviz.targets import calibrate_page
+    from dpviz.targets import PAGES, calibrate_page
 
     targets = {}
     for item in args.target:
@@ -331,7 +331,7 @@ def _calibrate(args) -> int:
         ]
         print(json.dumps(records, indent=2, ensure_ascii=False))
         return 0
-    slider = "sigma" if args.page == "partial" else "epsilon"
+    slider = PAGES[args.page].slider  # the page declares the slider it solves over
     for r in table.to_dict("records"):
         lam = r.get("lambda_")
         if isinstance(lam, float) and math.isfinite(lam):  # a point of OME's (ε, λ) curve

@@ -53,7 +53,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
     for note in answer.attrs.get("contradictions", []):
         st.warning(f"These targets contradict each other: {note}.")
     st.dataframe(_table(answer, slider), hide_index=True, width="stretch")
-    if not page.measure(target).exact:
+    if not measure.exact:
         st.caption(
             "Simulated measure: low and high bracket the setting with a 95% interval from the page's own draws "
             "(the mean ± 1.96 standard errors, each made monotone along the slider)."
