@@ -46,8 +46,9 @@ PAPER = Paper(
         "**Notes.** Encoding exactly as the reference code's `float_to_binary` (m = 6, n = 5; the minus sign "
         "written as a leading 1, so values from 32 up read back as negative), perturbation by global bit parity. "
         "SUE (basic RAPPOR) and OUE use a unary encoding: each value cut into 16 equal bins over the corpus "
-        "range, one one-hot block per value, the budget split as ε/r per block. The auditor (`dpviz/auditor.py`) "
-        "follows DP-Sniper (Bichsel et al., S&P 2021) with logistic regression; the ADePT page uses it too."
+        "range, one one-hot block per value, the budget split as ε/r per block. The audit runs the sample "
+        "auditor of the Audit page (`dpviz/auditing/`, after DP-Sniper, Bichsel et al., S&P 2021) on OME's "
+        "outputs; the ADePT page's audit does too."
     ),
     reproduces=(
         Reproduction("hoho-linking", "hoho_fig1a"),
