@@ -67,3 +67,24 @@ def test_bad_files_get_a_sentence_in_the_browser(server, page, tmp_path):
     assert page.locator('[data-testid="stException"]').count() == 0
     page.get_by_role("button", name="A correct Laplace mechanism").click()  # the rest of the page keeps working
     wait_for_charts(page, 1)
+
+
+def test_two_files_dropped_at_once_are_both_kept(server, page, tmp_path):
+    """Both boxes filled without waiting in between (a quick person, or a busy server): the page
+    redraws around the boxes while the first file is taken in, and neither file may be lost."""
+    rng = np.random.default_rng(11)
+    # a CSV first: reading and checking it keeps the first run busy when the second file comes
+    (tmp_path / "first.csv").write_text("y\n" + "\n".join(f"{v:.6f}" for v in rng.laplace(0.0, 1.0, 200_000)))
+    np.save(tmp_path / "second.npy", rng.laplace(1.0, 1.0, 200_000))
+    page.goto(f"{server}/Audit_a_mechanism?example=laplace")
+    wait_for_charts(page, 1)
+    page.get_by_role("button", name="Audit my files instead").click()
+    page.get_by_text("Upload the outputs on D and on D′").wait_for()
+    boxes = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    boxes.nth(0).set_input_files(str(tmp_path / "first.csv"))
+    boxes.nth(1).set_input_files(str(tmp_path / "second.npy"))
+    page.get_by_text("Samples: your files (200,000 and 200,000 outputs)").wait_for(timeout=120_000)
+    _settled(page)
+    assert "a=upload" in page.url and "b=upload" in page.url
+    names = page.locator('[data-testid="stFileChipName"]').all_inner_texts()
+    assert names == ["first.csv", "second.npy"]
