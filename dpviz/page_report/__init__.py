@@ -38,6 +38,7 @@ import pandas as pd
 from dpviz import __version__, hosted_mode, papers, registry
 from dpviz.errors import InputError
 from dpviz.export import ExportError
+from dpviz.page_report import timing
 from dpviz.params import ParamError, canonical_query, format_value, validate
 from dpviz.progress import Progress, report
 
@@ -182,13 +183,6 @@ def settings_of(page: str, raw: Mapping[str, Any]) -> tuple[dict[str, Any], tupl
     return values, table
 
 
-def _share(progress: Progress | None, k: int, n: int) -> Progress | None:
-    """Chart ``k`` of ``n``'s own progress as its share of the whole."""
-    if progress is None:
-        return None
-    return lambda fraction, message: progress((k + min(max(fraction, 0.0), 1.0)) / n, message)
-
-
 def chart_of(
     spec: registry.FigureSpec,
     own: Mapping[str, Any],
@@ -227,11 +221,15 @@ def charts_of(
     draw: bool = True,
 ) -> tuple[Chart, ...]:
     """The charts ``items`` names, each (figure, its own values, key, title), in order; ``progress``
-    hears the share of charts done and each chart's own progress within its share."""
+    hears each chart's own progress within its share, the share its seconds the last time it was
+    made (:mod:`dpviz.page_report.timing`), so the bar moves with the time spent."""
     charts = []
-    for k, (spec, own, key, title) in enumerate(items):
-        report(progress, k / len(items), f"chart {k + 1} of {len(items)}: {title}")
-        charts.append(chart_of(spec, own, _share(progress, k, len(items)), draw=draw, key=key, title=title))
+    spans = timing.shares(spec.id for spec, *_ in items)
+    for k, ((spec, own, key, title), (start, size, expected)) in enumerate(zip(items, spans)):
+        report(progress, start, f"chart {k + 1} of {len(items)}: {title}")
+        part = timing.within(progress, start, size, expected)
+        charts.append(chart_of(spec, own, part, draw=draw, key=key, title=title))
+    timing.record({c.id: c.seconds for c in charts})
     report(progress, 1.0, "report computed")
     return tuple(charts)
 
@@ -357,13 +355,16 @@ def write(
     def make(progress: Progress | None, draw: bool) -> Report:
         return build(page, raw, base_url=base_url, progress=progress, draw=draw)
 
-    return write_report(check, make, out, progress)
+    return write_report(check, make, out, progress, part=page)
 
 
-def write_report(check, make, out: str | os.PathLike, progress: Progress | None = None) -> tuple[Report, Path]:
+def write_report(
+    check, make, out: str | os.PathLike, progress: Progress | None = None, part: str = "report"
+) -> tuple[Report, Path]:
     """Write the report ``make(progress, draw)`` builds to ``out`` (its suffix names the format),
     after checking the format, the input (``check()``, which raises InputError) and the path,
-    before any work."""
+    before any work. ``part`` names the report in the timings its progress bar is cut by
+    (computing and writing, per format: :mod:`dpviz.page_report.timing`)."""
     fmt = report_format(out)
     if fmt == ".pdf":
         from dpviz.page_report.pdf import check_can_print
@@ -372,11 +373,15 @@ def write_report(check, make, out: str | os.PathLike, progress: Progress | None 
     check()
     out = Path(out)
     check_writable(out)
-    computing = None if progress is None else (lambda f, msg: progress(0.8 * f, msg))
-    rep = make(computing, fmt != ".ipynb")
-    finishing = None if progress is None else (lambda f, msg: progress(0.8 + 0.2 * f, msg))
+    keys = [f"compute:{part}{fmt}", f"write:{part}{fmt}"]
+    (_, computing_share, _), (_, writing_share, writing_time) = timing.shares(keys, prior=(0.8, 0.2))
+    start = time.perf_counter()
+    rep = make(timing.within(progress, 0.0, computing_share), fmt != ".ipynb")
+    computed = time.perf_counter()
+    finishing = timing.within(progress, computing_share, writing_share, writing_time)
     report(finishing, 0.0, f"writing the {fmt[1:].upper()} file")
     data = render(rep, fmt, finishing)
+    timing.record(dict(zip(keys, (computed - start, time.perf_counter() - computed))))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)

@@ -106,4 +106,4 @@ def write_comparison(
     def make(progress: Progress | None, draw: bool) -> Report:
         return build_comparison(page, raw, figure, param, a, b, base_url=base_url, progress=progress, draw=draw)
 
-    return write_report(check, make, out, progress)
+    return write_report(check, make, out, progress, part=f"comparison-{page}")

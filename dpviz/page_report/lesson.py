@@ -139,4 +139,4 @@ def write_lesson(
     def make(progress: Progress | None, draw: bool) -> Report:
         return build_lesson(name, step, base_url=base_url, progress=progress, draw=draw)
 
-    return write_report(check, make, out, progress)
+    return write_report(check, make, out, progress, part=f"lesson-{name}")

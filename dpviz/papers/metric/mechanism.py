@@ -341,10 +341,14 @@ def word_envelopes(
 
     if samples < 1:
         raise InputError(f"samples must be >= 1, got {samples}")
+    from dpviz.progress import Steps
+
     ids = [int(w) for w in word_ids]
     if progress:
         progress(0.0, f"{emb.name}: preparing {emb.size:,} word vectors")
+    steps = Steps(progress, len(ids))
     emb.sq_norms, emb.max_norm  # noqa: B018 (computed once, before the threads share them)
+    steps.setup_done()
 
     def one(wid: int) -> Envelopes:
         u, g = sample_directions_and_radii(emb.dim, samples, word_stream(seed, wid))
@@ -355,12 +359,11 @@ def word_envelopes(
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=workers) as pool:
         for k, (wid, env) in enumerate(zip(ids, pool.map(one, ids))):
             out[wid] = env
-            if progress:
-                progress(
-                    (k + 1) / max(1, len(ids)),
-                    f"{emb.name}: word {k + 1} of {len(ids)} (“{emb.vocab[wid]}”), "
-                    f"{samples:,} releases, nearest word among {emb.size:,}",
-                )
+            steps.step(
+                k + 1,
+                f"{emb.name}: word {k + 1} of {len(ids)} (“{emb.vocab[wid]}”), "
+                f"{samples:,} releases, nearest word among {emb.size:,}",
+            )
     return out
 
 
