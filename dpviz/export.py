@@ -56,9 +56,30 @@ def image_bytes(fig: go.Figure, fmt: str, scale: float = 2.0) -> bytes:
     os.environ["BROWSER_PATH"] = browser  # kaleido/choreographer read it
     import plotly.io as pio
 
-    height = fig.layout.height or HEIGHT
     width = fig.layout.width or WIDTH
+    fig = fitted(fig, width)
+    height = fig.layout.height or HEIGHT
     return pio.to_image(fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
+
+
+def fitted(fig: go.Figure, width: int) -> go.Figure:
+    """A copy of ``fig`` whose long titles are wrapped to ``width`` pixels (dpviz.text_fit), the
+    chart taller by the lines added, as the page wraps them to the chart's width on screen."""
+    import plotly.graph_objects as go
+
+    from dpviz.text_fit import fit_layout, fit_names
+
+    template = fig.layout.template.layout.to_plotly_json() if fig.layout.template else {}
+    layout = fig.layout.to_plotly_json()
+    layout.setdefault("height", HEIGHT)
+    out = go.Figure(fig)
+    traces = [t.to_plotly_json() for t in fig.data]
+    out.update_layout(fit_layout(layout, width, template, traces), overwrite=True)
+    px = ((layout.get("legend") or {}).get("font") or {}).get("size") or (template.get("font") or {}).get("size") or 14
+    for trace, fitted_trace in zip(out.data, fit_names(traces, width, px)):
+        if fitted_trace.get("name") != trace.name:
+            trace.name = fitted_trace["name"]
+    return out
 
 
 def html_page(fig: go.Figure) -> str:

@@ -126,6 +126,295 @@ function inWindow(gd) {
   return r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
 }
 
+// A chart's texts fitted to the width it is drawn at (the rules of dpviz/text_fit.py, which fits
+// an exported image): titles, subplot titles and x-axis titles longer than their room wrapped
+// between words (a line that is one <sup> tag inside the tag, at 0.7 of the size), the top and
+// bottom margins grown by the lines added. Plotly never wraps; a long title is cut at the edge.
+const MEASURE = document.createElement("canvas").getContext("2d");
+const SMALL = { sup: 0.7, sub: 0.7, small: 0.8 };
+const LINE = 1.3;
+const TITLE_PAD = 8;
+const GAP = 12;
+function textWidth(text, px, family) {
+  MEASURE.font = `${px}px ${family}`;
+  return MEASURE.measureText(String(text).replace(/<[^>]+>/g, "")).width;
+}
+function wrapWords(text, px, room, family) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const trial = line ? `${line} ${word}` : word;
+    if (line && textWidth(trial, px, family) > room) {
+      lines.push(line);
+      line = word;
+    } else line = trial;
+  }
+  lines.push(line);
+  return lines;
+}
+function wrapText(text, px, room, family) {
+  const out = [];
+  for (const line of String(text).split(/<br\s*\/?>/i)) {
+    const whole = line.match(/^<(\w+)>([\s\S]*)<\/\1>$/);
+    if (whole && SMALL[whole[1]]) out.push(...wrapWords(whole[2], px * SMALL[whole[1]], room, family).map((p) => `<${whole[1]}>${p}</${whole[1]}>`));
+    else out.push(...wrapWords(line, px, room, family));
+  }
+  return out.join("<br>");
+}
+const lineCount = (t) => String(t).split(/<br\s*\/?>/i).length;
+function titleOf(obj) {
+  if (typeof obj === "string") return [obj, null];
+  if (obj && typeof obj === "object") return [String(obj.text || ""), (obj.font || {}).size || null];
+  return ["", null];
+}
+function withTitle(obj, text) {
+  return obj && typeof obj === "object" ? Object.assign({}, obj, { text }) : { text };
+}
+// Plotly spaces every line of a text by its font size, a line in small type too
+const blockHeight = (text, px) => lineCount(text) * px * LINE;
+const NARROW = 600;
+function legendEntries(traces) {
+  const names = [], seen = new Set();
+  for (const t of traces || []) {
+    const key = `${t.legendgroup || t.name}\u0000${t.name}`;
+    if (t.name && t.showlegend !== false && !seen.has(key)) {
+      seen.add(key);
+      names.push(String(t.name));
+    }
+  }
+  return names;
+}
+function legendHeight(names, px, room, horizontal, family) {
+  if (!names.length) return 0;
+  let rows = 1, used = 0;
+  for (const name of names) {
+    const w = textWidth(name, px, family) + 60;
+    if (horizontal && used && used + w > room) { rows += 1; used = 0; }
+    else if (!horizontal && used) rows += 1;
+    used += w;
+  }
+  return rows * (px * LINE + 8) + 10;
+}
+// every k-th labelled tick, k the least that gives each label `need` pixels of `span`, at the
+// offset that keeps the most powers of ten (0.01, 1, 1,000, 10^k) of a 1-2-5 log axis
+const decade = (label) => /^(0\.0*1|1(,?0)*|10<sup>[-−]?\d+<\/sup>)$/.test(String(label));
+function thinned(axis, need, span) {
+  const labels = axis.ticktext, values = axis.tickvals;
+  const k = Math.ceil((need * labels.length) / Math.max(span, 1));
+  if (k <= 1) return axis;
+  let best = 0, bestCount = -1;
+  for (let o = 0; o < k; o++) {
+    let c = 0;
+    for (let i = o; i < labels.length; i += k) c += decade(labels[i]);
+    if (c > bestCount) [best, bestCount] = [o, c];
+  }
+  const keep = labels.map((_, i) => i).filter((i) => i >= best && (i - best) % k === 0);
+  return Object.assign({}, axis, { tickvals: keep.map((i) => values[i]), ticktext: keep.map((i) => labels[i]) });
+}
+function fitLayout(layout, width, traces, height) {
+  const defaults = (layout.template && layout.template.layout) || {};
+  const out = Object.assign({}, layout);
+  const font = Object.assign({}, defaults.font || {}, layout.font || {});
+  const base = font.size || 14;
+  const family = font.family || "sans-serif";
+  const margin = Object.assign({}, defaults.margin || {}, layout.margin || {});
+  const left = margin.l ?? 80, right = margin.r ?? 80;
+  const plot = Math.max(width - left - right, 50);
+  const top0 = margin.t ?? 100;
+  let bottom = 0, titleHeight = 0, notesHeight = 0, above = 0; // bottom: what wrapped x titles add
+  let [text, size] = titleOf(out.title);
+  if (text) {
+    size = size || ((defaults.title || {}).font || {}).size || base * 1.2;
+    const fitted = wrapText(text, size, width - 0.02 * width - 10, family);
+    titleHeight = blockHeight(fitted, size);
+    // the title's first line at the top of the chart, its lines downwards (Plotly's "top" anchor
+    // is the first line's baseline, hence the line's size in the pad)
+    out.title = Object.assign(withTitle(out.title, fitted), { yref: "container", y: 1, yanchor: "top", pad: { t: TITLE_PAD + size } });
+  }
+  const domains = [];
+  for (const key of Object.keys(out)) {
+    const axis = out[key];
+    if (!key.startsWith("xaxis") || !axis || typeof axis !== "object") continue;
+    const [lo, hi] = axis.domain || [0, 1];
+    domains.push([lo, hi]);
+    [text, size] = titleOf(axis.title);
+    if (!text) continue;
+    size = size || base;
+    const fitted = wrapText(text, size, 0.9 * (hi - lo) * plot, family); // y tick labels may widen the margin
+    // a title on top sits above the plot with its tick labels, under the chart's title
+    if (axis.side === "top") above = Math.max(above, blockHeight(fitted, size) + base * LINE + 8);
+    if (fitted !== text) {
+      if (axis.side !== "top") bottom = Math.max(bottom, (lineCount(fitted) - lineCount(text)) * size * LINE);
+      out[key] = Object.assign({}, axis, { title: withTitle(axis.title, fitted) });
+    }
+  }
+  const plotHeight = Math.max((height || out.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
+  let addedLeft = 0;
+  for (const key of Object.keys(out)) {
+    const axis = out[key];
+    if (!/^[xy]axis/.test(key) || !axis || typeof axis !== "object") continue;
+    const [lo, hi] = axis.domain || [0, 1];
+    const span = (hi - lo) * (key[0] === "x" ? plot : plotHeight);
+    const labels = axis.ticktext;
+    const tickSize = (axis.tickfont || {}).size || base;
+    if (labels && axis.tickvals && labels.length > 2 && key[0] === "x") {
+      // every k-th labelled tick where the labels would not fit side by side
+      out[key] = thinned(axis, Math.max(...labels.map((t) => textWidth(t, tickSize, family))) + 10, span);
+    } else if (key[0] === "x" && width < NARROW && span < 300 && !axis.tickvals) {
+      out[key] = Object.assign({}, axis, { nticks: Math.max(3, Math.floor(span / 90)) });
+      // category labels (a bar chart's) wider than their share of the axis: read upwards
+      const id = key === "xaxis" ? "x" : `x${key.slice(5)}`;
+      const cats = new Set();
+      for (const t of traces || []) if ((t.xaxis || "x") === id && Array.isArray(t.x) && typeof t.x[0] === "string") t.x.forEach((c) => cats.add(c));
+      const widest = Math.max(0, ...[...cats].flatMap((c) => c.split(/<br\s*\/?>/i)).map((c) => textWidth(c, tickSize, family)));
+      // (only where the figure set the angle: Plotly turns crowded labels itself otherwise)
+      if (cats.size && axis.tickangle != null && axis.tickangle !== "auto" && widest * cats.size > 0.9 * span) {
+        const list = [...cats]; // turned, each on one line (two turned lines are as wide as one level)
+        Object.assign(out[key], { tickangle: -90, tickmode: "array", tickvals: list, ticktext: list.map((c) => c.replace(/<br\s*\/?>/gi, " ")) });
+      }
+    }
+  }
+  if (width < NARROW) {
+    // side by side panels whose y axes are untitled: a little room between one's last tick label
+    // and the next one's first
+    for (const key of Object.keys(out)) {
+      const axis = out[key];
+      if (!key.startsWith("xaxis") || !axis || typeof axis !== "object" || !axis.domain) continue;
+      const [lo, hi] = axis.domain;
+      if ((lo > 0.001 || hi < 0.999) && !titleOf((out[`yaxis${(axis.anchor || "y").slice(1)}`] || {}).title)[0]) {
+        out[key] = Object.assign({}, axis, { domain: [lo + (lo > 0.001 ? 10 / plot : 0), hi - (hi < 0.999 ? 10 / plot : 0)] });
+      }
+    }
+    const legend = Object.assign({}, out.legend || {});
+    legend.font = Object.assign({}, legend.font || {}, { size: Math.min((legend.font || {}).size || base, 12) });
+    out.legend = legend;
+  }
+  if (Array.isArray(out.annotations)) {
+    out.annotations = out.annotations.map((note) => {
+      const t = String(note.text || "");
+      if (t && note.showarrow !== false && width < NARROW) {
+        // a label on an arrow: straight under its point and in smaller type on a phone (off to a
+        // side, it met the tick labels); beside other panels, whose titles and ticks fill the
+        // narrow gaps, left out (the ring marks the point, hovering gives it)
+        if (new Set(domains.map((d) => d[0])).size > 1) return Object.assign({}, note, { visible: false });
+        return Object.assign({}, note, { ax: 0, ay: 28, font: Object.assign({}, note.font || {}, { size: 11 }) });
+      }
+      if (!t || (note.xref || "paper") !== "paper" || note.showarrow !== false) return note;
+      let s = (note.font || {}).size || base;
+      const x = note.x ?? 0.5;
+      const spans = domains.filter(([lo, hi]) => lo - 1e-9 <= x && x <= hi + 1e-9).map(([lo, hi]) => hi - lo);
+      const room = 0.85 * Math.min(...(spans.length ? spans : [1])) * plot; // a gap between neighbours' titles
+      const longest = Math.max(...t.replace(/<[^>]+>/g, " ").split(/\s+/).filter(Boolean).map((w) => textWidth(w, s, family)));
+      let fittedNote = note;
+      if (longest > room) {
+        // a word longer than its panel is wide: smaller type (down to 8 px)
+        s = Math.max(8, (s * room) / longest);
+        fittedNote = Object.assign({}, note, { font: Object.assign({}, note.font || {}, { size: s }) });
+      }
+      const fitted = wrapText(t, s, room, family);
+      if (fitted !== t) {
+        fittedNote = Object.assign({}, fittedNote, { text: fitted });
+        if ((note.y || 0) >= 1) fittedNote.yshift = Math.max(note.yshift || 0, 6); // clear of the tick label at the plot's top
+      }
+      if ((note.y || 0) >= 1) notesHeight = Math.max(notesHeight, blockHeight(fitted, s) + (fittedNote.yshift || 0));
+      return fittedNote;
+    });
+  }
+  const bottom0 = margin.b ?? 80;
+  let low = bottom0 + Math.round(bottom);
+  const legend = Object.assign({}, out.legend || {});
+  const names = out.showlegend !== false ? legendEntries(traces) : [];
+  let beside = (legend.x ?? 1.02) > 1 && legend.y == null;
+  const px = (legend.font || {}).size || base;
+  const widest = Math.max(0, ...names.map((n) => textWidth(n, px, family))) + 60;
+  // a legend inside the plot wider than the room right of its x: Plotly pushes the margins to fit
+  // it, and the plot shrinks to a sliver (a phone)
+  const lx = legend.x ?? 1.02;
+  const crowded = lx >= 0 && lx <= 1 && legend.orientation !== "h" && (legend.x ?? 0) * plot + widest > plot;
+  const shown = out.showlegend === true || (traces || []).length > 1;
+  if (names.length && shown && ((legend.y != null && legend.y < 0 && (legend.yref || "paper") === "paper") || (width < NARROW && beside) || crowded)) {
+    beside = beside || crowded;
+    // under the plot, anchored to the chart's bottom edge, with room for the x axis and the legend
+    const horizontal = legend.orientation === "h" || beside;
+    const x = beside ? 0 : legend.x ?? 0;
+    const height = legendHeight(names, px, (1 - x) * width - 10, horizontal, family);
+    let axis = 0;
+    for (const key of Object.keys(out)) {
+      if (!key.startsWith("xaxis") || !out[key] || typeof out[key] !== "object") continue;
+      const [t, z] = titleOf(out[key].title);
+      if (t) axis = Math.max(axis, blockHeight(t, z || base) + 8);
+    }
+    axis += base * LINE + 8;
+    low = Math.max(low, Math.round(axis + GAP + height + 4));
+    Object.assign(legend, { yref: "container", y: 0, yanchor: "bottom", x, xanchor: "left" });
+    if (beside) legend.orientation = "h";
+    out.legend = legend;
+  }
+  const top = titleHeight ? Math.max(top0, Math.round(TITLE_PAD + titleHeight + notesHeight + above + GAP)) : top0;
+  // y titles and y tick labels last, against the plot's height once the title and the legend
+  // took theirs
+  const innerHeight = Math.max((height || out.height || 450) - top - low, 50);
+  for (const key of Object.keys(out)) {
+    const axis = out[key];
+    if (!key.startsWith("yaxis") || !axis || typeof axis !== "object") continue;
+    const [lo0, hi0] = axis.domain || [0, 1];
+    const labels = axis.ticktext;
+    if (labels && axis.tickvals && labels.length > 2) {
+      out[key] = thinned(axis, ((axis.tickfont || {}).size || base) * LINE + 4, (hi0 - lo0) * innerHeight);
+    }
+    const [t, z] = titleOf(axis.title);
+    if (!t) continue;
+    const [lo, hi] = axis.domain || [0, 1];
+    const fitted = wrapText(t, z || base, 0.85 * (hi - lo) * innerHeight, family); // Plotly may push the margins
+    if (fitted !== t) {
+      addedLeft = Math.max(addedLeft, (lineCount(fitted) - lineCount(t)) * (z || base) * LINE);
+      out[key] = Object.assign({}, out[key], { title: withTitle(axis.title, fitted) });
+    }
+  }
+  if (top !== top0 || low !== bottom0 || addedLeft) {
+    out.margin = Object.assign(margin, { t: top, b: low, l: (margin.l ?? 80) + Math.round(addedLeft) });
+  }
+  return out;
+}
+
+// the figure's layout fitted to a width, made once per (figure, width): a drag redraws the same
+// frames at the same width
+function fitted(figure, width, height) {
+  figure.__fit = figure.__fit || new Map();
+  const key = `${width}x${height}`;
+  if (!figure.__fit.has(key)) figure.__fit.set(key, fitLayout(figure.layout, width, figure.data, height));
+  return Object.assign({}, figure.__fit.get(key));
+}
+
+// the figure's traces with legend names longer than the chart's width wrapped (the same array
+// when none is)
+function fittedData(figure, width) {
+  const layout = figure.layout || {};
+  const defaults = (layout.template && layout.template.layout) || {};
+  const font = Object.assign({}, defaults.font || {}, layout.font || {});
+  const px = Math.min(((layout.legend || {}).font || {}).size || font.size || 14, width < NARROW ? 12 : 1e9);
+  const room = width - 66;
+  let changed = false;
+  const data = (figure.data || []).map((t) => {
+    if (width < NARROW && t.type === "heatmap" && t.texttemplate) {
+      // numbers in cells a few pixels wide run over each other; hovering still gives each value
+      changed = true;
+      t = Object.assign({}, t, { texttemplate: "" });
+    }
+    if (!t.name || textWidth(t.name, px, font.family || "sans-serif") <= room) return t;
+    changed = true;
+    return Object.assign({}, t, { name: wrapText(t.name, px, room, font.family || "sans-serif") });
+  });
+  return changed ? data : figure.data;
+}
+
+// a chart drawn again at a new size, its texts fitted to the new width
+function refit(gd, box) {
+  const figure = gd.__dpvizShown;
+  if (!figure || !figure.layout) return void window.Plotly.relayout(gd, box);
+  window.Plotly.react(gd, fittedData(figure, box.width), Object.assign(fitted(figure, box.width, box.height), box), gd.__dpviz.config);
+}
+
 // redraw a chart with a figure now, or when it comes into view
 function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
@@ -133,7 +422,8 @@ function show(gd, figure, tag, now) {
   gd.__dpvizShownState = state;
   const draw = () => plotly(state.plotly).then((Plotly) => {
     if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
-    return Plotly.react(gd, figure.data, Object.assign({}, figure.layout, size(gd)), state.config).then(() => {
+    const box = size(gd);
+    return Plotly.react(gd, fittedData(figure, box.width), Object.assign(fitted(figure, box.width, box.height), box), state.config).then(() => {
       gd.__dpvizDrawn = { tag, at: performance.now() };
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
       describeSoon(gd);
@@ -447,9 +737,9 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     gd.__dpvizResize = new ResizeObserver(() => {
       if (!gd._fullLayout || !window.Plotly) return;
       const s = size(gd);
-      if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) window.Plotly.relayout(gd, s);
+      if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) refit(gd, s);
     });
     gd.__dpvizResize.observe(parentElement);
-    gd.addEventListener("fullscreenchange", () => window.Plotly.relayout(gd, size(gd)));
+    gd.addEventListener("fullscreenchange", () => refit(gd, size(gd)));
   }
 }

@@ -233,6 +233,9 @@ OVERLAPS = """(fid) => {
     .map(t => ({r: t.getBoundingClientRect(), text: t.textContent.trim().slice(0, 40)}))
     .filter(b => b.r.width > 0 && b.r.height > 0);
   const out = [];
+  const frame = gd.querySelector('svg.main-svg').getBoundingClientRect();
+  for (const b of boxes)  // cut off at the chart's edge (a title longer than a phone is wide)
+    if (b.r.left < frame.left - 2 || b.r.right > frame.right + 2) out.push(`"${b.text}" runs off the chart`);
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i].r, b = boxes[j].r;
     const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
@@ -243,12 +246,14 @@ OVERLAPS = """(fid) => {
 }"""
 
 
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["1280x800", "390x844"])
 @pytest.mark.parametrize("path, query, charts", [p for p in PAGES if p[2]], ids=[p[0] for p in PAGES if p[2]])
-def test_no_chart_draws_text_over_text(server, page, path, query, charts):
-    """At 1280 x 800, in every chart the page draws: no title, tick label, legend entry or label
-    over another."""
+def test_no_chart_draws_text_over_text(server, browser, path, query, charts, width, height):
+    """At 1280 x 800 and on a phone (390 x 844), in every chart the page draws: no title, tick
+    label, legend entry or label over another, and none running off the chart."""
     from browser_support import look_at
 
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(f"{server}/{path}?{query}")
     wait_for_charts(page, charts)
     page.wait_for_function(  # every first answer replaced by its full answer
@@ -269,4 +274,7 @@ def test_no_chart_draws_text_over_text(server, page, path, query, charts):
         overlaps = page.evaluate(OVERLAPS, fid)
         if overlaps:
             found[fid] = overlaps[:3]
+    page.close()
+    for fid, overlaps in found.items():
+        print(f"{path} {width}x{height} {fid}: {overlaps}")
     assert not found, found

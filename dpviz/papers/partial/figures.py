@@ -393,7 +393,7 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
         horizontal_spacing=0.12,
         subplot_titles=(
             f"Rényi-DP ε at α = {v['alpha']:g}<br>(label: most sensitive attribute)",
-            "share of g² from<br>each attribute",
+            "share of g² from<br>each attribute (%)",
         ),
     )
     fig.add_trace(
@@ -433,7 +433,7 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
     )
     fig.update_xaxes(title="individual")
     log_axis(fig, "y", title="ε_RDP (log scale)", row=1, col=1)
-    fig.update_yaxes(title="% of g²", range=[0, 100], row=1, col=2)
+    fig.update_yaxes(range=[0, 100], row=1, col=2)  # the panel's title says what it counts (no y title in the gap)
     return style(
         fig,
         two_line_title(
