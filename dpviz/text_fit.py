@@ -99,7 +99,9 @@ def _set_title(layout: dict, key: str, text: str) -> None:
         layout[key] = {"text": text}
 
 
-NARROW = 600
+MIN_PLOT = 120
+"""The least height left to the plot: the chart grows rather than Plotly failing on a plot of none."""
+NARROW = 560
 """Below this width a legend beside the plot moves under it (it would take half a phone's width)."""
 
 
@@ -210,7 +212,6 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
 
     height = out.get("height") or (defaults.get("height")) or 450
     plot_height = max(height - margin.get("t", 100) - margin.get("b", 80), 50)
-    added_left = 0.0
     for key, axis in list(out.items()):
         if not (key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)):
             continue
@@ -224,22 +225,19 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
             out[key] = _thinned(axis, need, span)
         elif key.startswith("x") and width < NARROW and span < 300 and not axis.get("tickvals"):
             out[key] = {**axis, "nticks": max(3, int(span // 90))}
-            # category labels (a bar chart's) wider than their share of the axis: read upwards
+            # category labels (a bar chart's) wider than their share of the axis
             ref = "x" + key[5:]
             cats = {str(c) for t in traces or [] if (t.get("xaxis") or "x") == ref for c in _categories(t.get("x"))}
             size = (axis.get("tickfont") or {}).get("size") or base
             widest = max((text_width(p, size) for c in cats for p in re.split(r"<br\s*/?>", c)), default=0.0)
-            # turned, each on one line (only where the figure set the angle: Plotly turns crowded
-            # labels itself otherwise)
+            # where the figure keeps them level (Plotly turns crowded labels itself otherwise), smaller
+            # type; turning two-line labels made Plotly place a text at y = -Infinity
             fixed = axis.get("tickangle") not in (None, "auto")
             if cats and fixed and widest * len(cats) > 0.9 * span:
-                listed = sorted(cats)
-                out[key].update(
-                    tickangle=-90,
-                    tickmode="array",
-                    tickvals=listed,
-                    ticktext=[re.sub(r"<br\s*/?>", " ", c) for c in listed],
-                )
+                out[key]["tickfont"] = {
+                    **(axis.get("tickfont") or {}),
+                    "size": max(8.0, size * 0.9 * span / (widest * len(cats))),
+                }
     if width < NARROW:
         # side by side panels whose y axes are untitled: a little room between one's last tick
         # label and the next one's first
@@ -288,6 +286,7 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
     if notes:
         out["annotations"] = notes
     bottom = margin.get("b", 80) + round(added_bottom)
+    below = None  # pixels from the plot's bottom edge to a legend moved under it
     legend = dict(out.get("legend") or {})
     names = _legend_entries(traces) if out.get("showlegend", True) is not False else []
     beside = legend.get("x", 1.02) > 1 and legend.get("y") is None
@@ -319,7 +318,10 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
         titles = [_title(a.get("title")) for k, a in out.items() if k.startswith("xaxis") and isinstance(a, dict)]
         axis = max((_block_height(t, z or base) + 8 for t, z in titles if t), default=0.0) + base * LINE + 8
         bottom = max(bottom, round(axis + GAP + legend_height + 4))
-        legend.update(yref="container", y=0, yanchor="bottom", x=x, xanchor="left")
+        # y in the plot's fractions, set once the margins are known (anchored to the chart's edge
+        # with yref "container", Plotly pushed the margins past the chart's height)
+        legend.update(yanchor="top", x=x, xanchor="left")
+        below = axis + GAP / 2
         if beside:
             legend["orientation"] = "h"
         out["legend"] = legend
@@ -327,7 +329,7 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
     if title_height:
         top = max(top, round(TITLE_PAD + title_height + notes_height + above + GAP))
     # y titles last, against the plot's height once the title and the legend took theirs: a y
-    # title longer than its plot reaches into the title above
+    # title longer than its plot reaches into the title above, so it gets smaller type
     plot_height = max(height - top - bottom, 50)
     for key, axis in list(out.items()):
         if not (key.startswith("yaxis") and isinstance(axis, dict)):
@@ -337,19 +339,21 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
             need = ((axis.get("tickfont") or {}).get("size") or base) * LINE + 4
             out[key] = axis = _thinned(axis, need, (hi - lo) * plot_height)
         text, size = _title(axis.get("title"))
-        if text:
-            fitted = wrap(text, size or base, 0.85 * (hi - lo) * plot_height)  # Plotly may push the margins
-            if fitted != text:
-                added_left = max(added_left, (_lines(fitted) - _lines(text)) * (size or base) * LINE)
-                _set_title(axis := dict(axis), "title", fitted)
-                out[key] = axis
-    if added_left:
-        margin["l"] = margin.get("l", 80) + round(added_left)
-        out["margin"] = margin
+        room = 0.85 * (hi - lo) * plot_height  # Plotly may push the margins
+        longest = max((text_width(line, size or base) for line in re.split(r"<br\s*/?>", text)), default=0.0)
+        if text and longest > room:
+            # smaller type, on one line (Plotly places a turned text of several lines at y = -Infinity)
+            title = dict(axis["title"]) if isinstance(axis.get("title"), dict) else {"text": text}
+            title["font"] = {**(title.get("font") or {}), "size": max(9.0, (size or base) * room / longest)}
+            out[key] = {**axis, "title": title}
     bottom0 = margin.get("b", 80)
     if top != margin_top0 or bottom != bottom0:
         margin["t"], margin["b"] = top, bottom
         if out.get("height"):
             out["height"] = out["height"] + (top - margin_top0) + (bottom - bottom0)
         out["margin"] = margin
+    if out.get("height") and out["height"] < top + bottom + MIN_PLOT:  # never a plot of nothing
+        out["height"] = top + bottom + MIN_PLOT
+    if below is not None:
+        out["legend"]["y"] = -below / max((out.get("height") or 450) - top - bottom, 50)
     return out

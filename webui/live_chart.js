@@ -161,7 +161,8 @@ function wrapText(text, px, room, family) {
   }
   return out.join("<br>");
 }
-const lineCount = (t) => String(t).split(/<br\s*\/?>/i).length;
+const lines = (t) => String(t).split(/<br\s*\/?>/i);
+const lineCount = (t) => lines(t).length;
 function titleOf(obj) {
   if (typeof obj === "string") return [obj, null];
   if (obj && typeof obj === "object") return [String(obj.text || ""), (obj.font || {}).size || null];
@@ -172,7 +173,7 @@ function withTitle(obj, text) {
 }
 // Plotly spaces every line of a text by its font size, a line in small type too
 const blockHeight = (text, px) => lineCount(text) * px * LINE;
-const NARROW = 600;
+const NARROW = 560;
 function legendEntries(traces) {
   const names = [], seen = new Set();
   for (const t of traces || []) {
@@ -249,7 +250,6 @@ function fitLayout(layout, width, traces, height) {
     }
   }
   const plotHeight = Math.max((height || out.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
-  let addedLeft = 0;
   for (const key of Object.keys(out)) {
     const axis = out[key];
     if (!/^[xy]axis/.test(key) || !axis || typeof axis !== "object") continue;
@@ -262,15 +262,16 @@ function fitLayout(layout, width, traces, height) {
       out[key] = thinned(axis, Math.max(...labels.map((t) => textWidth(t, tickSize, family))) + 10, span);
     } else if (key[0] === "x" && width < NARROW && span < 300 && !axis.tickvals) {
       out[key] = Object.assign({}, axis, { nticks: Math.max(3, Math.floor(span / 90)) });
-      // category labels (a bar chart's) wider than their share of the axis: read upwards
+      // category labels (a bar chart's) wider than their share of the axis
       const id = key === "xaxis" ? "x" : `x${key.slice(5)}`;
       const cats = new Set();
       for (const t of traces || []) if ((t.xaxis || "x") === id && Array.isArray(t.x) && typeof t.x[0] === "string") t.x.forEach((c) => cats.add(c));
       const widest = Math.max(0, ...[...cats].flatMap((c) => c.split(/<br\s*\/?>/i)).map((c) => textWidth(c, tickSize, family)));
-      // (only where the figure set the angle: Plotly turns crowded labels itself otherwise)
+      // where the figure keeps them level (Plotly turns crowded labels itself otherwise), left
+      // out: smaller type still met, and turning two-line labels made Plotly place a text at
+      // y = -Infinity
       if (cats.size && axis.tickangle != null && axis.tickangle !== "auto" && widest * cats.size > 0.9 * span) {
-        const list = [...cats]; // turned, each on one line (two turned lines are as wide as one level)
-        Object.assign(out[key], { tickangle: -90, tickmode: "array", tickvals: list, ticktext: list.map((c) => c.replace(/<br\s*\/?>/gi, " ")) });
+        out[key].showticklabels = false; // the bars' names stay in the hover and the chart's description
       }
     }
   }
@@ -346,13 +347,15 @@ function fitLayout(layout, width, traces, height) {
     }
     axis += base * LINE + 8;
     low = Math.max(low, Math.round(axis + GAP + height + 4));
-    Object.assign(legend, { yref: "container", y: 0, yanchor: "bottom", x, xanchor: "left" });
+    // y in the plot's fractions, set once the margins are known (a legend anchored to the
+    // chart's edge with yref "container" made Plotly push the margins past the chart's height)
+    Object.assign(legend, { yanchor: "top", x, xanchor: "left", __below: axis + GAP / 2 });
     if (beside) legend.orientation = "h";
     out.legend = legend;
   }
   const top = titleHeight ? Math.max(top0, Math.round(TITLE_PAD + titleHeight + notesHeight + above + GAP)) : top0;
   // y titles and y tick labels last, against the plot's height once the title and the legend
-  // took theirs
+  // took theirs (a y title is never wrapped: see below)
   const innerHeight = Math.max((height || out.height || 450) - top - low, 50);
   for (const key of Object.keys(out)) {
     const axis = out[key];
@@ -365,14 +368,23 @@ function fitLayout(layout, width, traces, height) {
     const [t, z] = titleOf(axis.title);
     if (!t) continue;
     const [lo, hi] = axis.domain || [0, 1];
-    const fitted = wrapText(t, z || base, 0.85 * (hi - lo) * innerHeight, family); // Plotly may push the margins
-    if (fitted !== t) {
-      addedLeft = Math.max(addedLeft, (lineCount(fitted) - lineCount(t)) * (z || base) * LINE);
-      out[key] = Object.assign({}, out[key], { title: withTitle(axis.title, fitted) });
+    // a y title longer than its plot: smaller type, on one line (Plotly places a turned text of
+    // several lines at y = -Infinity)
+    const room = 0.85 * (hi - lo) * innerHeight; // Plotly may push the margins
+    const long = Math.max(...lines(t).map((line) => textWidth(line, z || base, family)));
+    if (long > room) {
+      const title = withTitle(axis.title, t);
+      title.font = Object.assign({}, title.font || {}, { size: Math.max(9, ((z || base) * room) / long) });
+      out[key] = Object.assign({}, out[key], { title });
     }
   }
-  if (top !== top0 || low !== bottom0 || addedLeft) {
-    out.margin = Object.assign(margin, { t: top, b: low, l: (margin.l ?? 80) + Math.round(addedLeft) });
+  if (top !== top0 || low !== bottom0) out.margin = Object.assign(margin, { t: top, b: low });
+  // the plot keeps at least 120 px: the chart grows rather than Plotly failing on a plot of none
+  if (height && height < top + low + 120) out.height = top + low + 120;
+  if (out.legend && out.legend.__below !== undefined) {
+    const { __below, ...legendOut } = out.legend;
+    const plotH = Math.max((out.height || height || 450) - top - low, 50);
+    out.legend = Object.assign(legendOut, { y: -__below / plotH });
   }
   return out;
 }
@@ -408,11 +420,47 @@ function fittedData(figure, width) {
   return changed ? data : figure.data;
 }
 
+// a fitted layout at the element's size, or taller where its texts need it; a legend under the
+// plot lowered by what this chart measured it needs at this size (settleLegend)
+function sized(layout, box, gd) {
+  const out = Object.assign(layout, box, { height: Math.max(box.height, layout.height || 0) });
+  const shift = gd && gd.__dpvizShift && gd.__dpvizShift.get(`${box.width}x${box.height}`);
+  if (shift && out.legend && out.legend.y < 0) {
+    const m = Object.assign({ t: 100, b: 80 }, out.margin || {});
+    const plotH = out.height - m.t - m.b;
+    const below = -out.legend.y * plotH + shift;
+    out.margin = Object.assign({}, out.margin || {}, { b: m.b + shift });
+    out.legend = Object.assign({}, out.legend, { y: -below / Math.max(plotH - shift, 50) });
+  }
+  return out;
+}
+
+// After a draw: a legend placed under the plot by fitLayout (from estimated tick label and axis
+// title heights) may meet the x axis's texts as Plotly drew them (turned labels, powers of ten);
+// then the chart is drawn once more with the legend that much lower, and the amount kept for
+// every later figure of this chart at this size.
+function settleLegend(gd, box) {
+  const legend = gd.querySelector(".legend");
+  const key = `${box.width}x${box.height}`;
+  gd.__dpvizShift = gd.__dpvizShift || new Map();
+  if (!legend || !(gd.layout.legend && gd.layout.legend.y < 0) || gd.__dpvizShift.get(`${key}:done`)) return false;
+  gd.__dpvizShift.set(`${key}:done`, true);
+  let low = -Infinity;
+  for (const t of gd.querySelectorAll('.xaxislayer-above text, [class^="g-x"][class$="title"] text')) {
+    const r = t.getBoundingClientRect();
+    if (r.height) low = Math.max(low, r.bottom);
+  }
+  const overlap = Math.ceil(low + 6 - legend.getBoundingClientRect().top);
+  if (!(overlap > 0)) return false;
+  gd.__dpvizShift.set(key, (gd.__dpvizShift.get(key) || 0) + overlap);
+  return true;
+}
+
 // a chart drawn again at a new size, its texts fitted to the new width
 function refit(gd, box) {
   const figure = gd.__dpvizShown;
   if (!figure || !figure.layout) return void window.Plotly.relayout(gd, box);
-  window.Plotly.react(gd, fittedData(figure, box.width), Object.assign(fitted(figure, box.width, box.height), box), gd.__dpviz.config);
+  window.Plotly.react(gd, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), gd.__dpviz.config);
 }
 
 // redraw a chart with a figure now, or when it comes into view
@@ -423,7 +471,10 @@ function show(gd, figure, tag, now) {
   const draw = () => plotly(state.plotly).then((Plotly) => {
     if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
     const box = size(gd);
-    return Plotly.react(gd, fittedData(figure, box.width), Object.assign(fitted(figure, box.width, box.height), box), state.config).then(() => {
+    const data = fittedData(figure, box.width);
+    return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
+      if (settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
+    }).then(() => {
       gd.__dpvizDrawn = { tag, at: performance.now() };
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
       describeSoon(gd);
@@ -467,13 +518,21 @@ function trend(y) {
   return up && down ? "constant at" : up ? "rises" : down ? "falls" : "goes";
 }
 
+// the figure's own layout, before its texts were wrapped to the width (fitLayout): a title's
+// lines are the author's, not the window's
+function ownLayout(gd) {
+  return (gd.__dpvizShown && gd.__dpvizShown.layout) || gd._fullLayout || {};
+}
+
 function axisTitle(gd, id) {
-  const ax = gd._fullLayout[(id || "x").replace(/^([xy])(\d*)$/, (m, a, n) => `${a}axis${n}`)];
-  return plain(ax && ax.title && ax.title.text) || (id || "x")[0];
+  const key = (id || "x").replace(/^([xy])(\d*)$/, (m, a, n) => `${a}axis${n}`);
+  const ax = ownLayout(gd)[key] || gd._fullLayout[key];
+  const [text] = titleOf(ax && ax.title);
+  return plain(text) || (id || "x")[0];
 }
 
 function chartTitle(gd) {
-  return plain(gd._fullLayout && gd._fullLayout.title && gd._fullLayout.title.text) || "Chart";
+  return plain(titleOf(ownLayout(gd).title)[0]) || "Chart";
 }
 
 function describe(gd) {

@@ -101,7 +101,7 @@ def _described(page, fid: str) -> dict:
         const by = document.getElementById(gd.getAttribute('aria-describedby'));
         return {role: gd.getAttribute('role'), name: gd.getAttribute('aria-label'),
                 text: by && by.textContent, inBox: !!by && box.contains(by),
-                title: gd._fullLayout.title.text}; }""",
+                title: gd.__dpvizShown.layout.title.text}; }""",
         fid,
     )
 

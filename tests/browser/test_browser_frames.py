@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 
 import plotly.io as pio
@@ -28,6 +29,12 @@ HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
 MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
 
 # what a chart shows: per trace its name and numeric x and y (typed arrays read out), the title
+def _words(text):
+    """A title or legend name as words: the page wraps long ones to the chart's width
+    (webui/live_chart.js fitLayout), which changes only where the lines break."""
+    return None if text is None else " ".join(re.sub(r"<[^>]+>", " ", str(text)).split())
+
+
 SHOWN = """(fid) => {
   const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   const plain = (v) => (v && ArrayBuffer.isView(v)) ? Array.from(v) : v;
@@ -154,6 +161,10 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                 )
                 shown = page.evaluate(SHOWN, fid)
                 expected = _server_figure(fid, _query(query), key, value)
+                for fig in (shown, expected):
+                    fig["title"] = _words(fig["title"])
+                    for trace in fig["data"]:
+                        trace["name"] = _words(trace["name"])
                 state = page.evaluate(
                     "([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
                     " return [gd.__dpvizDrawn.tag, gd.__dpviz.sliders[label].at, null]; }",

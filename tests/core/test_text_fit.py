@@ -53,8 +53,9 @@ def test_a_legend_below_the_plot_is_anchored_to_the_bottom_with_room_for_its_row
     traces = [{"name": f"a fairly long legend entry number {k}"} for k in range(4)]
     layout = {"legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 90, "b": 60, "l": 70, "r": 30}}
     wide, narrow = fit_layout(layout, 1200, None, traces), fit_layout(layout, 390, None, traces)
-    for out in (wide, narrow):
-        assert out["legend"]["yref"] == "container" and out["legend"]["y"] == 0
+    for out in (wide, narrow):  # its top just under the x axis, in the plot's fractions
+        plot = 450 - out["margin"]["t"] - out["margin"]["b"]
+        assert out["legend"]["yanchor"] == "top" and -out["legend"]["y"] * plot == pytest.approx(14 * 1.3 + 8 + 6)
     assert narrow["margin"]["b"] > wide["margin"]["b"] > 60  # more rows at a phone's width
 
 
@@ -63,7 +64,7 @@ def test_a_legend_inside_the_plot_wider_than_its_room_moves_below_on_a_phone():
     layout = {"legend": {"x": 0.01, "y": 0.99}, "margin": {"l": 70, "r": 30}}
     assert fit_layout(layout, 1200, None, traces)["legend"]["y"] == 0.99  # fits: stays
     moved = fit_layout(layout, 390, None, traces)["legend"]
-    assert moved["yref"] == "container" and moved["orientation"] == "h"
+    assert moved["y"] < 0 and moved["orientation"] == "h"
 
 
 def test_thinned_log_ticks_keep_the_powers_of_ten():
