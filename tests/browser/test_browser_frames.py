@@ -28,6 +28,7 @@ pytestmark = pytest.mark.timeout(900)
 HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
 MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
 
+
 # what a chart shows: per trace its name and numeric x and y (typed arrays read out), the title
 def _words(text):
     """A title or legend name as words: the page wraps long ones to the chart's width
