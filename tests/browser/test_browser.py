@@ -50,7 +50,9 @@ def has_3d_scene(page, index: int) -> bool:
 def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
     page.wait_for_function(
         "([i, t, present]) => { const c = " + chart_js("all[i]") + "; "
-        "return !!c && c.innerText.includes(t) === present; }",  # a chart being redrawn is briefly absent
+        # by its words' letters: the page wraps long titles to the chart's width (live_chart.js fitLayout)
+        "const flat = (s) => s.replace(/\\s+/g, ''); "
+        "return !!c && flat(c.innerText).includes(flat(t)) === present; }",  # a chart being redrawn is briefly absent
         arg=[index, text, present],
         timeout=60_000,
     )
