@@ -230,14 +230,12 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
             cats = {str(c) for t in traces or [] if (t.get("xaxis") or "x") == ref for c in _categories(t.get("x"))}
             size = (axis.get("tickfont") or {}).get("size") or base
             widest = max((text_width(p, size) for c in cats for p in re.split(r"<br\s*/?>", c)), default=0.0)
-            # where the figure keeps them level (Plotly turns crowded labels itself otherwise), smaller
-            # type; turning two-line labels made Plotly place a text at y = -Infinity
+            # where the figure keeps them level (Plotly turns crowded labels itself otherwise), left
+            # out, as on the page: smaller type still met, and turning two-line labels made Plotly
+            # place a text at y = -Infinity
             fixed = axis.get("tickangle") not in (None, "auto")
             if cats and fixed and widest * len(cats) > 0.9 * span:
-                out[key]["tickfont"] = {
-                    **(axis.get("tickfont") or {}),
-                    "size": max(8.0, size * 0.9 * span / (widest * len(cats))),
-                }
+                out[key]["showticklabels"] = False
     if width < NARROW:
         # side by side panels whose y axes are untitled: a little room between one's last tick
         # label and the next one's first
