@@ -295,69 +295,149 @@ register(
 # 3. Figures 4-6: histograms ----------------------------------------------------------------------------
 
 
-def _hist_rows(df: pd.DataFrame, series: str) -> list[tuple]:
+FEW_WORDS = 60
+"""Up to this many words a panel shows every word as a dot (a strip plot); above, a histogram."""
+MAX_BINS = 40
+
+
+def hist_edges(values: np.ndarray, samples: int) -> np.ndarray:
+    """Bin edges over 0..N for many words, their number chosen from the data: numpy's "auto" rule
+    (the larger of Sturges' log2(W) + 1 and Freedman-Diaconis' 2 IQR / W^(1/3) bins, over the range
+    the words take), held to 5..MAX_BINS bins, each a whole number of samples wide (S_w and N_w are
+    counts out of N) and at least one wide: a 10-word sample got 20 fixed bins, almost all empty."""
+    values = np.asarray(values, dtype=float)
+    span = max(1.0, float(values.max() - values.min())) if len(values) else 1.0
+    used = len(np.histogram_bin_edges(values, bins="auto")) - 1 if len(values) > 1 else 1
+    width = max(1, int(np.ceil(span / min(max(used, 5), MAX_BINS))))
+    bins = int(np.ceil((samples + 1) / width))
+    edges = -0.5 + width * np.arange(bins + 1)  # bin i holds the counts i*width .. (i+1)*width - 1
+    edges[-1] = min(edges[-1], samples + 0.5)  # the last bin ends at N (it may be narrower)
+    return edges
+
+
+def _hist_rows(df: pd.DataFrame, series: str, edges: dict | None = None) -> list[tuple]:
+    """Per (embedding, ε, statistic): with at most FEW_WORDS words, one row per value a word takes
+    (bin_low = bin_high = the value, count = how many words take it: the strip plot's dots); with
+    more, one row per bin of ``edges[(embedding, statistic)]`` (or :func:`hist_edges` of these words)."""
     rows = []
     for (emb, eps), part in df.groupby(["embedding", "epsilon"], sort=False):
-        edges = np.linspace(0, int(part["samples"].iloc[0]), 21)  # a sweep may use another N
+        n = int(part["samples"].iloc[0])  # a sweep may use another N
         for stat in ("s_w", "n_w"):
-            counts, _ = np.histogram(part[stat], bins=edges)
-            rows += [(emb, eps, series, stat, edges[i], edges[i + 1], int(counts[i])) for i in range(len(counts))]
+            values = part[stat].to_numpy(dtype=float)
+            if len(values) <= FEW_WORDS:
+                taken, counts = np.unique(values, return_counts=True)
+                rows += [(emb, eps, series, stat, x, x, int(c)) for x, c in zip(taken, counts)]
+                continue
+            e = (edges or {}).get((emb, stat))
+            e = hist_edges(values, n) if e is None else e
+            counts, _ = np.histogram(values, bins=e)
+            rows += [(emb, eps, series, stat, e[i], e[i + 1], int(counts[i])) for i in range(len(counts))]
     return rows
+
+
+def _shared_edges(df: pd.DataFrame) -> dict:
+    """One set of bins per (embedding, statistic), from all the listed ε's words: the curves of one
+    panel count over the same bins, and the slider's curve over them too."""
+    out = {}
+    for emb, part in df.groupby("embedding", sort=False):
+        for stat in ("s_w", "n_w"):
+            out[(emb, stat)] = hist_edges(part[stat].to_numpy(dtype=float), int(part["samples"].max()))
+    return out
 
 
 HIST_COLUMNS = ("embedding", "epsilon", "series", "statistic", "bin_low", "bin_high", "count")
 
 
-def _hist_prepare(v, progress=None) -> pd.DataFrame:
-    return pd.DataFrame(
-        _hist_rows(tables(dict(v, epsilons=v["hist_epsilons"]), progress), "listed"), columns=list(HIST_COLUMNS)
-    )
+def _hist_prepare(v, progress=None) -> dict:
+    listed = tables(dict(v, epsilons=v["hist_epsilons"]), progress)
+    edges = _shared_edges(listed)
+    return {"rows": pd.DataFrame(_hist_rows(listed, "listed", edges), columns=list(HIST_COLUMNS)), "edges": edges}
 
 
-def _hist_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
-    """The listed ε, plus the slider's ε evaluated from the same draws."""
+def _hist_evaluate(state: dict, v) -> pd.DataFrame:
+    """The listed ε, plus the slider's ε evaluated from the same draws and counted in the same bins."""
     live = tables(dict(v, epsilons=[v["epsilon"]]))
-    return pd.concat([state, pd.DataFrame(_hist_rows(live, "slider"), columns=list(HIST_COLUMNS))], ignore_index=True)
+    slider = pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))
+    return pd.concat([state["rows"], slider], ignore_index=True)
 
 
 def _hist_render(df: pd.DataFrame, v) -> go.Figure:
+    """Each panel one statistic of one embedding: with few words (the table's bins are single
+    values) every word a dot on its ε's row, words with the same value stacked; with many a
+    histogram per ε on a log count axis, as in the paper."""
     embs = list(dict.fromkeys(df.embedding))
+    strip = bool(len(df)) and bool((df.bin_low == df.bin_high).all())
     short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
     titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
     fig = subplots.make_subplots(
         rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1
     )
+    n = int(v["samples"])
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
             here = df[(df.embedding == emb) & (df.statistic == stat)]
+            rows = []
             for k, ((series, eps), part) in enumerate(here.groupby(["series", "epsilon"])):
                 slider = series == "slider"
+                name = f"ε = {eps:g}" + (" (slider)" if slider else "")
+                color = "#000" if slider else OKABE_ITO[k % 8]
+                rows.append(name)
+                if strip:
+                    fig.add_trace(_strip_trace(part, k, name, color, stat), row=r, col=c)
+                    continue
                 fig.add_trace(
                     go.Scatter(
                         x=(part.bin_low + part.bin_high) / 2,
                         y=part["count"].replace(0, np.nan),
                         mode="lines+markers",
-                        line=dict(color="#000" if slider else OKABE_ITO[k % 8], shape="hvh", width=4 if slider else 2),
-                        name=f"ε = {eps:g}" + (" (slider)" if slider else ""),
+                        line=dict(color=color, shape="hvh", width=4 if slider else 2),
+                        name=name,
                         legendgroup=f"{series}{eps}",
                         showlegend=(r == 1 and c == 1),
                     ),
                     row=r,
                     col=c,
                 )
-            fig.update_xaxes(
-                title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {v['samples']:,})", standoff=4), row=r, col=c
-            )
-    top = max(1, int(df["count"].max()))
-    # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
-    log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
-    fig.update_layout(legend=dict(title="ε"))
+            fig.update_xaxes(title=dict(text=f"{STAT_LABEL[stat].split(':')[0]} (of {n:,})", standoff=4), row=r, col=c)
+            if strip:
+                fig.update_xaxes(range=[-0.03 * n, 1.03 * n], row=r, col=c)
+                fig.update_yaxes(
+                    tickvals=list(range(len(rows))), ticktext=rows, range=[-0.6, len(rows) - 0.4], row=r, col=c
+                )
+    if strip:
+        fig.update_layout(showlegend=False)
+        note = "one dot per word, words with the same value side by side"
+    else:
+        top = max(1, int(df["count"].max()))
+        # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
+        log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
+        fig.update_layout(legend=dict(title="ε"))
+        note = "empty bins not drawn"
     return style(
         fig,
-        two_line_title(
-            "How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; empty bins not drawn"
-        ),
+        two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; {note}"),
         height=660,
+    )
+
+
+def _strip_trace(part: pd.DataFrame, row: int, name: str, color: str, stat: str) -> go.Scatter:
+    """One ε's words as dots on row ``row``: a value k words take is k dots spread across the row."""
+    xs, ys, ks = [], [], []
+    for x, k in zip(part.bin_low, part["count"]):
+        k = int(k)
+        step = min(0.15, 0.6 / k)
+        xs += [x] * k
+        ys += list(row + (np.arange(k) - (k - 1) / 2) * step)
+        ks += [k] * k
+    label = {"s_w": "S_w", "n_w": "N_w"}[stat]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="markers",
+        marker=dict(color=color, size=9, line=dict(width=1, color="#fff")),
+        name=name,
+        customdata=ks,
+        hovertemplate=f"{name}: {label} = %{{x}} for %{{customdata}} word(s)<extra></extra>",
     )
 
 
@@ -374,9 +454,10 @@ register(
         render=_hist_render,
         caption=(
             "At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
-            "The counts are on a log axis, as in the paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, "
+            f"Up to {FEW_WORDS} words each word is a dot; with more, the counts are on a log axis, as in the "
+            "paper; the paper's Figure 6 uses GloVe 50d at ε = 5, 7, 9, 11, "
             "12. "
-            "The thick black line is the slider's ε, from the same draws."
+            "The black dots or thick black line are the slider's ε, from the same draws."
         ),
         columns=HIST_COLUMNS,
         paper_figure=f"{PAPER}, Figures 4-6",
