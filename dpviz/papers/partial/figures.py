@@ -265,12 +265,16 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
                 name=f"global maximum, g = {top.gradient_norm:.6g}",
             )
         )
-        # camera back from the box so that no axis title or the maximum's label leaves the picture
+        # camera back from the box so that no axis title or the maximum's label leaves the picture;
+        # a cube (not the data's proportions: one axis seen end on had its ticks piled up) with five
+        # ticks an axis, so that the turned tick labels of one axis stay apart
+        ticks = dict(nticks=5, tickfont=dict(size=12))
         fig.update_layout(
             scene=dict(
-                xaxis_title=f"∂g/∂{xa}",
-                yaxis_title=f"∂g/∂{ya}",
-                zaxis_title="g",
+                xaxis=dict(title=f"∂g/∂{xa}", **ticks),
+                yaxis=dict(title=f"∂g/∂{ya}", **ticks),
+                zaxis=dict(title="g", **ticks),
+                aspectmode="cube",
                 camera=dict(eye=dict(x=1.6, y=1.6, z=1.2), center=dict(x=0, y=0, z=-0.12)),
                 domain=dict(x=[0, 0.88], y=[0.04, 0.92]),
             ),
