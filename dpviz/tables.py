@@ -1,11 +1,15 @@
 """Disk cache for computed figure tables, keyed by every parameter that changes them.
 
 Tables live in ``tables/`` under the cache directory (:func:`dpviz.storage.cache_dir`) as Parquet
-files named by a SHA-256 of (figure id, canonical parameters, dpviz version), each with a check
-(:mod:`dpviz.integrity`), under the quota ``$DPVIZ_CACHE_QUOTA_MB``."""
+files named by a SHA-256 of (figure id, canonical parameters, dpviz version, the fingerprint of
+dpviz's source), each with a check (:mod:`dpviz.integrity`), under the quota
+``$DPVIZ_CACHE_QUOTA_MB``. The source fingerprint keeps a table or a chart's frames made by other
+code from being served after an update: the version number alone did not change when a figure
+did (a histogram became a strip plot; the page then dragged through old frames)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from contextlib import contextmanager
@@ -20,9 +24,26 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def source_fingerprint(root: Path) -> str:
+    """SHA-256 (16 hex digits) of every ``.py`` file under ``root``, by relative path and bytes."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The fingerprint of the dpviz package this process runs (read once, a few milliseconds)."""
+    return source_fingerprint(Path(__file__).resolve().parent)
+
+
 def cache_key(figure_id: str, canonical: Mapping[str, str]) -> str:
-    """The SHA-256 key (32 hex digits) of a figure id, its canonical parameters and dpviz's version."""
-    blob = json.dumps({"id": figure_id, "params": dict(sorted(canonical.items())), "v": __version__})
+    """The SHA-256 key (32 hex digits) of a figure id, its canonical parameters, dpviz's version
+    and its source's fingerprint."""
+    blob = json.dumps(
+        {"id": figure_id, "params": dict(sorted(canonical.items())), "v": __version__, "code": code_fingerprint()}
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 

@@ -74,3 +74,29 @@ def test_the_cache_declarations_import_no_module_that_uses_a_cache():
         if (getattr(node, "module", None) or a.name).startswith("dpviz")
     }
     assert imported == {"dpviz.storage", "dpviz.memo.ProcessMemo"}
+
+
+def test_a_cached_table_is_keyed_by_the_code_that_made_it(tmp_path, monkeypatch):
+    """An update that changes a figure's code changes every table's and frame's key: a cache
+    directory from before is not served (the version number alone does not change)."""
+    from dpviz import tables
+
+    src = tmp_path / "pkg"
+    (src / "papers").mkdir(parents=True)
+    (src / "a.py").write_text("x = 1\n")
+    (src / "papers" / "b.py").write_text("y = 2\n")
+    (src / "notes.txt").write_text("not code\n")
+    first = tables.source_fingerprint(src)
+    (src / "notes.txt").write_text("changed, still not code\n")
+    (src / "papers" / "__pycache__").mkdir()
+    (src / "papers" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"\0compiled")
+    assert tables.source_fingerprint(src) == first
+    (src / "papers" / "b.py").write_text("y = 3\n")
+    changed = tables.source_fingerprint(src)
+    assert changed != first
+    (src / "papers" / "b.py").rename(src / "b.py")  # the same bytes under another name
+    assert tables.source_fingerprint(src) not in (first, changed)
+
+    key = tables.cache_key("adept-epsilon", {"epsilon": "1"})
+    monkeypatch.setattr(tables, "code_fingerprint", lambda: "another-build")
+    assert tables.cache_key("adept-epsilon", {"epsilon": "1"}) != key
