@@ -65,12 +65,32 @@ def log_ticks(low: float, high: float) -> dict:
     values = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in steps if (k - lo) % stride == 0 or m != 1]
     values = [v for v in values if low / 1.6 <= v <= high * 1.6]
     minor = [m * 10.0**k for k in range(lo - 1, hi + 1) for m in range(1, 10) if low / 1.6 <= m * 10.0**k <= high * 1.6]
+    texts = [_tick_text(v) for v in values]
+    if sum(low <= v <= high for v in values) < 2:
+        # a range too narrow for two 1-2-5 ticks (a loss from 0.705 to 0.644): evenly spaced ticks
+        values, texts = _linear_ticks(low, high)
     return dict(
         tickmode="array",
         tickvals=values,
-        ticktext=[_tick_text(v) for v in values],
+        ticktext=texts,
         minor=dict(tickmode="array", tickvals=minor, ticks="outside", showgrid=True, gridcolor="#f3f3f3"),
     )
+
+
+def _linear_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Three to six ticks at a 1-2-5 step over [low, high] (a single value: itself), labelled with
+    the step's decimals."""
+    if high <= low:
+        return [low], [f"{low:.3g}"]
+    k0 = int(np.floor(np.log10(high - low)))
+    for step in sorted(m * 10.0**k for k in range(k0 - 2, k0 + 2) for m in (1, 2, 5)):
+        first = np.ceil(low / step - 1e-9) * step
+        values = [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+        if len(values) <= 6:
+            break
+    decimals = max(0, -int(np.floor(np.log10(step) + 1e-9)))
+    values = [round(float(v), decimals + 3) for v in values]
+    return values, [f"{v:,.{decimals}f}" for v in values]
 
 
 def _tick_text(v: float) -> str:

@@ -212,8 +212,73 @@ function thinned(axis, need, span) {
   const keep = labels.map((_, i) => i).filter((i) => i >= best && (i - best) % k === 0);
   return Object.assign({}, axis, { tickvals: keep.map((i) => values[i]), ticktext: keep.map((i) => labels[i]) });
 }
+// Side-by-side panels one above the other on a phone: a row of two or three panels at 390 px left
+// each a plot of 80 px with its y title over its neighbour. Each panel keeps its plot height
+// (within 150..240 px), its axes and its subplot title (moved with it); the chart grows by what
+// the panels and the gaps between them need (the plot's new height is in __stackedPlot, made the
+// chart's height by fitLayout once the margins are known). Figures with overlaid axes are left.
+// A browser-only rule: exported images are drawn at the house width (dpviz/theme.py WIDTH), wider
+// than NARROW.
+function stacked(layout, width, height, base, family) {
+  const pairs = [];
+  for (const xk of Object.keys(layout)) {
+    const ax = layout[xk];
+    if (!/^xaxis\d*$/.test(xk) || !ax || typeof ax !== "object") continue;
+    if (ax.overlaying) return layout;
+    const yk = `yaxis${String(ax.anchor || "y").slice(1)}`;
+    const ay = layout[yk];
+    if (!ay || typeof ay !== "object" || ay.overlaying || !ax.domain || !ay.domain) continue;
+    pairs.push({ xk, yk, x: ax.domain, y: ay.domain });
+  }
+  if (Object.keys(layout).some((k) => /^yaxis\d*$/.test(k) && layout[k] && layout[k].overlaying)) return layout;
+  if (new Set(pairs.map((p) => p.x[0].toFixed(3))).size < 2 || pairs.length > 6) return layout;
+  pairs.sort((a, b) => b.y[1] - a.y[1] || a.x[0] - b.x[0]);
+  const margin = layout.margin || {};
+  const plot0 = Math.max((height || layout.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
+  const notes = (layout.annotations || []).map((n) => Object.assign({}, n));
+  const paperNote = (n) => (n.xref || "paper") === "paper" && (n.yref || "paper") === "paper" && n.showarrow === false;
+  const titleNote = (p) => notes.find((n) => paperNote(n) && !n.__moved && Math.abs((n.x ?? 0.5) - (p.x[0] + p.x[1]) / 2) < 1e-3 && Math.abs((n.y ?? 0) - p.y[1]) < 1e-3);
+  const room = 0.85 * Math.max(width - (margin.l ?? 80) - (margin.r ?? 80), 50);
+  const wrapped = (text, px) => (text ? blockHeight(wrapText(text, px, room, family), px) : 0);
+  // under a panel: its x tick labels and x title (wrapped to the full width), then the next
+  // panel's subplot title over it
+  const gaps = pairs.map((p, i) => {
+    if (i === pairs.length - 1) return 0;
+    const [xt, xs] = titleOf(layout[p.xk].title);
+    const next = titleNote(pairs[i + 1]);
+    const ns = next ? (next.font || {}).size || base * 1.14 : 0;
+    return Math.round(base * LINE + 10 + wrapped(xt, xs || base) + 14 + (next ? wrapped(String(next.text || ""), ns) : 0) + 8);
+  });
+  const panels = pairs.map((p) => Math.min(240, Math.max(150, (p.y[1] - p.y[0]) * plot0)));
+  const total = panels.reduce((a, b) => a + b, 0) + gaps.reduce((a, b) => a + b, 0);
+  const out = Object.assign({}, layout, { __stackedPlot: total });
+  let at = 0;
+  pairs.forEach((p, i) => {
+    const y = [1 - (at + panels[i]) / total, 1 - at / total];
+    at += panels[i] + gaps[i];
+    const ax = Object.assign({}, layout[p.xk], { domain: [0, 1] });
+    const ay = Object.assign({}, layout[p.yk], { domain: y });
+    // axes that shared a neighbour's tick labels or title show their own when alone in a row
+    if (ax.showticklabels === false && ax.matches) ax.showticklabels = true;
+    if (ay.showticklabels === false && ay.matches) ay.showticklabels = true;
+    if (!titleOf(ay.title)[0] && ay.matches) {
+      const shared = layout[`yaxis${String(ay.matches).slice(1)}`];
+      if (shared && titleOf(shared.title)[0]) ay.title = shared.title;
+    }
+    out[p.xk] = ax;
+    out[p.yk] = ay;
+    // its subplot title: a paper note centred over the panel, at its top (make_subplots' place)
+    const note = titleNote(p);
+    if (note) Object.assign(note, { x: 0.5, y: y[1], __moved: true });
+  });
+  if (notes.length) out.annotations = notes.map(({ __moved, ...n }) => n);
+  return out;
+}
+
 function fitLayout(layout, width, traces, height) {
   const defaults = (layout.template && layout.template.layout) || {};
+  const font0 = Object.assign({}, defaults.font || {}, layout.font || {});
+  if (width < NARROW) layout = stacked(layout, width, height, font0.size || 14, font0.family || "sans-serif");
   const out = Object.assign({}, layout);
   const font = Object.assign({}, defaults.font || {}, layout.font || {});
   const base = font.size || 14;
@@ -249,7 +314,7 @@ function fitLayout(layout, width, traces, height) {
       out[key] = Object.assign({}, axis, { title: withTitle(axis.title, fitted) });
     }
   }
-  const plotHeight = Math.max((height || out.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
+  const plotHeight = out.__stackedPlot || Math.max((height || out.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
   for (const key of Object.keys(out)) {
     const axis = out[key];
     if (!/^[xy]axis/.test(key) || !axis || typeof axis !== "object") continue;
@@ -261,7 +326,8 @@ function fitLayout(layout, width, traces, height) {
       // every k-th labelled tick where the labels would not fit side by side
       out[key] = thinned(axis, Math.max(...labels.map((t) => textWidth(t, tickSize, family))) + 10, span);
     } else if (key[0] === "x" && width < NARROW && span < 300 && !axis.tickvals) {
-      out[key] = Object.assign({}, axis, { nticks: Math.max(3, Math.floor(span / 90)) });
+      // at least four: Plotly's step for three over a range around 0 (±0.04) left only "0"
+      out[key] = Object.assign({}, axis, { nticks: Math.max(4, Math.floor(span / 75)) });
       // category labels (a bar chart's) wider than their share of the axis
       const id = key === "xaxis" ? "x" : `x${key.slice(5)}`;
       const cats = new Set();
@@ -273,6 +339,19 @@ function fitLayout(layout, width, traces, height) {
       if (cats.size && axis.tickangle != null && axis.tickangle !== "auto" && widest * cats.size > 0.9 * span) {
         out[key].showticklabels = false; // the bars' names stay in the hover and the chart's description
       }
+    }
+  }
+  if (width < NARROW && out.scene && out.scene.camera && out.scene.camera.eye) {
+    // a 3-D scene taller than wide: Plotly fits the box to its height and cuts the sides; the
+    // camera that much further back
+    const [x0, x1] = (out.scene.domain || {}).x || [0, 1];
+    const [y0, y1] = (out.scene.domain || {}).y || [0, 1];
+    const ratio = ((y1 - y0) * plotHeight) / Math.max((x1 - x0) * plot, 1);
+    if (ratio > 1) {
+      const f = Math.min(1.5 * ratio, 3.5);
+      const eye = out.scene.camera.eye;
+      const camera = Object.assign({}, out.scene.camera, { eye: { x: eye.x * f, y: eye.y * f, z: eye.z * f } });
+      out.scene = Object.assign({}, out.scene, { camera });
     }
   }
   if (width < NARROW) {
@@ -353,10 +432,13 @@ function fitLayout(layout, width, traces, height) {
     if (beside) legend.orientation = "h";
     out.legend = legend;
   }
-  const top = titleHeight ? Math.max(top0, Math.round(TITLE_PAD + titleHeight + notesHeight + above + GAP)) : top0;
+  // without a title, room still for the subplot titles over the top panels (stacked ones included)
+  const top = titleHeight
+    ? Math.max(top0, Math.round(TITLE_PAD + titleHeight + notesHeight + above + GAP))
+    : Math.max(top0, Math.round(notesHeight + above + GAP));
   // y titles and y tick labels last, against the plot's height once the title and the legend
   // took theirs (a y title is never wrapped: see below)
-  const innerHeight = Math.max((height || out.height || 450) - top - low, 50);
+  const innerHeight = out.__stackedPlot || Math.max((height || out.height || 450) - top - low, 50);
   for (const key of Object.keys(out)) {
     const axis = out[key];
     if (!key.startsWith("yaxis") || !axis || typeof axis !== "object") continue;
@@ -379,8 +461,13 @@ function fitLayout(layout, width, traces, height) {
     }
   }
   if (top !== top0 || low !== bottom0) out.margin = Object.assign(margin, { t: top, b: low });
+  if (out.__stackedPlot) {
+    // the stacked panels' plot, its height in pixels, between the margins as they now are
+    out.height = top + low + out.__stackedPlot;
+    delete out.__stackedPlot;
+  }
   // the plot keeps at least 120 px: the chart grows rather than Plotly failing on a plot of none
-  if (height && height < top + low + 120) out.height = top + low + 120;
+  if (height && height < top + low + 120) out.height = Math.max(out.height || 0, top + low + 120);
   if (out.legend && out.legend.__below !== undefined) {
     const { __below, ...legendOut } = out.legend;
     const plotH = Math.max((out.height || height || 450) - top - low, 50);

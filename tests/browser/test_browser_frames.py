@@ -17,6 +17,7 @@ import random
 import re
 import time
 
+import numpy as np
 import plotly.io as pio
 import pytest
 from browser_support import FAST, PS_FAST, look_at, start_server, stop_server
@@ -69,6 +70,26 @@ def _server_figure(fid: str, query: dict[str, str], slider: str, value) -> dict:
         ],
         "title": (fig["layout"].get("title") or {}).get("text"),
     }
+
+
+def _spread(shown: dict, expected: dict) -> str:
+    """How two figures' numbers differ overall (a failure's second line): how many differ beyond
+    rounding, and the largest relative difference, per trace and axis."""
+    out = []
+    for i, (a, b) in enumerate(zip(shown["data"], expected["data"])):
+        for axis in ("x", "y"):
+            x, y = a.get(axis), b.get(axis)
+            if not (isinstance(x, list) and isinstance(y, list) and len(x) == len(y)):
+                continue
+            try:
+                x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            except (TypeError, ValueError):
+                continue
+            rel = np.abs(x - y) / np.maximum(np.maximum(np.abs(x), np.abs(y)), 1e-300)
+            bad = int(np.sum(rel > 1e-9))
+            if bad:
+                out.append(f"data[{i}].{axis}: {bad} of {len(x)} differ, largest relative {np.nanmax(rel):.2e}")
+    return "; ".join(out) or "no other number differs"
 
 
 def _wait_frames(page, label: str) -> None:
@@ -174,7 +195,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                 # to 1e-12: relative for numbers above 1, absolute below (probabilities near 0 are
                 # rounding noise that differs between processes in the last bits)
                 where = frames.difference(shown, expected, tol=1e-12, floor=1.0)
-                assert where is None, f"{fid} at {key} = {value}: drawn {state}; {where}"
+                assert where is None, f"{fid} at {key} = {value}: drawn {state}; {where}; {_spread(shown, expected)}"
     finally:
         page.close()
 
