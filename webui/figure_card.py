@@ -56,12 +56,12 @@ def show_figure(
     # frames are asked for once the chart itself is at hand: the worker that computes them would
     # otherwise prepare the same heavy state beside the visitor's own first computation of it
     early = framed and (views.view_ready(spec, values) or live_frames.covers(spec, values, live))
-    sliders, ref, mounts = _frames(chart_col, spec, values, live) if early else ({}, None, [])
+    sliders, ref, mounts = chart_frames(chart_col, spec, values, live) if early else ({}, None, [])
     try:
         if ref is None:
             df, chart, elapsed = views.cached_view(spec, values)
             if framed and not early:
-                sliders, _, mounts = _frames(chart_col, spec, values, live)
+                sliders, _, mounts = chart_frames(chart_col, spec, values, live)
     except InputError as err:  # input dpviz refuses; anything else is a bug (below)
         chart_col.error(f"This chart cannot be drawn with these settings: {err}")
         return None
@@ -98,7 +98,9 @@ def show_figure(
     return df if ref is None else None
 
 
-def _frames(where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> tuple[dict, tuple | None]:
+def chart_frames(
+    where, spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]
+) -> tuple[dict, tuple | None, list]:
     """The chart's sliders for the browser (label -> its frames' key, the slider's options, the
     value shown); a reference to the frame at the current value when one holds it (``({"frames":
     key, "value": v}, height)``), else None; and what puts each slider's frames element in

@@ -14,16 +14,21 @@ from dpviz import hosted_mode, papers, registry
 from dpviz.errors import InputError
 from dpviz.params import MAX_RAW_LENGTH, Param, canonical_query, check_hosted_cap, format_value, parse_value
 from dpviz.registry import FigureSpec
-from webui import views
+from webui import live_frames, views
+from webui.figure_card import chart_frames
 from webui.plotly_element import ChartJSON, plotly_json_chart
 from webui.report_box import report_maker
 from webui.url_state import app_base, current_values
 
 
-def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], key: str, caption=None) -> None:
+def two_charts(
+    spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], key: str, caption=None, live: Sequence = ()
+) -> None:
     """The figure drawn once per side, next to each other, or one above the other when it does not
     read at half the width (:func:`fits_half_width`); ``sides`` holds
-    (label, values) pairs; ``caption(values)`` (optional) is written under each chart."""
+    (label, values) pairs; ``caption(values)`` (optional) is written under each chart. ``live``:
+    sliders (Params) the charts follow while they move, drawn in the browser from their frames
+    (:func:`webui.figure_card.chart_frames`)."""
     charts = []
     for label, values in sides:
         try:
@@ -41,9 +46,16 @@ def two_charts(spec: FigureSpec, sides: Sequence[tuple[str, dict[str, Any]]], ke
                 continue
             if label:
                 st.markdown(f"**{label}**")
-            plotly_json_chart(where, chart, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False})
+            sliders, mounts = {}, []
+            if live and live_frames.enabled():
+                sliders, _, mounts = chart_frames(where, spec, values, live)
+            plotly_json_chart(
+                where, chart, key=f"{key}-{label[:1] or 'chart'}", config={"displaylogo": False}, sliders=sliders
+            )
             if caption is not None:
                 st.caption(caption(values))
+            for mount in mounts:  # the frames elements, hidden, last under the chart
+                mount()
 
 
 def legend_below(chart: ChartJSON) -> ChartJSON:

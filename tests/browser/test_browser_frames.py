@@ -299,3 +299,40 @@ def test_the_try_it_text_follows_epsilon(frames_server, browser):
         assert shown == as_html(panel.run(values), values)
     finally:
         page.close()
+
+
+def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
+    """A lesson step's slider (ADePT's first step, n) moves its chart in the browser from the
+    chart's frames, as on the paper pages, and the frame drawn is the server's figure there."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    label, where = "Dimension n", ".st-key-lesson-chart-adept-1-0-chart"
+    try:
+        page.goto(f"{frames_server}/Lessons?lesson=adept")
+        page.get_by_text("Step 1 of").first.wait_for()
+        _wait_frames(page, label)
+        look_at(page, where)
+        gd = f"{where} .dpviz-chart"
+        options = page.evaluate(
+            "([gd, label]) => document.querySelector(gd).__dpviz.sliders[label].options", [gd, label]
+        )
+        page.evaluate(
+            "(gd) => { window.__tags = []; document.querySelector(gd).addEventListener('dpviz-drawn',"
+            " (e) => window.__tags.push(e.detail)); }",
+            gd,
+        )
+        start = _position(page, label)
+        _press(page, label, "ArrowRight")
+        page.wait_for_function(
+            "(t) => window.__tags.includes(t)", arg=f"{label}={start + 1}", timeout=60_000
+        )  # drawn from its frame, before or without the server's run
+        shown = page.evaluate(SHOWN.replace(".st-key-chart-${fid}", "${fid}"), where)
+        expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", options[start + 1])
+        for fig in (shown, expected):
+            fig["title"] = _words(fig["title"])
+            for trace in fig["data"]:
+                trace["name"] = _words(trace["name"])
+        where_differ = frames.difference(shown, expected, tol=1e-12, floor=1.0)
+        assert where_differ is None, f"{where_differ}; {_spread(shown, expected)}"
+    finally:
+        page.close()

@@ -76,7 +76,7 @@ def show(result, values: dict[str, Any]) -> None:
     if step.text:
         st.markdown(step.text)
     for k, chart in enumerate(step.charts):
-        draw_chart(lesson.name, number, k, chart)
+        draw_chart(lesson.name, number, k, chart, step)
     if step.question is not None:
         _question(lesson.name, number, step, result.answer, place)
     else:

@@ -19,7 +19,7 @@ from dpviz.params import format_value, validate
 from webui.panels.lesson_seat import lessons_page
 from webui.side_by_side import two_charts
 from webui.url_state import app_base
-from webui.widgets import widget_state, widgets
+from webui.widgets import widget_label, widget_state, widgets
 
 
 def _settings(spec, raw: dict[str, str]) -> dict[str, Any]:
@@ -35,7 +35,21 @@ def _page_link(spec, values: dict[str, Any]) -> str:
     return f"{app_base(lessons_page())}/{url_path(paper.page)}?{urlencode(query)}#{spec.id}"
 
 
-def draw_chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
+def _labels_elsewhere(step, chart: ChartRef) -> set[str]:
+    """The slider labels of the step's other charts: the browser follows a slider by its label,
+    so a chart whose slider shares one with another chart of the step is drawn by the server."""
+    out = set()
+    for other in (*step.charts, *step.reveal_charts) if step is not None else ():
+        if other is not chart:
+            spec = registry.get(other.figure)
+            out |= {widget_label(spec.param(n)) for n in other.live}
+    return out
+
+
+def draw_chart(lesson: str, number: int, k: int, chart: ChartRef, step=None) -> None:
+    """One chart of step ``number``: its sliders (the ones the step allows, named for this chart),
+    then the chart, or A and B side by side; while a slider moves, drawn in the browser from the
+    chart's frames as on the paper pages."""
     spec = registry.get(chart.figure)
     try:
         base = _settings(spec, dict(chart.settings))
@@ -61,7 +75,9 @@ def draw_chart(lesson: str, number: int, k: int, chart: ChartRef) -> None:
             changed = ", ".join(f"{name} = {v}" for name, v in own)
             sides.append((f"{label}: {changed}", values))
     link = lambda values: f"{spec.title}. [Open on its page ↗]({_page_link(spec, values)})"  # noqa: E731
-    two_charts(spec, sides, key=f"lesson-chart-{lesson}-{number}-{k}", caption=link)
+    shared = _labels_elsewhere(step, chart)
+    live = [spec.param(n) for n in chart.live if widget_label(spec.param(n)) not in shared]
+    two_charts(spec, sides, key=f"lesson-chart-{lesson}-{number}-{k}", caption=link, live=live)
 
 
 def revealed(lesson: str, number: int, step) -> None:
@@ -69,7 +85,7 @@ def revealed(lesson: str, number: int, step) -> None:
     if step.reveal:
         st.markdown(step.reveal)
     for k, chart in enumerate(step.reveal_charts):
-        draw_chart(lesson, number, len(step.charts) + k, chart)
+        draw_chart(lesson, number, len(step.charts) + k, chart, step)
 
 
 def answer(q: Question, truth, mine) -> None:
