@@ -326,6 +326,8 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         page.wait_for_function(
             "(t) => window.__tags.includes(t)", arg=f"{label}={start + 1}", timeout=60_000
         )  # drawn from its frame, before or without the server's run
+        # (the page's run on release may put the chart in a new element a moment later: the same figure)
+        page.wait_for_function("(s) => { const gd = document.querySelector(s); return gd && gd.data; }", arg=gd)
         shown = page.evaluate(SHOWN.replace(".st-key-chart-${fid}", "${fid}"), where)
         expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", options[start + 1])
         for fig in (shown, expected):
