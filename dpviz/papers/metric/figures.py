@@ -298,17 +298,20 @@ register(
 FEW_WORDS = 60
 """Up to this many words a panel shows every word as a dot (a strip plot); above, a histogram."""
 MAX_BINS = 40
+MAX_TOTAL_BINS = 200
+"""Bins over 0..N at most: words all near one value at N = 20,000 would otherwise get 20,001 bins."""
 
 
 def hist_edges(values: np.ndarray, samples: int) -> np.ndarray:
     """Bin edges over 0..N for many words, their number chosen from the data: numpy's "auto" rule
     (the larger of Sturges' log2(W) + 1 and Freedman-Diaconis' 2 IQR / W^(1/3) bins, over the range
     the words take), held to 5..MAX_BINS bins, each a whole number of samples wide (S_w and N_w are
-    counts out of N) and at least one wide: a 10-word sample got 20 fixed bins, almost all empty."""
+    counts out of N) and at least one wide, and at most MAX_TOTAL_BINS over 0..N: a 10-word sample
+    got 20 fixed bins, almost all empty."""
     values = np.asarray(values, dtype=float)
     span = max(1.0, float(values.max() - values.min())) if len(values) else 1.0
     used = len(np.histogram_bin_edges(values, bins="auto")) - 1 if len(values) > 1 else 1
-    width = max(1, int(np.ceil(span / min(max(used, 5), MAX_BINS))))
+    width = max(1, int(np.ceil(span / min(max(used, 5), MAX_BINS))), int(np.ceil((samples + 1) / MAX_TOTAL_BINS)))
     bins = int(np.ceil((samples + 1) / width))
     edges = -0.5 + width * np.arange(bins + 1)  # bin i holds the counts i*width .. (i+1)*width - 1
     edges[-1] = min(edges[-1], samples + 0.5)  # the last bin ends at N (it may be narrower)

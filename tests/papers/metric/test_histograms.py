@@ -39,7 +39,9 @@ def test_the_strip_plot_ends_at_few_words(words, strip):
     assert rows.groupby("statistic")["count"].sum().tolist() == [words, words]
 
 
-@pytest.mark.parametrize("samples, low, high", [(200, 0, 201), (200, 150, 160), (1000, 990, 1001), (7, 0, 8)])
+@pytest.mark.parametrize(
+    "samples, low, high", [(200, 0, 201), (200, 150, 160), (1000, 990, 1001), (7, 0, 8), (20_000, 19_990, 20_001)]
+)
 def test_many_words_fall_in_whole_number_bins_chosen_from_their_spread(samples, low, high):
     rng = np.random.default_rng(samples + low)
     values = rng.integers(low, high, 500)
@@ -48,9 +50,14 @@ def test_many_words_fall_in_whole_number_bins_chosen_from_their_spread(samples, 
     assert width == int(width) and width >= 1
     assert edges[0] == -0.5 and edges[-1] == samples + 0.5
     assert np.all(np.diff(edges) <= width) and np.all(np.diff(edges) > 0)
-    # bins across the words' own range: at least 5 of them (or one per value, when fewer)
+    # bins across the words' own range: at least 5 of them (or one per value, when fewer), unless
+    # that would make more than MAX_TOTAL_BINS over 0..N
     spread = values.max() - values.min()
-    assert spread / width >= min(5, spread) - 1e-9
+    assert len(edges) - 1 <= mf.MAX_TOTAL_BINS
+    if np.ceil((samples + 1) / mf.MAX_TOTAL_BINS) < width:
+        assert spread / width >= min(5, spread) - 1e-9
+    else:
+        assert width == np.ceil((samples + 1) / mf.MAX_TOTAL_BINS)
     assert spread / width <= mf.MAX_BINS
     rows = _rows(_words(values, values, samples=samples))
     got = rows[rows.statistic == "n_w"]
