@@ -410,7 +410,16 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     if strip:
         fig.update_layout(showlegend=False)
         note = "one dot per word, words with the same value side by side"
+        # every ε's row labelled: 32 px a row in each of the two panels (a crowded axis drops labels)
+        rows = int(
+            df.drop_duplicates(["embedding", "statistic", "series", "epsilon"])
+            .groupby(["embedding", "statistic"])
+            .size()
+            .max()
+        )
+        height = max(660, 2 * 32 * rows + 300)
     else:
+        height = 660
         top = max(1, int(df["count"].max()))
         # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
         log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
@@ -419,7 +428,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     return style(
         fig,
         two_line_title("How S_w and N_w are spread across words (paper's Figures 4-6)", f"{_caption_n(v)}; {note}"),
-        height=660,
+        height=height,
     )
 
 

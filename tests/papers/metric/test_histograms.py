@@ -87,6 +87,8 @@ def test_the_chart_draws_one_dot_per_word_or_a_log_histogram():
     tied = [t for t in dots if set(t.x) == {4}]  # ten words at N_w = 4: ten dots side by side on one row
     assert len(tied) == 2 and all(len(set(np.round(t.y, 9))) == 10 for t in tied)
     assert list(fig.layout.yaxis.ticktext) == ["ε = 5", "ε = 9"]
+    nine = pd.concat([_rows(_words(rng.integers(0, 201, 10), [4] * 10, eps=float(e))) for e in range(1, 10)])
+    assert mf._hist_render(nine, dict(v)).layout.height >= 2 * 9 * 32  # a row of 32 px per ε in each panel
     many = _rows(_words(rng.integers(0, 201, 100), rng.integers(0, 201, 100)))
     fig = mf._hist_render(many, dict(v))
     assert fig.layout.yaxis.type == "log" and all(t.mode == "lines+markers" for t in fig.data)
