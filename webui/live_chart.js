@@ -255,17 +255,16 @@ function thinned(axis, need, span) {
 // A browser-only rule: exported images are drawn at the house width (dpviz/theme.py WIDTH), wider
 // than NARROW.
 function stacked(layout, width, height, base, family) {
+  if (Object.keys(layout).some((k) => /^[xy]axis\d*$/.test(k) && layout[k] && layout[k].overlaying)) return layout;
   const pairs = [];
   for (const xk of Object.keys(layout)) {
     const ax = layout[xk];
     if (!/^xaxis\d*$/.test(xk) || !ax || typeof ax !== "object") continue;
-    if (ax.overlaying) return layout;
     const yk = `yaxis${String(ax.anchor || "y").slice(1)}`;
     const ay = layout[yk];
-    if (!ay || typeof ay !== "object" || ay.overlaying || !ax.domain || !ay.domain) continue;
+    if (!ay || typeof ay !== "object" || !ax.domain || !ay.domain) continue;
     pairs.push({ xk, yk, x: ax.domain, y: ay.domain });
   }
-  if (Object.keys(layout).some((k) => /^yaxis\d*$/.test(k) && layout[k] && layout[k].overlaying)) return layout;
   if (new Set(pairs.map((p) => p.x[0].toFixed(3))).size < 2 || pairs.length > 6) return layout;
   pairs.sort((a, b) => b.y[1] - a.y[1] || a.x[0] - b.x[0]);
   const margin = layout.margin || {};
@@ -312,12 +311,11 @@ function stacked(layout, width, height, base, family) {
 
 function fitLayout(layout, width, traces, height) {
   const defaults = (layout.template && layout.template.layout) || {};
-  const font0 = Object.assign({}, defaults.font || {}, layout.font || {});
-  if (width < NARROW) layout = stacked(layout, width, height, font0.size || 14, font0.family || "sans-serif");
-  const out = Object.assign({}, layout);
   const font = Object.assign({}, defaults.font || {}, layout.font || {});
   const base = font.size || 14;
   const family = font.family || "sans-serif";
+  if (width < NARROW) layout = stacked(layout, width, height, base, family);
+  const out = Object.assign({}, layout);
   const margin = Object.assign({}, defaults.margin || {}, layout.margin || {});
   const left = margin.l ?? 80, right = margin.r ?? 80;
   const plot = Math.max(width - left - right, 50);
