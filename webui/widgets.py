@@ -63,10 +63,14 @@ def _widget(p: Param, where) -> Any:
             return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
         return where.slider(label, int(p.min), int(_top(p)), key=key, help=helptext)
     if p.kind == "int":
-        return where.number_input(label, int(p.min), int(_top(p)), step=1, key=key, help=helptext)
+        low, top = int(p.min), int(_top(p))
+        value = _shown_number(p.name, int, low, top)
+        return where.number_input(label, low, top, value=value, step=1, key=key, help=helptext)
     if p.kind == "float":
         fmt = "%.1e" if p.log and p.max <= 1 else "%g"
-        return where.number_input(label, float(p.min), float(_top(p)), key=key, help=helptext, format=fmt)
+        low, top = float(p.min), float(_top(p))
+        value = _shown_number(p.name, float, low, top)
+        return where.number_input(label, low, top, value=value, key=key, help=helptext, format=fmt)
     if p.kind == "choice":
         return where.selectbox(
             label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
@@ -88,6 +92,21 @@ def _widget(p: Param, where) -> Any:
     return where.text_input(
         label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH
     )
+
+
+def _shown_number(key: str, kind: type, low: float, top: float | None) -> Any:
+    """The value a number box is created with: the session's value when it is one the box allows,
+    else ``"min"`` (Streamlit's default). The box's own default is then what the session holds, so
+    the browser shows it however it mounts the box. A value the script sets (a link's seed) reaches
+    the browser once, as a flag on that run's element; when the browser mounts the box again from an
+    element without the flag, it shows the element's default. Created with ``"min"``, a link's seed 3
+    showed 0 in the box while the charts used 3 (seen in Chromium on a loaded machine)."""
+    current = st.session_state.get(key)
+    if isinstance(current, bool) or not isinstance(current, (int, float)):
+        return "min"
+    if current < low or (top is not None and current > top) or (kind is int and current != int(current)):
+        return "min"
+    return kind(current)
 
 
 def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:

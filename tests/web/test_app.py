@@ -52,6 +52,13 @@ def test_adept_page_deep_link_sets_controls():
     assert at.select_slider(key="epsilon").value == 2.0
     assert at.number_input(key="seed").value == 7
     assert at.query_params["dim"] in ("100", ["100"])
+    # the box's own default is the link's seed, so a browser that mounts the box again from an
+    # element without the run's "set by the script" flag still shows 7 (webui.widgets._shown_number)
+    assert at.number_input(key="seed").proto.default == 7
+    at.run()  # a second run: the flag is gone, the default stays
+    assert at.number_input(key="seed").proto.default == 7 and at.number_input(key="seed").value == 7
+    at.number_input(key="seed").set_value(12).run()  # a typed seed becomes the box's default in turn
+    assert at.number_input(key="seed").proto.default == 12 and at.number_input(key="seed").value == 12
 
 
 @pytest.mark.parametrize(
