@@ -440,8 +440,8 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
     figure_id = dl.value.suggested_filename.removesuffix(".csv")
     df = pd.read_csv(dl.value.path())
     assert len(df) > 0 and list(df.columns) == list(registry.get(figure_id).columns)
-    with page.expect_download(timeout=120_000) as dl:
-        page.get_by_role("button", name="⬇ PNG").nth(chart).click()
+    with page.expect_download(timeout=120_000) as dl:  # the same card's PNG button (by its key, not its place)
+        page.locator(f".st-key-dl-png-{figure_id}").get_by_role("button", name="⬇ PNG").click()
     assert dl.value.suggested_filename == f"{figure_id}.png"
     with Image.open(io.BytesIO(Path(dl.value.path()).read_bytes())) as im:
         assert im.format == "PNG" and im.size[0] > 800
