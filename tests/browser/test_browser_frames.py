@@ -56,12 +56,14 @@ def _query(text: str) -> dict[str, str]:
     return dict(kv.split("=", 1) for kv in text.split("&") if kv)
 
 
-def _server_figure(fid: str, query: dict[str, str], slider: str, value) -> dict:
-    """The figure at this slider value, computed here exactly as the server does."""
+def _server_figure(fid: str, query: dict[str, str], slider: str, value, others: dict | None = None) -> dict:
+    """The figure at this slider value (and ``others``: the chart's other live sliders where the
+    page shows them), computed here exactly as the server does."""
     spec = registry.get(fid)
     raw = {k: v for k, v in query.items() if k in {p.name for p in spec.params}}
     values, errors = validate(spec.params, raw)
     assert not errors
+    values.update(others or {})
     values[slider] = value
     fig = json.loads(pio.to_json(spec.figure_dict(spec.table(values), values), validate=False))
     return {
@@ -118,6 +120,22 @@ def _options(page, fid: str, label: str) -> list:
         "([fid, label]) => document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders[label].options",
         [fid, label],
     )
+
+
+def _other_sliders(page, fid: str, label: str) -> dict:
+    """The chart's other live sliders (HoHo's ε beside λ) where the page shows them, by parameter
+    name: what the chart is drawn at besides ``label`` (a key press meant for one slider that a
+    redraw sent to the other moves it, and the chart rightly follows)."""
+    from webui.widgets import widget_label
+
+    by_label = {widget_label(p): p.name for p in registry.get(fid).params}
+    out = {}
+    for other in page.evaluate(
+        "(fid) => Object.keys(document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders)", fid
+    ):
+        if other != label:
+            out[by_label[other]] = _options(page, fid, other)[_position(page, other)]
+    return out
 
 
 def _press(page, label: str, key: str) -> None:
@@ -182,7 +200,8 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     timeout=60_000,
                 )
                 shown = page.evaluate(SHOWN, fid)
-                expected = _server_figure(fid, _query(query), key, value)
+                others = _other_sliders(page, fid, label)
+                expected = _server_figure(fid, _query(query), key, value, others)
                 for fig in (shown, expected):
                     fig["title"] = _words(fig["title"])
                     for trace in fig["data"]:
@@ -192,6 +211,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     " return [gd.__dpvizDrawn.tag, gd.__dpviz.sliders[label].at, null]; }",
                     [fid, label],
                 )
+                state[2] = others
                 # to 1e-12: relative for numbers above 1, absolute below (probabilities near 0 are
                 # rounding noise that differs between processes in the last bits)
                 where = frames.difference(shown, expected, tol=1e-12, floor=1.0)
