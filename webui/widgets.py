@@ -53,15 +53,26 @@ def slider_options(p: Param, current: Any) -> list:
 
 
 def _widget(p: Param, where) -> Any:
+    """``p``'s widget, created with the session's value as its own default wherever that value is
+    one the widget allows (:func:`_session_index`, :func:`_shown_number`): a value the script set
+    (a link's, a target's button) reaches the browser once, as a flag on that run's element, and a
+    browser that mounts the widget again from an element without the flag shows the element's
+    default and sends it with the next run. Without this, a select-slider fell back to its first
+    position (HoHo's ε to 0.0001 beside a dragged λ) and a number box to its minimum."""
     label = widget_label(p)
     helptext = p.help + (f" Hosted demo: at most {_top(p):,.0f}." if _top(p) != p.max else "")
     key = p.name
+    current = st.session_state.get(key)
     if p.slider and (p.kind == "int" or p.log):
         return _grid_slider(p, where, label, helptext)
     if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
         if p.max - p.min <= 3:
-            return where.radio(label, list(range(int(p.min), int(p.max) + 1)), key=key, help=helptext, horizontal=True)
-        return where.slider(label, int(p.min), int(_top(p)), key=key, help=helptext)
+            options = list(range(int(p.min), int(p.max) + 1))
+            index = _session_index(options, current)
+            return where.radio(label, options, index=index, key=key, help=helptext, horizontal=True)
+        low, top = int(p.min), int(_top(p))
+        value = _shown_number(key, int, low, top)
+        return where.slider(label, low, top, value=None if value == "min" else value, key=key, help=helptext)
     if p.kind == "int":
         low, top = int(p.min), int(_top(p))
         value = _shown_number(p.name, int, low, top)
@@ -72,15 +83,27 @@ def _widget(p: Param, where) -> Any:
         value = _shown_number(p.name, float, low, top)
         return where.number_input(label, low, top, value=value, key=key, help=helptext, format=fmt)
     if p.kind == "choice":
+        options = list(p.choices)
         return where.selectbox(
-            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+            label,
+            options,
+            index=_session_index(options, current),
+            key=key,
+            help=helptext,
+            format_func=lambda c: p.choice_labels.get(c, c),
         )
     if p.kind == "choices":
+        chosen = list(current) if isinstance(current, (list, tuple)) and set(current) <= set(p.choices) else None
         return where.multiselect(
-            label, list(p.choices), key=key, help=helptext, format_func=lambda c: p.choice_labels.get(c, c)
+            label,
+            list(p.choices),
+            default=chosen,
+            key=key,
+            help=helptext,
+            format_func=lambda c: p.choice_labels.get(c, c),
         )
     if p.kind == "bool":
-        return where.toggle(label, key=key, help=helptext)
+        return where.toggle(label, value=current if isinstance(current, bool) else False, key=key, help=helptext)
     if p.kind == "text" and p.upload is not None and p.upload.title:
         _upload_box(p, where)  # above the widget: its button may set the widget's value
     elif p.kind == "text" and p.upload is not None:
@@ -89,9 +112,18 @@ def _widget(p: Param, where) -> Any:
         return _text_with_options(p, where, label, helptext)
     # max_items counts characters only for free text; a list's length is counted in values by
     # the validator, and its raw text is bounded like every other raw value.
-    return where.text_input(
-        label, key=key, help=helptext, max_chars=p.max_items if p.kind == "text" else MAX_RAW_LENGTH
-    )
+    max_chars = p.max_items if p.kind == "text" else MAX_RAW_LENGTH
+    shown = current if isinstance(current, str) and len(current) <= max_chars else ""
+    return where.text_input(label, value=shown, key=key, help=helptext, max_chars=max_chars)
+
+
+def _session_index(options: list, current: Any) -> int:
+    """The position of the session's value among ``options``, the default of a select box or a
+    radio (its first option when the session holds none of them, as Streamlit's own default)."""
+    for i, option in enumerate(options):
+        if type(option) is type(current) and option == current:
+            return i
+    return 0
 
 
 def _shown_number(key: str, kind: type, low: float, top: float | None) -> Any:
@@ -122,7 +154,10 @@ def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:
         # script, and the slider would jump back to it when a late answer arrives mid-drag
         st.session_state[p.name] = kind(current)
     unit = f" {p.unit}" if p.unit else ""
-    return where.select_slider(label, options=grid, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}")
+    value = kind(current) if isinstance(current, (int, float)) and kind(current) in grid else None
+    return where.select_slider(
+        label, options=grid, value=value, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}"
+    )
 
 
 OTHER = "\x00other"
@@ -147,7 +182,14 @@ def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
         options.append(current)
     if not registry.hosted_mode():
         options.append(OTHER)
-    choice = where.selectbox(label, options, key=p.name, help=helptext, format_func=lambda v: _option_label(p, v))
+    choice = where.selectbox(
+        label,
+        options,
+        index=_session_index(options, current),
+        key=p.name,
+        help=helptext,
+        format_func=lambda v: _option_label(p, v),
+    )
     if choice != OTHER:
         return choice
     return (

@@ -155,6 +155,33 @@ def test_hoho_page_draws_its_charts():
     assert len(charts(at)) == charts_drawn("hoho")  # the audit waits for its button
 
 
+def _slider_default(at, key):
+    """The value a select-slider's element carries as its own default (what a browser shows when it
+    mounts the slider without the run's "set by the script" flag)."""
+    slider = at.select_slider(key=key)
+    return slider.options[int(slider.proto.default[0])]
+
+
+def test_live_sliders_carry_the_sessions_value_as_their_default():
+    # webui.widgets: every widget is created with the session's value as its default; a slider
+    # created without it fell back to its first position (ε = 0.0001) when the browser mounted it
+    # again, and sent that with the next run
+    at = _run(page_file("hoho"), dict(HOHO_FAST, epsilon="2", lambda_="100"))
+    assert not at.exception
+    assert at.select_slider(key="epsilon").value == 2.0 and at.select_slider(key="lambda_").value == 100.0
+    assert _slider_default(at, "epsilon") == "2" and _slider_default(at, "lambda_") == "100"
+    at.run()  # a second run: the flag is gone, the defaults stay
+    assert _slider_default(at, "epsilon") == "2" and _slider_default(at, "lambda_") == "100"
+    at.select_slider(key="lambda_").set_value(10.0).run()  # the moved slider's value becomes its default
+    assert _slider_default(at, "lambda_") == "10" and _slider_default(at, "epsilon") == "2"
+    assert at.select_slider(key="epsilon").value == 2.0
+    at = _run(page_file("hoho"), dict(HOHO_FAST, epsilon="1.2345"))  # off the grid, put in its place
+    assert at.select_slider(key="epsilon").value == 1.2345 and _slider_default(at, "epsilon") == "1.2345"
+    at = _run(page_file("hoho"), dict(HOHO_FAST, mechanism="sue", epsilons="0.5,2"))
+    assert at.selectbox(key="mechanism").value == "sue" and at.selectbox(key="mechanism").proto.default == 1
+    assert at.text_input(key="epsilons").proto.default == "0.5,2"  # select boxes and text boxes alike
+
+
 def test_hoho_page_unknown_corpus_is_a_message():
     at = _run(page_file("hoho"), dict(HOHO_FAST, corpus="../../etc/passwd"))
     assert not at.exception
