@@ -506,6 +506,15 @@ function fitLayout(layout, width, traces, height) {
     const plotH = Math.max((out.height || height || 450) - top - low, 50);
     out.legend = Object.assign(legendOut, { y: -__below / plotH });
   }
+  // Tick labels are let run past the chart's edge: Plotly's default for numeric axes ("hide past
+  // div") measures every tick label's box after every draw to hide those that would, a forced
+  // layout each (a quarter of a drag's time on ADePT's ε chart); the texts are fitted above, and
+  // the overlap test fails a text that leaves the chart.
+  for (const key of Object.keys(out)) {
+    if (/^[xy]axis\d*$/.test(key) && out[key] && out[key].ticklabeloverflow === undefined) {
+      out[key] = Object.assign({}, out[key], { ticklabeloverflow: "allow" });
+    }
+  }
   return out;
 }
 
@@ -568,6 +577,14 @@ function fittedData(figure, width) {
 // plot lowered by what this chart measured it needs at this size (settleLegend)
 function sized(layout, box, gd) {
   const out = Object.assign(layout, box, { height: Math.max(box.height, layout.height || 0) });
+  const sides = gd && gd.__dpvizSides && gd.__dpvizSides.get(`${box.width}x${box.height}`);
+  if (sides) {
+    // the widest left and right margins this chart has needed at this size (Plotly widens them for
+    // its tick labels): a frame whose labels are narrower keeps them, so the plot stands still
+    // during a drag and Plotly does not draw the chart twice (once to find a margin changed)
+    const m = Object.assign({}, (layout.template && layout.template.layout && layout.template.layout.margin) || {}, out.margin || {});
+    out.margin = Object.assign({}, out.margin || {}, { l: Math.max(m.l ?? 80, sides.l), r: Math.max(m.r ?? 80, sides.r) });
+  }
   const shift = gd && gd.__dpvizShift && gd.__dpvizShift.get(`${box.width}x${box.height}`);
   if (shift && out.legend && out.legend.y < 0) {
     const m = Object.assign({ t: 100, b: 80 }, out.margin || {});
@@ -600,6 +617,17 @@ function settleLegend(gd, box) {
   return true;
 }
 
+// after a draw: the left and right margins Plotly gave the chart, kept as the least for its next
+// figures at this size (sized)
+function keepSides(gd, box) {
+  const got = gd._fullLayout && gd._fullLayout._size;
+  if (!got) return;
+  gd.__dpvizSides = gd.__dpvizSides || new Map();
+  const key = `${box.width}x${box.height}`;
+  const had = gd.__dpvizSides.get(key) || { l: 0, r: 0 };
+  gd.__dpvizSides.set(key, { l: Math.max(had.l, Math.round(got.l)), r: Math.max(had.r, Math.round(got.r)) });
+}
+
 // a chart drawn again at a new size, its texts fitted to the new width
 function refit(gd, box) {
   const figure = gd.__dpvizShown;
@@ -619,6 +647,7 @@ function show(gd, figure, tag, now) {
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
       if (settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
     }).then(() => {
+      keepSides(gd, box);
       gd.__dpvizDrawn = { tag, at: performance.now() };
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
       describeSoon(gd);

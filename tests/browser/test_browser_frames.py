@@ -372,3 +372,56 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         assert where_differ is None, f"{where_differ}; {_spread(shown, expected)}"
     finally:
         page.close()
+
+
+def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, browser):
+    """Along a slider a chart's tick labels change width (ADePT's ε chart: 0.001 at one end, 100k at
+    the other), and Plotly widened or narrowed the left margin to fit them, drawing the chart a second
+    time whenever it did. A chart keeps the widest margins it has needed at its size
+    (live_chart.js ``keepSides``): once both ends have been drawn, the plot's left edge stands
+    still and every frame is one Plotly draw. Tick labels are let run past the edge (no per-label
+    measuring to hide them): they are fitted, and the overlap test fails a text off the chart."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    page.goto(f"{frames_server}/ADePT_sensitivity?{FAST}")
+    _wait_frames(page, "Privacy budget ε (claimed)")
+    fid = "adept-epsilon"
+    look_at(page, f".st-key-chart-{fid}")
+    gd = f".st-key-chart-{fid} .dpviz-chart"
+    page.wait_for_function(
+        "(s) => { const gd = document.querySelector(s); return gd && gd.__dpvizDrawn &&"
+        " Object.keys(gd.__dpviz.sliders).length && Object.values(gd.__dpviz.sliders)"
+        ".every(v => window.__dpvizFrames && window.__dpvizFrames.get(v.frames)); }",
+        arg=gd,
+        timeout=300_000,
+    )
+    page.evaluate(
+        """(s) => { const gd = document.querySelector(s); window.__plots = 0; window.__draws = [];
+            gd.on('plotly_afterplot', () => window.__plots++);
+            gd.addEventListener('dpviz-drawn', (e) => window.__draws.push([e.detail, gd._fullLayout._size.l])); }""",
+        gd,
+    )
+    slider = page.get_by_role("slider", name="Privacy budget ε (claimed)")
+    ticks = "(s) => [...document.querySelector(s).querySelectorAll('.ytick text')].map(t => t.textContent).join(' ')"
+    seen = []
+    for rounds, key in enumerate(["Home", "End", "Home", "End"]):
+        if rounds == 2:  # both ends drawn once: from here on, a frame is one draw and the edge is fixed
+            page.evaluate("window.__plots = 0; window.__draws = []")
+        before = len(page.evaluate("window.__draws"))
+        slider.focus()
+        page.keyboard.press(key)
+        page.wait_for_function("(n) => window.__draws.length > n", arg=before)
+        page.wait_for_timeout(300)
+        seen.append(page.evaluate(ticks, gd))
+    assert seen[0] != seen[1], f"the ends' tick labels read the same ({seen[:2]}): the test proves nothing"
+    plots, draws = page.evaluate("[window.__plots, window.__draws]")
+    assert draws and all("=" in tag or tag == "server-ref" for tag, _ in draws), draws  # drawn from frames
+    assert len({left for _, left in draws}) == 1, f"the plot's left edge moved: {draws}"
+    assert plots == len(draws), f"{plots} Plotly draws for {len(draws)} frames"
+    overflow = page.evaluate(
+        "(s) => [...document.querySelector(s).querySelectorAll('.xaxislayer-above, .yaxislayer-above')]"
+        ".flatMap(g => [...g.querySelectorAll('.xtick, .ytick')]).filter(t => t.style.display === 'none').length",
+        gd,
+    )
+    assert overflow == 0  # no tick label hidden for running past the chart
+    page.close()
