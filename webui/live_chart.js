@@ -309,6 +309,12 @@ function stacked(layout, width, height, base, family) {
   return out;
 }
 
+// a layout's margins: its own, else its template's, else Plotly's defaults
+function marginOf(layout) {
+  const defaults = (layout.template && layout.template.layout) || {};
+  return Object.assign({ l: 80, r: 80, t: 100, b: 80 }, defaults.margin || {}, layout.margin || {});
+}
+
 function fitLayout(layout, width, traces, height) {
   const defaults = (layout.template && layout.template.layout) || {};
   const font = Object.assign({}, defaults.font || {}, layout.font || {});
@@ -316,10 +322,10 @@ function fitLayout(layout, width, traces, height) {
   const family = font.family || "sans-serif";
   if (width < NARROW) layout = stacked(layout, width, height, base, family);
   const out = Object.assign({}, layout);
-  const margin = Object.assign({}, defaults.margin || {}, layout.margin || {});
-  const left = margin.l ?? 80, right = margin.r ?? 80;
+  const margin = marginOf(layout);
+  const left = margin.l, right = margin.r;
   const plot = Math.max(width - left - right, 50);
-  const top0 = margin.t ?? 100;
+  const top0 = margin.t;
   let bottom = 0, titleHeight = 0, notesHeight = 0, above = 0; // bottom: what wrapped x titles add
   let [text, size] = titleOf(out.title);
   if (text) {
@@ -347,7 +353,7 @@ function fitLayout(layout, width, traces, height) {
       out[key] = Object.assign({}, axis, { title: withTitle(axis.title, fitted) });
     }
   }
-  const plotHeight = out.__stackedPlot || Math.max((height || out.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
+  const plotHeight = out.__stackedPlot || Math.max((height || out.height || 450) - margin.t - margin.b, 50);
   for (const key of Object.keys(out)) {
     const axis = out[key];
     if (!/^[xy]axis/.test(key) || !axis || typeof axis !== "object") continue;
@@ -433,7 +439,7 @@ function fitLayout(layout, width, traces, height) {
       return fittedNote;
     });
   }
-  const bottom0 = margin.b ?? 80;
+  const bottom0 = margin.b;
   let low = bottom0 + Math.round(bottom);
   const legend = Object.assign({}, out.legend || {});
   const names = out.showlegend !== false ? legendEntries(traces) : [];
@@ -582,8 +588,8 @@ function sized(layout, box, gd) {
     // the widest left and right margins this chart has needed at this size (Plotly widens them for
     // its tick labels): a frame whose labels are narrower keeps them, so the plot stands still
     // during a drag and Plotly does not draw the chart twice (once to find a margin changed)
-    const m = Object.assign({}, (layout.template && layout.template.layout && layout.template.layout.margin) || {}, out.margin || {});
-    out.margin = Object.assign({}, out.margin || {}, { l: Math.max(m.l ?? 80, sides.l), r: Math.max(m.r ?? 80, sides.r) });
+    const m = marginOf(out);
+    out.margin = Object.assign({}, out.margin || {}, { l: Math.max(m.l, sides.l), r: Math.max(m.r, sides.r) });
   }
   const shift = gd && gd.__dpvizShift && gd.__dpvizShift.get(`${box.width}x${box.height}`);
   if (shift && out.legend && out.legend.y < 0) {
