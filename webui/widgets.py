@@ -71,16 +71,16 @@ def _widget(p: Param, where) -> Any:
             index = _session_index(options, current)
             return where.radio(label, options, index=index, key=key, help=helptext, horizontal=True)
         low, top = int(p.min), int(_top(p))
-        value = _shown_number(key, int, low, top)
+        value = _shown_number(current, int, low, top)
         return where.slider(label, low, top, value=None if value == "min" else value, key=key, help=helptext)
     if p.kind == "int":
         low, top = int(p.min), int(_top(p))
-        value = _shown_number(p.name, int, low, top)
+        value = _shown_number(current, int, low, top)
         return where.number_input(label, low, top, value=value, step=1, key=key, help=helptext)
     if p.kind == "float":
         fmt = "%.1e" if p.log and p.max <= 1 else "%g"
         low, top = float(p.min), float(_top(p))
-        value = _shown_number(p.name, float, low, top)
+        value = _shown_number(current, float, low, top)
         return where.number_input(label, low, top, value=value, key=key, help=helptext, format=fmt)
     if p.kind == "choice":
         options = list(p.choices)
@@ -126,14 +126,13 @@ def _session_index(options: list, current: Any) -> int:
     return 0
 
 
-def _shown_number(key: str, kind: type, low: float, top: float | None) -> Any:
+def _shown_number(current: Any, kind: type, low: float, top: float | None) -> Any:
     """The value a number box is created with: the session's value when it is one the box allows,
     else ``"min"`` (Streamlit's default). The box's own default is then what the session holds, so
     the browser shows it however it mounts the box. A value the script sets (a link's seed) reaches
     the browser once, as a flag on that run's element; when the browser mounts the box again from an
     element without the flag, it shows the element's default. Created with ``"min"``, a link's seed 3
     showed 0 in the box while the charts used 3 (seen in Chromium on a loaded machine)."""
-    current = st.session_state.get(key)
     if isinstance(current, bool) or not isinstance(current, (int, float)):
         return "min"
     if current < low or (top is not None and current > top) or (kind is int and current != int(current)):
