@@ -129,13 +129,7 @@ def _other_sliders(page, fid: str, label: str) -> dict:
     from webui.widgets import widget_label
 
     by_label = {widget_label(p): p.name for p in registry.get(fid).params}
-    out = {}
-    for other in page.evaluate(
-        "(fid) => Object.keys(document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders)", fid
-    ):
-        if other != label:
-            out[by_label[other]] = _options(page, fid, other)[_position(page, other)]
-    return out
+    return {by_label[other]: _options(page, fid, other)[at] for other, at in _other_positions(page, fid, label).items()}
 
 
 def _other_positions(page, fid: str, label: str) -> dict:
@@ -387,14 +381,8 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
     _wait_frames(page, "Privacy budget ε (claimed)")
     fid = "adept-epsilon"
     look_at(page, f".st-key-chart-{fid}")
+    _wait_drawn(page, fid)
     gd = f".st-key-chart-{fid} .dpviz-chart"
-    page.wait_for_function(
-        "(s) => { const gd = document.querySelector(s); return gd && gd.__dpvizDrawn &&"
-        " Object.keys(gd.__dpviz.sliders).length && Object.values(gd.__dpviz.sliders)"
-        ".every(v => window.__dpvizFrames && window.__dpvizFrames.get(v.frames)); }",
-        arg=gd,
-        timeout=300_000,
-    )
     page.evaluate(
         """(s) => { const gd = document.querySelector(s); window.__plots = 0; window.__draws = [];
             gd.on('plotly_afterplot', () => window.__plots++);
