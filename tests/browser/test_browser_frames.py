@@ -37,12 +37,19 @@ def _words(text):
     return None if text is None else " ".join(re.sub(r"<[^>]+>", " ", str(text)).split())
 
 
-SHOWN = """(fid) => {
-  const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+SHOWN = """(sel) => {
+  const gd = document.querySelector(sel);
+  if (!gd || !gd.data) return null;  // between a run's removal of the old element and its new one
   const plain = (v) => (v && ArrayBuffer.isView(v)) ? Array.from(v) : v;
   return {data: gd.data.map(t => ({name: t.name, x: plain(t.x), y: plain(t.y)})),
           title: gd.layout.title && gd.layout.title.text};
 }"""
+
+
+def _shown(page, where: str) -> dict:
+    """The traces and title of the chart under ``where`` as drawn, read in one call once a chart
+    is there (the run on release may replace the element between two calls; the same figure)."""
+    return page.wait_for_function(SHOWN, arg=f"{where} .dpviz-chart").json_value()
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +209,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     arg=[fid, label, target, value],
                     timeout=60_000,
                 )
-                shown = page.evaluate(SHOWN, fid)
+                shown = _shown(page, f".st-key-chart-{fid}")
                 others = _other_sliders(page, fid, label)
                 expected = _server_figure(fid, _query(query), key, value, others)
                 for fig in (shown, expected):
@@ -281,13 +288,13 @@ def test_a_link_off_the_grid_is_drawn_by_the_server(frames_server, browser):
         assert 3.33 in _options(page, "partial-individuals", label)  # the link's value, put in its place
         assert 3.33 not in frames.slider_grid(registry.get("partial-individuals").param("sigma"))
         # drawn by the server (its figure, or a frame along α computed at σ = 3.33), never σ's nearest frame
-        assert frames.close(page.evaluate(SHOWN, "partial-individuals"), expected, tol=1e-12, floor=1.0)
+        assert frames.close(_shown(page, ".st-key-chart-partial-individuals"), expected, tol=1e-12, floor=1.0)
         assert page.get_by_role("slider", name=label).get_attribute("aria-valuetext") == "3.33"
         _press(page, label, "ArrowRight")  # onto the grid: the next frame, exactly
         page.wait_for_function("() => location.search.includes('sigma=3.5')", timeout=60_000)
         page.wait_for_timeout(500)
         following = _server_figure("partial-individuals", _query(PS_FAST), "sigma", 3.5)
-        assert frames.close(page.evaluate(SHOWN, "partial-individuals"), following, tol=1e-12, floor=1.0)
+        assert frames.close(_shown(page, ".st-key-chart-partial-individuals"), following, tol=1e-12, floor=1.0)
         assert not frames.close(following, expected, tol=1e-12, floor=1.0)
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
@@ -355,8 +362,7 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
             "(t) => window.__tags.includes(t)", arg=f"{label}={start + 1}", timeout=60_000
         )  # drawn from its frame, before or without the server's run
         # (the page's run on release may put the chart in a new element a moment later: the same figure)
-        page.wait_for_function("(s) => { const gd = document.querySelector(s); return gd && gd.data; }", arg=gd)
-        shown = page.evaluate(SHOWN.replace(".st-key-chart-${fid}", "${fid}"), where)
+        shown = _shown(page, where)
         expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", options[start + 1])
         for fig in (shown, expected):
             fig["title"] = _words(fig["title"])
