@@ -45,7 +45,11 @@ def _check(page, where: str) -> None:
 PAGES = [
     ("home", "", 0),
     ("ADePT_sensitivity", FAST, charts_drawn("adept")),
-    ("Metric_DP", "words=3&samples=100&knn_words=20", charts_drawn("metric")),
+    (
+        "Metric_DP",
+        "words=3&samples=1000&knn_words=20",
+        charts_drawn("metric"),
+    ),  # 1000: the ticks 1000 and 0 side by side
     ("HoHo_attack", "targets=0.05&audit_samples=2000", charts_drawn("hoho")),
     ("Partial_sensitivity", PS_FAST, charts_drawn("partial")),
     ("Audit_a_mechanism", "", 0),
@@ -230,17 +234,31 @@ OVERLAPS = """(fid) => {
   const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   const boxes = [...gd.querySelectorAll('svg text')]
     .filter(t => t.textContent.trim() && getComputedStyle(t).display !== 'none' && +getComputedStyle(t).opacity !== 0)
-    .map(t => ({r: t.getBoundingClientRect(), text: t.textContent.trim().slice(0, 40)}))
+    .map(t => ({r: t.getBoundingClientRect(), text: t.textContent.trim().slice(0, 40),
+                legend: !!t.closest('g.legend')}))
     .filter(b => b.r.width > 0 && b.r.height > 0);
   const out = [];
   const frame = gd.querySelector('svg.main-svg').getBoundingClientRect();
   for (const b of boxes)  // cut off at the chart's edge (a title longer than a phone is wide)
     if (b.r.left < frame.left - 2 || b.r.right > frame.right + 2) out.push(`"${b.text}" runs off the chart`);
+  // two texts on one line closer than GAP read as one ("1000" beside "0" reads "10000"): text
+  // boxes are the glyphs' advance boxes, so letters that merely touch already show a gap of ~0
+  const GAP = 4;
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i].r, b = boxes[j].r;
     const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
     const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
     if (w > 2 && h > 2) out.push(`"${boxes[i].text}" over "${boxes[j].text}"`);
+    else if (w > -GAP && h > a.height / 2)
+      out.push(`"${boxes[i].text}" touches "${boxes[j].text}" (${(-w).toFixed(1)} px apart)`);
+  }
+  for (const bg of gd.querySelectorAll('g.legend rect.bg')) {  // a legend over a tick label or a title
+    const L = bg.getBoundingClientRect();
+    for (const t of boxes.filter(t => !t.legend)) {
+      const w = Math.min(L.right, t.r.right) - Math.max(L.left, t.r.left);
+      const h = Math.min(L.bottom, t.r.bottom) - Math.max(L.top, t.r.top);
+      if (w > 1 && h > 1) out.push(`the legend over "${t.text}"`);
+    }
   }
   return out;
 }"""
@@ -250,7 +268,8 @@ OVERLAPS = """(fid) => {
 @pytest.mark.parametrize("path, query, charts", [p for p in PAGES if p[2]], ids=[p[0] for p in PAGES if p[2]])
 def test_no_chart_draws_text_over_text(server, browser, path, query, charts, width, height):
     """At 1280 x 800 and on a phone (390 x 844), in every chart the page draws: no title, tick
-    label, legend entry or label over another, and none running off the chart."""
+    label, legend entry or label over another or closer beside it than a few pixels, no legend
+    over a text, and none running off the chart."""
     from browser_support import look_at
 
     page = browser.new_page(viewport={"width": width, "height": height})

@@ -427,7 +427,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
             x=roc.fpr,
             y=roc.tpr,
             mode="lines",
-            name=f"{name}: AUC {row.auc_mean:.3f}",
+            name=f"attack: AUC {row.auc_mean:.3f}",  # the mechanism is in the title
             line=dict(color=OKABE_ITO[0], width=3),
             hovertemplate="score ≥ %{customdata}: TPR %{y:.3f}, FPR %{x:.3f}<extra></extra>",
             customdata=roc.threshold,
@@ -435,9 +435,9 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         row=1,
         col=1,
     )
-    ref_line(fig, [0, 1], [0, 1], "chance (AUC 0.5)", row=1, col=1)
-    # two-line labels: three side by side in the narrow panel ran into each other
-    bars = [("claimed<br>ε", row.epsilon_claimed, "#777"), ("exact<br>worst case", row.epsilon_exact, OKABE_ITO[1])]
+    ref_line(fig, [0, 1], [0, 1], "chance: AUC 0.5", row=1, col=1)
+    # labels of a word a line: three side by side in the narrow panel ran into each other
+    bars = [("claimed<br>ε", row.epsilon_claimed, "#777"), ("exact<br>worst<br>case", row.epsilon_exact, OKABE_ITO[1])]
     if np.isfinite(row.epsilon_hoho_bound):
         bars.append(("HoHo's<br>bound", row.epsilon_hoho_bound, OKABE_ITO[2]))
     fig.add_trace(
@@ -458,6 +458,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     heights = [b[1] for b in bars]
     log_axis(fig, "y", row=1, col=2, range=[np.log10(min(heights) / 4), np.log10(max(heights) * 3)])
     # the legend in the ROC panel's lower right corner (under the chance line), clear of the bars' axis
+    # and of its own panel's y axis (short entries: with the mechanism's name it reached over the 0.2 tick)
     fig.update_layout(legend=dict(x=0.41, y=0.03, xanchor="right", yanchor="bottom"), margin=dict(t=135))
     fig.update_xaxes(tickangle=0, row=1, col=2)  # the two-line labels level, not turned into each other
     title = two_line_title(

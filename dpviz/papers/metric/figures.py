@@ -163,7 +163,7 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         rows=1,
         cols=2,
         shared_yaxes=True,
-        horizontal_spacing=0.04,
+        horizontal_spacing=0.08,  # at 0.04 the left panel's last tick (1000) ran into the right's first (0)
         # each title on two lines: side by side at the page's width they ran into each other
         subplot_titles=(f"N_w: releases that keep<br>the word (of {n:,})", f"S_w: distinct outputs<br>(of {n:,})"),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -529,6 +530,10 @@ def _maps_render(df: pd.DataFrame, v) -> go.Figure:
     ]
     fig = subplots.make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.05, vertical_spacing=0.1)
     vmax = float(df.loc[df.sample_class != "all", "max_partial_sensitivity"].max())
+    # the cells' numbers in a unit that shows the largest with two digits (0.035 as 35 in 10^-3):
+    # as 0.0x they were four characters in a 27-px cell at 1280 wide, read as one run with the next
+    power = math.floor(math.log10(vmax)) - 1 if vmax > 0 else 0
+    unit = f"<br>cells: ×10<sup>{power}</sup>".replace("-", "−") if power else ""
     for r, (cls, proto) in enumerate(zip(("vertical", "horizontal"), bn.prototypes()), start=1):
         fig.add_trace(
             go.Heatmap(z=proto, colorscale="Greys", showscale=False, zmin=0, zmax=1, hoverinfo="skip"), row=r, col=1
@@ -543,9 +548,13 @@ def _maps_render(df: pd.DataFrame, v) -> go.Figure:
                     zmin=0,
                     zmax=vmax,
                     showscale=(r == 1 and c == 3),
-                    colorbar=dict(title=dict(text="max<br>|∂G/∂pixel|", side="top"), len=0.9, thickness=14),
-                    text=z,
-                    texttemplate="%{text:.2f}",
+                    colorbar=dict(
+                        title=dict(text="max<br>|∂G/∂pixel|" + unit, side="top"),
+                        len=0.9,
+                        thickness=14,
+                    ),
+                    text=np.rint(z / 10.0**power),
+                    texttemplate="%{text:.0f}",
                     textfont=dict(size=11),
                     hovertemplate="row %{y}, col %{x}: %{z:.4g}<extra></extra>",
                 ),
