@@ -37,19 +37,27 @@ def _words(text):
     return None if text is None else " ".join(re.sub(r"<[^>]+>", " ", str(text)).split())
 
 
-SHOWN = """(sel) => {
-  const gd = document.querySelector(sel);
-  if (!gd || !gd.data) return null;  // between a run's removal of the old element and its new one
+SHOWN = """(gd) => {
   const plain = (v) => (v && ArrayBuffer.isView(v)) ? Array.from(v) : v;
   return {data: gd.data.map(t => ({name: t.name, x: plain(t.x), y: plain(t.y)})),
           title: gd.layout.title && gd.layout.title.text};
 }"""
 
 
+def _chart(page, where: str, body: str, arg=None):
+    """``body`` (``(gd, arg) => value``) on the drawn chart under ``where``, read in one call once a
+    chart is there: the run on release may put the chart in a new element between two calls (the
+    same figure), and a read in between found none."""
+    return page.wait_for_function(
+        f"([sel, arg]) => {{ const gd = document.querySelector(sel);"
+        f" return gd && gd.data && gd.__dpviz ? [({body})(gd, arg)] : null; }}",
+        arg=[f"{where} .dpviz-chart", arg],
+    ).json_value()[0]
+
+
 def _shown(page, where: str) -> dict:
-    """The traces and title of the chart under ``where`` as drawn, read in one call once a chart
-    is there (the run on release may replace the element between two calls; the same figure)."""
-    return page.wait_for_function(SHOWN, arg=f"{where} .dpviz-chart").json_value()
+    """The traces and title of the chart under ``where`` as drawn."""
+    return _chart(page, where, SHOWN)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +112,8 @@ def _spread(shown: dict, expected: dict) -> str:
 def _wait_frames(page, label: str) -> None:
     """Until every chart that follows the slider ``label`` holds its frames."""
     page.wait_for_function(
-        "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')].filter(gd => gd.__dpviz.sliders[label]);"
+        "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')]"
+        ".filter(gd => gd.__dpviz && gd.__dpviz.sliders[label]);"
         " return c.length && c.every(gd => window.__dpvizFrames &&"
         " window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
         arg=label,
@@ -123,10 +132,7 @@ def _wait_drawn(page, fid: str) -> None:
 
 
 def _options(page, fid: str, label: str) -> list:
-    return page.evaluate(
-        "([fid, label]) => document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders[label].options",
-        [fid, label],
-    )
+    return _chart(page, f".st-key-chart-{fid}", "(gd, label) => gd.__dpviz.sliders[label].options", label)
 
 
 def _other_sliders(page, fid: str, label: str) -> dict:
@@ -141,9 +147,7 @@ def _other_sliders(page, fid: str, label: str) -> dict:
 
 def _other_positions(page, fid: str, label: str) -> dict:
     """The positions of the chart's live sliders other than ``label``, by label."""
-    labels = page.evaluate(
-        "(fid) => Object.keys(document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpviz.sliders)", fid
-    )
+    labels = _chart(page, f".st-key-chart-{fid}", "(gd) => Object.keys(gd.__dpviz.sliders)")
     return {other: _position(page, other) for other in labels if other != label}
 
 
@@ -204,7 +208,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                 # drawn from its frame (before the server's answer, a reference to the same frame)
                 page.wait_for_function(
                     "([fid, label, i, v]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
-                    " const d = gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
+                    " const d = gd && gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
                     " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
                     arg=[fid, label, target, value],
                     timeout=60_000,
@@ -216,10 +220,11 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     fig["title"] = _words(fig["title"])
                     for trace in fig["data"]:
                         trace["name"] = _words(trace["name"])
-                state = page.evaluate(
-                    "([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
-                    " return [gd.__dpvizDrawn.tag, gd.__dpviz.sliders[label].at, null]; }",
-                    [fid, label],
+                state = _chart(
+                    page,
+                    f".st-key-chart-{fid}",
+                    "(gd, label) => [gd.__dpvizDrawn && gd.__dpvizDrawn.tag, gd.__dpviz.sliders[label].at, null]",
+                    label,
                 )
                 state[2] = others
                 # the other sliders stay where the link put them: at most a press that a redraw sent
@@ -347,14 +352,11 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         page.get_by_text("Step 1 of").first.wait_for()
         _wait_frames(page, label)
         look_at(page, where)
-        gd = f"{where} .dpviz-chart"
-        options = page.evaluate(
-            "([gd, label]) => document.querySelector(gd).__dpviz.sliders[label].options", [gd, label]
-        )
-        page.evaluate(
-            "(gd) => { window.__tags = []; document.querySelector(gd).addEventListener('dpviz-drawn',"
-            " (e) => window.__tags.push(e.detail)); }",
-            gd,
+        options = _chart(page, where, "(gd, label) => gd.__dpviz.sliders[label].options", label)
+        page.evaluate(  # on the document, capturing: a run may put the chart in a new element
+            "(where) => { window.__tags = []; document.addEventListener('dpviz-drawn',"
+            " (e) => { if (e.target.closest(where)) window.__tags.push(e.detail); }, true); }",
+            where,
         )
         start = _position(page, label)
         _press(page, label, "ArrowRight")
