@@ -5,9 +5,10 @@
    frames. Per page and slider, for every chart that follows it (scrolled into view under the
    sticky slider panel): ``--presses`` key presses (ArrowRight, then ArrowLeft back), timed in the
    page from the key going down to that chart's redraw from its frames (Plotly's DOM updated);
-   then a 1-s mouse drag across the slider (the thumb moved by the wall clock from one end
-   towards the other): the distinct frames the slider's first chart drew during the drag, and
-   the messages the page sent to the server meanwhile (Streamlit's slider sends its value once,
+   then 1-s mouse drags across the slider (the thumb moved by the wall clock from one end
+   towards the other), the mouse moved as often as the harness can send a move and then at a
+   mouse's report rate (``MOUSE_HZ``): the distinct frames the slider's first chart drew during
+   each drag, and the messages the page sent to the server meanwhile (Streamlit's slider sends its value once,
    on release). And per page: the bytes of its frames as the page received them on opening it
    (zlib-compressed, typed arrays). The baseline in the same run is section 1 on a server with
    ``DPVIZ_FRAMES=0`` (every move drawn by the server).
@@ -52,6 +53,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
 from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
+
+MOUSE_HZ = 125
+"""A drag's mouse moves per second in its second run: a USB mouse's default report rate."""
 
 PAGES = [  # charts drawn without a click, counted from the papers' declarations
     (
@@ -276,26 +280,37 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                     page.wait_for_function(IDLE)  # the server's answer (a reference to the same frame) is in
                     page.wait_for_timeout(200)
                 latencies[fid] = times
-            # a 1-s drag across the slider, the first chart that follows it in view
-            look_at(page, f".st-key-chart-{charts_of[0]}")
-            page.wait_for_timeout(500)
-            x, y, left, width = slider.evaluate(GEOMETRY)
-            page.evaluate("window.__drawn = []")
-            page.mouse.move(x, y)
-            page.mouse.down()
-            before, start = len(sent), time.monotonic()
-            while (elapsed := time.monotonic() - start) < 1.0:
-                page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
-            during = len(sent) - before
-            page.mouse.up()
-            page.wait_for_timeout(1500)
-            page.wait_for_function(IDLE)
-            drawn = page.evaluate(
-                "([fid, label]) => [...new Set(window.__drawn.filter(d => d[1] === fid && d[2].startsWith(label + '='))"
-                ".map(d => d[2]))].length",
-                [charts_of[0], label],
-            )
-            out.append((path, label, latencies, drawn, during, len(sent) - before - during, weight))
+            # 1-s drags across the slider, the first chart that follows it in view: the mouse moved
+            # as often as the harness can send a move (its messages compete with the page for the
+            # 2 cores), then at a mouse's report rate (MOUSE_HZ, a USB mouse's default); the same
+            # session, one after the other
+            drawn, during, after = {}, 0, 0
+            for hz in (0, MOUSE_HZ):
+                look_at(page, f".st-key-chart-{charts_of[0]}")
+                page.wait_for_timeout(500)
+                x, y, left, width = slider.evaluate(GEOMETRY)
+                page.evaluate("window.__drawn = []")
+                page.mouse.move(x, y)
+                page.mouse.down()
+                before, start = len(sent), time.monotonic()
+                due = start
+                while (elapsed := time.monotonic() - start) < 1.0:
+                    page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
+                    if hz:
+                        due += 1 / hz
+                        time.sleep(max(0.0, due - time.monotonic()))
+                moving = len(sent) - before
+                page.mouse.up()
+                page.wait_for_timeout(1500)
+                page.wait_for_function(IDLE)
+                during, after = max(during, moving), max(after, len(sent) - before - moving)
+                drawn[hz] = page.evaluate(
+                    "([fid, label]) => [...new Set(window.__drawn"
+                    ".filter(d => d[1] === fid && d[2].startsWith(label + '=')).map(d => d[2]))].length",
+                    [charts_of[0], label],
+                )
+                page.wait_for_timeout(1000)
+            out.append((path, label, latencies, drawn, during, after, weight))
     page.close()
     return out
 
@@ -379,7 +394,8 @@ def main() -> None:
                     for fid, t in latencies.items()
                 )
                 print(
-                    f"{path:20} {label:28} {per}  drag {drawn} frames, {during} sent (+{after} on release)  "
+                    f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz), "
+                    f"{during} sent (+{after} on release)  "
                     f"{weight / 1e3:.0f}"
                 )
             every = [t for row in rows for times in row[2].values() for t in times]
