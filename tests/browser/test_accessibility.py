@@ -45,11 +45,8 @@ def _check(page, where: str) -> None:
 PAGES = [
     ("home", "", 0),
     ("ADePT_sensitivity", FAST, charts_drawn("adept")),
-    (
-        "Metric_DP",
-        "words=3&samples=1000&knn_words=20",
-        charts_drawn("metric"),
-    ),  # 1000: the ticks 1000 and 0 side by side
+    # 1000 draws: the live chart's panels end in a tick "1000" beside the next one's "0"
+    ("Metric_DP", "words=3&samples=1000&knn_words=20", charts_drawn("metric")),
     ("HoHo_attack", "targets=0.05&audit_samples=2000", charts_drawn("hoho")),
     ("Partial_sensitivity", PS_FAST, charts_drawn("partial")),
     ("Audit_a_mechanism", "", 0),
