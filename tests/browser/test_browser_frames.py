@@ -385,39 +385,44 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
     measuring to hide them): they are fitted, and the overlap test fails a text off the chart."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(120_000)
-    page.goto(f"{frames_server}/ADePT_sensitivity?{FAST}")
-    _wait_frames(page, "Privacy budget ε (claimed)")
     fid = "adept-epsilon"
-    look_at(page, f".st-key-chart-{fid}")
-    _wait_drawn(page, fid)
-    gd = f".st-key-chart-{fid} .dpviz-chart"
-    page.evaluate(
-        """(s) => { const gd = document.querySelector(s); window.__plots = 0; window.__draws = [];
-            gd.on('plotly_afterplot', () => window.__plots++);
-            gd.addEventListener('dpviz-drawn', (e) => window.__draws.push([e.detail, gd._fullLayout._size.l])); }""",
-        gd,
-    )
-    slider = page.get_by_role("slider", name="Privacy budget ε (claimed)")
-    ticks = "(s) => [...document.querySelector(s).querySelectorAll('.ytick text')].map(t => t.textContent).join(' ')"
-    seen = []
-    for rounds, key in enumerate(["Home", "End", "Home", "End"]):
-        if rounds == 2:  # both ends drawn once: from here on, a frame is one draw and the edge is fixed
-            page.evaluate("window.__plots = 0; window.__draws = []")
-        before = len(page.evaluate("window.__draws"))
-        slider.focus()
-        page.keyboard.press(key)
-        page.wait_for_function("(n) => window.__draws.length > n", arg=before)
-        page.wait_for_timeout(300)
-        seen.append(page.evaluate(ticks, gd))
-    assert seen[0] != seen[1], f"the ends' tick labels read the same ({seen[:2]}): the test proves nothing"
-    plots, draws = page.evaluate("[window.__plots, window.__draws]")
-    assert draws and all("=" in tag or tag == "server-ref" for tag, _ in draws), draws  # drawn from frames
-    assert len({left for _, left in draws}) == 1, f"the plot's left edge moved: {draws}"
-    assert plots == len(draws), f"{plots} Plotly draws for {len(draws)} frames"
-    overflow = page.evaluate(
-        "(s) => [...document.querySelector(s).querySelectorAll('.xaxislayer-above, .yaxislayer-above')]"
-        ".flatMap(g => [...g.querySelectorAll('.xtick, .ytick')]).filter(t => t.style.display === 'none').length",
-        gd,
-    )
-    assert overflow == 0  # no tick label hidden for running past the chart
-    page.close()
+    where = f".st-key-chart-{fid}"
+    try:
+        page.goto(f"{frames_server}/ADePT_sensitivity?{FAST}")
+        _wait_frames(page, "Privacy budget ε (claimed)")
+        look_at(page, where)
+        _wait_drawn(page, fid)
+        _chart(  # Plotly's own draws, and the frames drawn with the plot's left edge at each
+            page,
+            where,
+            """(gd) => { window.__plots = 0; window.__draws = [];
+                gd.on('plotly_afterplot', () => window.__plots++);
+                gd.addEventListener('dpviz-drawn', (e) => window.__draws.push([e.detail, gd._fullLayout._size.l]));
+                return true; }""",
+        )
+        slider = page.get_by_role("slider", name="Privacy budget ε (claimed)")
+        ticks = "(gd) => [...gd.querySelectorAll('.ytick text')].map(t => t.textContent).join(' ')"
+        seen = []
+        for rounds, key in enumerate(["Home", "End", "Home", "End"]):
+            if rounds == 2:  # both ends drawn once: from here on, a frame is one draw and the edge is fixed
+                page.evaluate("window.__plots = 0; window.__draws = []")
+            before = len(page.evaluate("window.__draws"))
+            slider.focus()
+            page.keyboard.press(key)
+            page.wait_for_function("(n) => window.__draws.length > n", arg=before)
+            page.wait_for_timeout(300)
+            seen.append(_chart(page, where, ticks))
+        assert seen[0] != seen[1], f"the ends' tick labels read the same ({seen[:2]}): the test proves nothing"
+        plots, draws = page.evaluate("[window.__plots, window.__draws]")
+        assert draws and all("=" in tag or tag == "server-ref" for tag, _ in draws), draws  # drawn from frames
+        assert len({left for _, left in draws}) == 1, f"the plot's left edge moved: {draws}"
+        assert plots == len(draws), f"{plots} Plotly draws for {len(draws)} frames"
+        overflow = _chart(
+            page,
+            where,
+            "(gd) => [...gd.querySelectorAll('.xaxislayer-above, .yaxislayer-above')]"
+            ".flatMap(g => [...g.querySelectorAll('.xtick, .ytick')]).filter(t => t.style.display === 'none').length",
+        )
+        assert overflow == 0  # no tick label hidden for running past the chart
+    finally:
+        page.close()
