@@ -202,8 +202,13 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
             linked = _other_positions(page, fid, label)
             for _ in range(3):  # three random positions reached by key presses, the chart in view
                 target = rng.randrange(len(options))
+                unmoved = 0
                 while (here := _position(page, label)) != target:
+                    # a slider that stops answering presses (each _press tries three times) fails
+                    # here with where it stands, not at the test's timeout 15 min later
+                    assert unmoved < 3, f"{label} stuck at position {here} on its way to {target}"
                     _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
+                    unmoved = unmoved + 1 if _position(page, label) == here else 0
                 value = options[target]
                 # drawn from its frame (before the server's answer, a reference to the same frame)
                 page.wait_for_function(
