@@ -257,10 +257,14 @@ def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=
     for note in out.get("annotations") or []:
         note = dict(note)
         text = str(note.get("text") or "")
-        if text and note.get("showarrow", True) and width < NARROW:
-            # a label on an arrow: straight under its point and in smaller type on a phone (off to a
-            # side, it met the tick labels); beside other panels, left out (the ring marks the point)
-            note.update(ax=0, ay=28)
+        if text and (note.get("showarrow", True) or note.get("name") == "mark") and width < NARROW:
+            # a label of a point (on an arrow, or a mark beside it): straight under its point and in
+            # smaller type on a phone (off to a side, it met the tick labels); beside other panels,
+            # left out (the ring marks the point)
+            if note.get("showarrow", True):
+                note.update(ax=0, ay=28)
+            else:
+                note.update(xanchor="center", yanchor="top", align="center", xshift=0, yshift=-10)
             if len({d[0] for d in domains.values()}) > 1:
                 note["visible"] = False
             note["font"] = {**(note.get("font") or {}), "size": 11}

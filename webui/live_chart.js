@@ -411,12 +411,13 @@ function fitLayout(layout, width, traces, height) {
   if (Array.isArray(out.annotations)) {
     out.annotations = out.annotations.map((note) => {
       const t = String(note.text || "");
-      if (t && note.showarrow !== false && width < NARROW) {
-        // a label on an arrow: straight under its point and in smaller type on a phone (off to a
-        // side, it met the tick labels); beside other panels, whose titles and ticks fill the
-        // narrow gaps, left out (the ring marks the point, hovering gives it)
+      if (t && (note.showarrow !== false || note.name === "mark") && width < NARROW) {
+        // a label of a point (on an arrow, or a mark beside it): straight under its point and in
+        // smaller type on a phone (off to a side, it met the tick labels); beside other panels,
+        // whose titles and ticks fill the narrow gaps, left out (the ring marks the point)
         if (new Set(domains.map((d) => d[0])).size > 1) return Object.assign({}, note, { visible: false });
-        return Object.assign({}, note, { ax: 0, ay: 28, font: Object.assign({}, note.font || {}, { size: 11 }) });
+        const under = note.showarrow !== false ? { ax: 0, ay: 28 } : { xanchor: "center", yanchor: "top", align: "center", xshift: 0, yshift: -10 };
+        return Object.assign({}, note, under, { font: Object.assign({}, note.font || {}, { size: 11 }) });
       }
       if (!t || (note.xref || "paper") !== "paper" || note.showarrow !== false) return note;
       let s = (note.font || {}).size || base;

@@ -89,3 +89,38 @@ def test_an_exported_image_is_fitted_to_its_width():
     assert narrow.layout.height > (fig.layout.height or 500)
     assert all(text_width(line, 17) <= 390 for line in _lines(narrow.layout.title.text)[:2])
     assert export.fitted(go.Figure(), 900).layout.title.text is None  # a figure without a title
+
+
+def test_a_points_label_goes_under_its_point_on_a_phone_and_stays_beside_it_on_a_screen():
+    """ADePT's marked point: its label (no arrow, named "mark") is beside the ring on a wide chart
+    and straight under it, in smaller type, on a phone; next to other panels it is left out."""
+    _, _, fig = registry.run("adept-sensitivity", {})
+    layout = fig.to_plotly_json()["layout"]
+    template = layout["template"]["layout"]
+
+    def mark(out):
+        return next(a for a in out["annotations"] if a.get("name") == "mark")
+
+    wide, narrow = mark(fit_layout(layout, 1200, template)), mark(fit_layout(layout, 390, template))
+    assert wide["xanchor"] == "right" and wide["xshift"] < 0 and wide["yanchor"] == "bottom"
+    assert narrow["xanchor"] == "center" and narrow["xshift"] == 0
+    assert narrow["yanchor"] == "top" and narrow["yshift"] < 0  # under the point
+    assert narrow["font"]["size"] < 14 and narrow.get("visible", True)
+    _, _, two = registry.run("adept-epsilon", {})  # two panels side by side
+    out = two.to_plotly_json()["layout"]
+    assert mark(fit_layout(out, 390, out["template"]["layout"])).get("visible") is False
+
+
+def test_no_live_chart_labels_a_point_with_an_annotation_arrow():
+    """Plotly measures an annotation arrow's path on every draw (getTotalLength forces the page's
+    layout: 6 ms of ADePT's 16 ms redraw of its sensitivity chart), so a chart redrawn at every
+    step of a drag labels its points without one."""
+    arrows = {}
+    for spec in registry.all_figures():
+        if not spec.live or spec.on_demand:
+            continue
+        _, _, fig = registry.run(spec.id, spec.quick or {})
+        found = [a.text for a in fig.layout.annotations if a.showarrow is not False]
+        if found:
+            arrows[spec.id] = found
+    assert not arrows, arrows

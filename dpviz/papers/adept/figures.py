@@ -132,9 +132,22 @@ def _sensitivity_compute(v: Mapping[str, Any], progress=None) -> pd.DataFrame:
     )
 
 
-def _marker_annotation(fig, x, y, text, axes=("x", "y")):
-    """A ringed point with a label on log-log axes (named, so it also works on a figure rebuilt
-    from a dict); the annotation's coordinates are log10 values, as Plotly reads them there."""
+MARK_GAP = 8
+"""Pixels left of and above a marked point to its label's lower right corner."""
+
+
+def _marker_annotation(fig, x, y, text, x_range, axes=("x", "y")):
+    """A ringed point with its label just above and to the left of it, on log-log axes (named, so
+    it also works on a figure rebuilt from a dict). The curves rise to the right, so that corner is
+    clear of them; in the first quarter of ``x_range`` (the x axis's span), where the label would
+    run into the axis, it goes to the right. The label's coordinates are log10 values, as Plotly
+    reads an annotation's there. It is named ``mark``, which is how the phone layout
+    (``text_fit``, ``live_chart.js``) finds it.
+
+    The label is not on a Plotly annotation arrow: Plotly measures an arrow's path on every draw
+    (``getTotalLength``, which forces the page's layout), a third of this chart's redraw while a
+    slider is dragged. A leader line drawn as a shape sized in pixels is no way out either: on a log
+    axis Plotly reads a negative pixel offset as a position and clamps it to almost zero."""
     fig.add_trace(
         go.Scatter(
             x=[x],
@@ -148,14 +161,20 @@ def _marker_annotation(fig, x, y, text, axes=("x", "y")):
             yaxis=axes[1],
         )
     )
+    # near the axis's left end (n = 1 is at its edge) the label goes to the right of the point
+    low, high = np.log10(x_range[0]), np.log10(x_range[1])
+    right = high > low and (np.log10(x) - low) / (high - low) < 0.25
     fig.add_annotation(
         x=np.log10(x),
         y=np.log10(y),
         text=text,
-        showarrow=True,
-        arrowhead=2,
-        ax=-60,
-        ay=-40,
+        name="mark",
+        showarrow=False,
+        xanchor="left" if right else "right",
+        yanchor="bottom",
+        align="left" if right else "right",
+        xshift=MARK_GAP if right else -MARK_GAP,
+        yshift=MARK_GAP,
         bgcolor="rgba(255,255,255,0.9)",
         xref=axes[0],
         yref=axes[1],
@@ -165,13 +184,13 @@ def _marker_annotation(fig, x, y, text, axes=("x", "y")):
 def _sensitivity_mark(fig, v) -> None:
     n = min(v["dim"], v["max_dim"])
     s1 = float(adept.sensitivity_l1(n, v["clip"]))
-    _marker_annotation(fig, n, s1, f"n = {n}: 2C√n = {s1:,.4g}<br>= {np.sqrt(n):.3g}× the claim")
+    _marker_annotation(fig, n, s1, f"n = {n}: 2C√n = {s1:,.4g}<br>= {np.sqrt(n):.3g}× the claim", (1, v["max_dim"]))
 
 
 def _epsilon_mark(fig, v) -> None:
     n = min(v["dim"], v["max_dim"])
     e = float(adept.epsilon_actual(v["epsilon"], n))
-    _marker_annotation(fig, n, e, f"n = {n}: ε = {e:.4g}")
+    _marker_annotation(fig, n, e, f"n = {n}: ε = {e:.4g}", (1, v["max_dim"]))
 
 
 def _sensitivity_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:

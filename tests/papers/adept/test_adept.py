@@ -346,3 +346,39 @@ def test_geometry(n):
     assert np.allclose(np.linalg.norm(cube, axis=1), C)  # cube corners touch the sphere
     pair = g[g["shape"] == "pair"][cols].to_numpy()
     assert np.abs(pair[0] - pair[1]).sum() == pytest.approx(adept.sensitivity_l1(n, C))
+
+
+# --- the marked point's label ------------------------------------------------------------
+
+
+def _mark(figure_id, **raw):
+    from dpviz import registry
+
+    values, df, fig = registry.run(figure_id, raw)
+    notes = [a for a in fig.layout.annotations if a.name == "mark"]
+    assert len(notes) == 1, fig.layout.annotations
+    return values, notes[0]
+
+
+@pytest.mark.parametrize("figure_id", ["adept-sensitivity", "adept-epsilon"])
+@pytest.mark.parametrize(
+    "dim, max_dim, side",
+    [(64, 1024, "left"), (1, 1024, "right"), (5, 1024, "right"), (6, 1024, "left"), (2, 2, "left")],
+)
+def test_the_marked_points_label_sits_beside_its_point_without_an_arrow(figure_id, dim, max_dim, side):
+    """The label is beside the ring at (n, value), in log10 coordinates as Plotly reads an
+    annotation on a log axis, to its left except in the first quarter of the x axis's log span
+    (1 to max_dim), where it goes to the right: 5 is 23% of log 1024, 6 is 26%. It has no arrow
+    (Plotly measures an arrow's path on every redraw)."""
+    values, note = _mark(figure_id, dim=dim, max_dim=max_dim)
+    value = (
+        adept.sensitivity_l1(dim, values["clip"])
+        if figure_id == "adept-sensitivity"
+        else adept.epsilon_actual(values["epsilon"], dim)
+    )
+    assert note.x == pytest.approx(np.log10(dim)) and note.y == pytest.approx(np.log10(value))
+    assert note.showarrow is False
+    assert note.yanchor == "bottom" and note.yshift > 0  # above the point
+    assert note.xanchor == ("right" if side == "left" else "left")
+    assert np.sign(note.xshift) == (-1 if side == "left" else 1)
+    assert f"n = {dim}" in note.text
