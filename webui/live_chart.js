@@ -254,8 +254,10 @@ function thinned(axis, need, span) {
 // chart's height by fitLayout once the margins are known). Figures with overlaid axes are left.
 // A browser-only rule: exported images are drawn at the house width (dpviz/theme.py WIDTH), wider
 // than NARROW.
-function stacked(layout, width, height, base, family) {
-  if (Object.keys(layout).some((k) => /^[xy]axis\d*$/.test(k) && layout[k] && layout[k].overlaying)) return layout;
+// the panels (pairs of axes) of a layout that a phone stacks one per row, or null: panels side by
+// side (two columns or more, at most six panels), none drawn over another
+function stackable(layout) {
+  if (Object.keys(layout).some((k) => /^[xy]axis\d*$/.test(k) && layout[k] && layout[k].overlaying)) return null;
   const pairs = [];
   for (const xk of Object.keys(layout)) {
     const ax = layout[xk];
@@ -265,7 +267,12 @@ function stacked(layout, width, height, base, family) {
     if (!ay || typeof ay !== "object" || !ax.domain || !ay.domain) continue;
     pairs.push({ xk, yk, x: ax.domain, y: ay.domain });
   }
-  if (new Set(pairs.map((p) => p.x[0].toFixed(3))).size < 2 || pairs.length > 6) return layout;
+  return new Set(pairs.map((p) => p.x[0].toFixed(3))).size < 2 || pairs.length > 6 ? null : pairs;
+}
+
+function stacked(layout, width, height, base, family) {
+  const pairs = stackable(layout);
+  if (!pairs) return layout;
   pairs.sort((a, b) => b.y[1] - a.y[1] || a.x[0] - b.x[0]);
   const margin = layout.margin || {};
   const plot0 = Math.max((height || layout.height || 450) - (margin.t ?? 100) - (margin.b ?? 80), 50);
@@ -558,6 +565,37 @@ function interned(value, depth = 0) {
   return value;
 }
 
+// A heatmap on a phone. Its numbers stay in the cells where a cell is wide enough for two digits
+// at 11 px (26 px), else they go (they ran over each other; hovering still gives each value).
+// Where the panels are stacked one per row (stacked), its colour bar lies under the last panel,
+// across the width, rather than beside them all, where it took a quarter of the panels' width
+// and ran the height of all six of Partial's pixel maps.
+const CELL_FOR_NUMBERS = 26;
+function heatmapOnPhone(t, layout, width, stacks) {
+  const patch = {};
+  const columns = (z) => {
+    if (Array.isArray(z)) return Math.max(1, ...z.map((row) => (row && row.length) || 1));
+    const shape = z && z.shape !== undefined ? String(z.shape).split(",") : [];
+    return shape.length > 1 ? +shape[shape.length - 1] || 1 : 1;
+  };
+  const across = stacks ? 1 : Math.max(1, new Set(Object.keys(layout).filter((k) => /^xaxis\d*$/.test(k) && layout[k] && layout[k].domain).map((k) => layout[k].domain[0].toFixed(3))).size);
+  const margin = marginOf(layout);
+  const cell = (width - margin.l - margin.r) / across / columns(t.z);
+  if (t.texttemplate && cell < CELL_FOR_NUMBERS) patch.texttemplate = "";
+  if (stacks && t.showscale !== false && t.colorbar) {
+    const [text] = titleOf(t.colorbar.title);
+    const title = Object.assign({}, typeof t.colorbar.title === "object" ? t.colorbar.title : {}, {
+      text: String(text || "").replace(/<br\s*\/?>/i, " "), // its first two lines as one
+      side: "top",
+    });
+    patch.colorbar = Object.assign({}, t.colorbar, {
+      orientation: "h", x: 0.5, xanchor: "center", xref: "paper", y: 0, yanchor: "bottom", yref: "container",
+      len: 0.9, thickness: 12, title,
+    });
+  }
+  return Object.keys(patch).length ? patch : null;
+}
+
 // the figure's traces with legend names longer than the chart's width wrapped (the same array
 // when none is)
 function fittedData(figure, width) {
@@ -567,11 +605,14 @@ function fittedData(figure, width) {
   const px = Math.min(((layout.legend || {}).font || {}).size || font.size || 14, width < NARROW ? 12 : 1e9);
   const room = width - 66;
   let changed = false;
+  const stacks = width < NARROW && stackable(layout) !== null;
   const data = (figure.data || []).map((t) => {
-    if (width < NARROW && t.type === "heatmap" && t.texttemplate) {
-      // numbers in cells a few pixels wide run over each other; hovering still gives each value
-      changed = true;
-      t = Object.assign({}, t, { texttemplate: "" });
+    if (width < NARROW && t.type === "heatmap") {
+      const patch = heatmapOnPhone(t, layout, width, stacks);
+      if (patch) {
+        changed = true;
+        t = Object.assign({}, t, patch);
+      }
     }
     if (!t.name || textWidth(t.name, px, font.family || "sans-serif") <= room) return t;
     changed = true;

@@ -294,3 +294,52 @@ def test_no_chart_draws_text_over_text(server, browser, path, query, charts, wid
     for fid, overlaps in found.items():
         print(f"{path} {width}x{height} {fid}: {overlaps}")
     assert not found, found
+
+
+# Partial's pixel maps as drawn: per heatmap, its cells' numbers shown, the colour bar's
+# orientation, and where the bar and the panels lie on the page
+PIXEL_MAPS = """() => {
+  const gd = document.querySelector('.st-key-chart-partial-dpsgd .dpviz-chart');
+  const bar = gd.querySelector('.colorbar .cbfill').getBoundingClientRect();
+  const chart = gd.querySelector('svg.main-svg').getBoundingClientRect();
+  const plots = Object.values(gd._fullLayout._plots).map(p => ({
+    left: chart.left + p.xaxis._offset, right: chart.left + p.xaxis._offset + p.xaxis._length,
+    top: chart.top + p.yaxis._offset, bottom: chart.top + p.yaxis._offset + p.yaxis._length}));
+  const numbers = [...gd.querySelectorAll('.heatmaplayer text')].filter(t => t.textContent.trim()).length;
+  const scale = gd._fullData.find(t => t.showscale);
+  return {numbers, orientation: scale.colorbar.orientation, bar: [bar.left, bar.top, bar.right, bar.bottom],
+          lowest: Math.max(...plots.map(r => r.bottom)), highest: Math.min(...plots.map(r => r.top)),
+          left: Math.min(...plots.map(r => r.left)), right: Math.max(...plots.map(r => r.right)),
+          width: chart.width};
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["1280x800", "390x844"])
+def test_pixel_maps_show_their_numbers_and_keep_the_colour_bar_clear_of_the_panels(server, browser, width, height):
+    """Partial's pixel maps (4 maps of 5 x 5 cells with numbers, 2 pictures without): every cell's
+    number is drawn at both sizes. On a screen the colour bar stands beside the panels; on a phone,
+    where the panels are stacked one per row, it lies under the last one, across most of the width
+    (beside them it took a quarter of the width and ran the height of all six, and the cells were
+    too narrow for their numbers)."""
+    from browser_support import look_at
+
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        page.goto(f"{server}/Partial_sensitivity?{PS_FAST}")
+        page.wait_for_selector(".st-key-chart-partial-dpsgd .dpviz-chart .heatmaplayer", timeout=300_000)
+        _settled(page)
+        look_at(page, ".st-key-chart-partial-dpsgd")
+        page.wait_for_timeout(500)
+        got = page.evaluate(PIXEL_MAPS)
+    finally:
+        page.close()
+    assert got["numbers"] == 4 * 25, got
+    left, top, right, bottom = got["bar"]
+    if width < 560:
+        assert got["orientation"] == "h", got
+        assert top > got["lowest"], got  # under the last panel
+        assert right - left > 0.6 * got["width"], got
+        assert got["right"] - got["left"] > 0.75 * got["width"], got  # the panels keep the width
+    else:
+        assert got["orientation"] != "h", got
+        assert left > got["right"] and bottom > got["highest"], got  # beside the panels
