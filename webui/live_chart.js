@@ -254,6 +254,14 @@ function thinned(axis, need, span) {
 // chart's height by fitLayout once the margins are known). Figures with overlaid axes are left.
 // A browser-only rule: exported images are drawn at the house width (dpviz/theme.py WIDTH), wider
 // than NARROW.
+// how many panels stand side by side: the distinct left edges of the x axes' domains
+function columnsOf(layout) {
+  const starts = Object.keys(layout)
+    .filter((k) => /^xaxis\d*$/.test(k) && layout[k] && typeof layout[k] === "object")
+    .map((k) => (layout[k].domain || [0, 1])[0].toFixed(3));
+  return Math.max(1, new Set(starts).size);
+}
+
 // the panels (pairs of axes) of a layout that a phone stacks one per row, or null: panels side by
 // side (two columns or more, at most six panels), none drawn over another
 function stackable(layout) {
@@ -422,7 +430,7 @@ function fitLayout(layout, width, traces, height) {
         // a label of a point (on an arrow, or a mark beside it): straight under its point and in
         // smaller type on a phone (off to a side, it met the tick labels); beside other panels,
         // whose titles and ticks fill the narrow gaps, left out (the ring marks the point)
-        if (new Set(domains.map((d) => d[0])).size > 1) return Object.assign({}, note, { visible: false });
+        if (columnsOf(out) > 1) return Object.assign({}, note, { visible: false });
         const under = note.showarrow !== false ? { ax: 0, ay: 28 } : { xanchor: "center", yanchor: "top", align: "center", xshift: 0, yshift: -10 };
         return Object.assign({}, note, under, { font: Object.assign({}, note.font || {}, { size: 11 }) });
       }
@@ -578,7 +586,7 @@ function heatmapOnPhone(t, layout, width, stacks) {
     const shape = z && z.shape !== undefined ? String(z.shape).split(",") : [];
     return shape.length > 1 ? +shape[shape.length - 1] || 1 : 1;
   };
-  const across = stacks ? 1 : Math.max(1, new Set(Object.keys(layout).filter((k) => /^xaxis\d*$/.test(k) && layout[k] && layout[k].domain).map((k) => layout[k].domain[0].toFixed(3))).size);
+  const across = stacks ? 1 : columnsOf(layout);
   const margin = marginOf(layout);
   const cell = (width - margin.l - margin.r) / across / columns(t.z);
   if (t.texttemplate && cell < CELL_FOR_NUMBERS) patch.texttemplate = "";

@@ -13,6 +13,8 @@ import pytest
 from browser_support import FAST, PS_FAST, wait_for_charts
 from paper_pages import charts_drawn
 
+from dpviz.text_fit import NARROW
+
 pytestmark = pytest.mark.timeout(900)
 AXE = Path(__file__).resolve().parents[2] / ".venv" / "axe" / "axe.min.js"
 RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -335,7 +337,7 @@ def test_pixel_maps_show_their_numbers_and_keep_the_colour_bar_clear_of_the_pane
         page.close()
     assert got["numbers"] == 4 * 25, got
     left, top, right, bottom = got["bar"]
-    if width < 560:
+    if width < NARROW:
         assert got["orientation"] == "h", got
         assert top > got["lowest"], got  # under the last panel
         assert right - left > 0.6 * got["width"], got
