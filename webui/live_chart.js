@@ -44,6 +44,7 @@ function onScreen(gd) {
       (entries) => {
         for (const e of entries) {
           e.target.__dpvizSeen = e.isIntersecting;
+          if (e.isIntersecting && CHARTS.has(e.target)) planSoon();
           const pending = e.isIntersecting && e.target.__dpvizPending;
           if (pending) {
             e.target.__dpvizPending = null;
@@ -100,6 +101,7 @@ async function holdFrames(u8) {
   doc.index = new Map(doc.grid.map((v, i) => [v, i]));
   FRAMES.set(key, doc);
   window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: key }));
+  planSoon();
 }
 
 // Typed arrays ({dtype, bdata}: dpviz.frames.typed_arrays, Plotly's own JSON form) decoded into
@@ -675,8 +677,8 @@ function settleLegend(gd, box) {
 
 // after a draw: the left and right margins Plotly gave the chart, kept as the least for its next
 // figures at this size (sized)
-function keepSides(gd, box) {
-  const got = gd._fullLayout && gd._fullLayout._size;
+function keepSides(gd, box, drawn = gd) {
+  const got = drawn._fullLayout && drawn._fullLayout._size;
   if (!got) return;
   gd.__dpvizSides = gd.__dpvizSides || new Map();
   const key = `${box.width}x${box.height}`;
@@ -694,7 +696,7 @@ function refit(gd, box) {
 // redraw a chart with a figure now, or when it comes into view
 function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
-  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return; // already drawn (or on its way)
+  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return void dropShot(gd); // already drawn (or on its way)
   gd.__dpvizShownState = state;
   const draw = () => plotly(state.plotly).then((Plotly) => {
     if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
@@ -716,6 +718,7 @@ function show(gd, figure, tag, now) {
     gd.__dpvizPending = null;
     gd.__dpvizLast = draw();
   }
+  dropShot(gd);
 }
 
 // A chart for people who do not see it: the chart is a figure named by its title, described by a
@@ -888,6 +891,241 @@ function refFigure(ref) {
   return i === undefined ? null : frameAt(doc, i);
 }
 
+// Drag shots. A frame drawn by Plotly.react costs 10-35 ms (Plotly draws the whole chart again:
+// its axes from scratch, the legend, the annotations), and with Streamlit's slider (7-12 ms a
+// move) and the page's own style, layout and paint that made three or four 16.7-ms screen
+// frames a step: 15-20 distinct pictures in a 1-s drag. So each frame along a slider is drawn
+// once ahead, in the browser's idle time, by the same Plotly.react with the same figure, size
+// and margins, into a hidden chart; its SVG is kept (a "shot", its clip-path ids made its own).
+// While the mouse drags a slider, a chart whose shot of the new position is ready shows that
+// shot over its plot (one subtree swapped, 1-3 ms); a position with no shot yet is drawn by
+// Plotly as before. When the mouse is let go, Plotly draws the last position in the chart itself
+// (hover, zoom and the text description follow it) and the shot is taken away. Shots are made
+// a moment after the page draws its charts or scrolls one into view, when the pointer goes over a
+// slider, and after a drag: for the charts in view, nearest their slider's position first, one
+// at a time, in idle time, never during a drag, while the page runs, nor within a second of a key
+// press (a shot takes 10-40 ms, and a key's move is drawn by Plotly at once).
+const SHOT_LIMIT = 600; // shots kept per chart (a chart on a page holds at most 2 sliders' grids)
+const SHOT_QUIET = 1000; // ms after a key press with no shot begun
+const SHOT_IDLE = 8; // ms of idle time left in a frame for a shot to begin (it takes 10-40 ms)
+const SHOTS = (window.__dpvizShots = window.__dpvizShots || { made: 0, shown: 0, queue: [], busy: false, host: null, seq: 0 });
+
+// the hidden chart the shots are drawn in: in the page only while it draws (a page's charts, texts
+// and test selectors never meet it), its Plotly state kept in between
+function shotHost(box) {
+  if (!SHOTS.host) {
+    const el = document.createElement("div");
+    el.className = "dpviz-shot-host";
+    el.setAttribute("aria-hidden", "true");
+    el.style.cssText = "position:fixed;left:-40000px;top:0;visibility:hidden;pointer-events:none;overflow:hidden";
+    SHOTS.host = el;
+  }
+  if (!SHOTS.host.isConnected) document.body.appendChild(SHOTS.host);
+  SHOTS.host.style.width = `${box.width}px`;
+  SHOTS.host.style.height = `${box.height}px`;
+  return SHOTS.host;
+}
+
+// what a shot depends on besides its frame: the chart's size and the margins and legend shift it
+// has learned at that size (sized)
+function shotKey(gd, label, index, box = size(gd)) {
+  const s = gd.__dpviz.sliders[label];
+  const k = `${box.width}x${box.height}`;
+  const sides = gd.__dpvizSides && gd.__dpvizSides.get(k);
+  const shift = gd.__dpvizShift && gd.__dpvizShift.get(k);
+  return `${s.frames}|${index}|${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
+}
+
+window.__dpvizShotKey = shotKey; // for the browser tests
+
+// the host's SVG as a shot: a copy whose ids (clip paths, gradients) are its own, so that two
+// shots on a page never point at each other's clip paths
+function takeShot(host) {
+  const wrap = document.createElement("div");
+  wrap.className = "dpviz-shot";
+  wrap.setAttribute("aria-hidden", "true");
+  wrap.style.cssText = "position:absolute;left:0;top:0;pointer-events:none";
+  for (const svg of host.querySelectorAll(".svg-container > svg.main-svg")) wrap.appendChild(svg.cloneNode(true));
+  const tag = `s${++SHOTS.seq}-`;
+  const ids = [];
+  for (const el of wrap.querySelectorAll("[id]")) {
+    ids.push(el.id);
+    el.id = tag + el.id;
+  }
+  if (ids.length) {
+    const esc = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+    const ref = new RegExp(`#(${esc.join("|")})(?=['")\\s]|$)`, "g");
+    for (const el of wrap.querySelectorAll("*")) {
+      for (const a of el.attributes) {
+        if (a.value.includes("#") && (a.value.includes("url(") || a.name.endsWith("href"))) {
+          const v = a.value.replace(ref, (_, id) => `#${tag}${id}`);
+          if (v !== a.value) a.value = v;
+        }
+      }
+    }
+  }
+  return wrap;
+}
+
+// draw one frame into the host and keep its shot; the margins Plotly gave it become the least
+// the chart keeps at this size (keepSides), so the chart, its shots and its last draw agree
+async function makeShot(gd, label, index) {
+  const state = gd.__dpviz;
+  const s = state.sliders[label];
+  const doc = FRAMES.get(s.frames);
+  if (!doc) return;
+  const figure = frameAt(doc, index);
+  const box = size(gd);
+  const key = shotKey(gd, label, index);
+  const Plotly = await plotly(state.plotly);
+  const host = shotHost(box);
+  const config = Object.assign({}, state.config, { staticPlot: true, displayModeBar: false, responsive: false });
+  try {
+    await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
+    if (gd.__dpviz !== state) return;
+    keepSides(gd, box, host);
+    if (shotKey(gd, label, index) !== key) return; // the margins grew: this frame again, later
+    gd.__dpvizShots = gd.__dpvizShots || new Map();
+    if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
+    gd.__dpvizShots.set(key, { node: takeShot(host), figure });
+    SHOTS.made++;
+  } finally {
+    host.remove();
+  }
+}
+
+// the shots a chart lacks along a slider, nearest the slider's position first
+function plannedShots(gd, label) {
+  const s = gd.__dpviz.sliders[label];
+  const doc = s && FRAMES.get(s.frames);
+  if (!doc || !current(gd, label) || document.fullscreenElement === gd) return [];
+  const at = AT.has(label) ? AT.get(label) : s.options.indexOf(s.at);
+  const box = size(gd);
+  const wanted = [];
+  const n = s.options.length;
+  for (let d = 0; d < n; d++) {
+    for (const i of d ? [at + d, at - d] : [at]) {
+      if (i < 0 || i >= n || !doc.index.has(s.options[i])) continue;
+      if (!(gd.__dpvizShots && gd.__dpvizShots.has(shotKey(gd, label, i, box)))) wanted.push([gd, label, i, d]);
+    }
+  }
+  return wanted;
+}
+
+// the shots of the charts in view along one slider (or all), nearest their slider's position first
+function planShots(label) {
+  if (SHOTS.queue.length && SHOTS.planned === (label || "")) return; // planned already
+  SHOTS.planned = label || "";
+  const jobs = [];
+  for (const gd of CHARTS) {
+    if (!gd.isConnected || !gd._fullLayout || !inWindow(gd)) continue;
+    for (const l of label ? [label] : Object.keys(gd.__dpviz.sliders)) jobs.push(...plannedShots(gd, l));
+  }
+  SHOTS.queue = jobs.sort((a, b) => a[3] - b[3]);
+  if (jobs.length) nextShot();
+}
+
+// shots planned a while after the page last drew or scrolled a chart into view
+function planSoon(ms = 1500) {
+  if (SHOTS.soon) return; // one is coming (a page drawing chart after chart does not put it off)
+  SHOTS.soon = setTimeout(() => {
+    SHOTS.soon = null;
+    planShots();
+  }, ms);
+}
+
+function nextShot() {
+  if (SHOTS.busy || !SHOTS.queue.length) return;
+  SHOTS.busy = true;
+  const run = (deadline) => {
+    // not while the page runs (its answer redraws charts) nor just after a key press
+    const running = document.querySelector('[data-testid="stStatusWidget"]');
+    const quiet = running ? 500 : (SHOTS.quiet || 0) - performance.now();
+    if (quiet > 0) return void setTimeout(() => requestIdleCallback(run, { timeout: 1000 }), quiet);
+    if (SHOTS.dragging || (deadline && deadline.timeRemaining() < SHOT_IDLE && !deadline.didTimeout)) {
+      return void requestIdleCallback(run, { timeout: 1000 });
+    }
+    const [gd, label, index] = SHOTS.queue.shift();
+    const done = () => {
+      SHOTS.busy = false;
+      if (SHOTS.queue.length) nextShot();
+      else if (plannedShots(gd, label).length) planShots(label); // margins grew meanwhile: those again
+    };
+    const skip = !gd.isConnected || !gd.__dpviz.sliders[label] || (gd.__dpvizShots && gd.__dpvizShots.has(shotKey(gd, label, index)));
+    if (skip) return void done();
+    makeShot(gd, label, index).then(done, done);
+  };
+  requestIdleCallback(run, { timeout: 1000 });
+}
+
+// a chart during a drag: the shot of its new position over its plot
+function showShot(gd, shot, tag) {
+  const box = gd.querySelector(".svg-container");
+  if (!box) return false;
+  if (gd.__dpvizShot !== shot) {
+    if (gd.__dpvizShot) gd.__dpvizShot.node.remove();
+    const last = box.querySelectorAll(":scope > svg.main-svg");
+    box.insertBefore(shot.node, last.length ? last[last.length - 1].nextSibling : box.firstChild);
+    gd.__dpvizShot = shot;
+    SHOTS.shown++;
+  }
+  gd.__dpvizDrawn = { tag, at: performance.now() };
+  gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+  return true;
+}
+
+// the shot taken away once Plotly has drawn the chart itself where the shot showed
+function dropShot(gd) {
+  const shot = gd.__dpvizShot;
+  if (!shot) return;
+  const gone = () => {
+    if (gd.__dpvizShot === shot) {
+      shot.node.remove();
+      gd.__dpvizShot = null;
+    }
+  };
+  if (gd.__dpvizPending || !gd.__dpvizLast) gone();
+  else Promise.resolve(gd.__dpvizLast).then(gone, gone);
+}
+
+// the mouse let go: every chart showing a shot drawn by Plotly at its position
+function endDrag() {
+  if (!SHOTS.dragging) return;
+  SHOTS.dragging = false;
+  if (MOVED.size) follow();
+  for (const gd of CHARTS) {
+    const shot = gd.__dpvizShot;
+    if (!shot) continue;
+    show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
+    dropShot(gd);
+  }
+  planSoon(300);
+}
+
+function watchDrags() {
+  if (window.__dpvizDragWatch) return;
+  window.__dpvizDragWatch = true;
+  const slider = (e) => e.target && e.target.closest && e.target.closest('[data-testid="stSlider"]');
+  const labelOf = (el) => {
+    const input = el && el.querySelector('input[type="range"][aria-label]');
+    return input ? input.getAttribute("aria-label") : null;
+  };
+  window.addEventListener("pointerdown", (e) => { if (slider(e)) SHOTS.dragging = true; }, true);
+  window.addEventListener("pointerup", endDrag, true);
+  window.addEventListener("pointercancel", endDrag, true);
+  window.addEventListener("blur", endDrag);
+  // let go outside the window: the next move over the page, with no button down, ends the drag
+  window.addEventListener("pointermove", (e) => { if (SHOTS.dragging && e.buttons === 0) endDrag(); }, true);
+  const intent = (e) => {
+    const el = slider(e);
+    const label = el && labelOf(el);
+    if (label && !SHOTS.dragging) planShots(label);
+  };
+  document.addEventListener("pointerover", intent, true);
+  // keys move a slider by Plotly draws, at once: no shot in their way for a moment after each
+  window.addEventListener("keydown", () => (SHOTS.quiet = performance.now() + SHOT_QUIET), true);
+}
+
 // every slider move: the latest position per label, drawn at once when nothing was drawn in the
 // last animation frame (a key press), else at the next one (a drag: the moves in between are skipped)
 const MOVED = new Map();
@@ -903,7 +1141,10 @@ function follow() {
         continue;
       }
       const figure = figureAt(gd, label, index);
-      if (figure) show(gd, figure, `${label}=${index}`, inWindow(gd));
+      if (!figure) continue;
+      const seen = inWindow(gd);
+      const shot = SHOTS.dragging && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index));
+      if (!(shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`))) show(gd, figure, `${label}=${index}`, seen);
     }
     for (const el of TEXTS) {
       if (!el.isConnected) {
@@ -921,6 +1162,7 @@ function follow() {
 }
 
 function watchSliders() {
+  watchDrags();
   if (window.__dpvizSliderWatch) return;
   window.__dpvizSliderWatch = new MutationObserver((records) => {
     for (const r of records) {
@@ -1009,12 +1251,14 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     // where the slider is now; the answer to the last move will come
   } else if (data.figure) {
     show(gd, data.figure, "server");
+    if (CHARTS.has(gd)) planSoon();
   } else if (data.ref) {
     // a position on the grid: the frame the browser holds (or will, when its element arrives)
     const drawRef = () => {
       const figure = refFigure(data.ref);
       if (!figure || gd.__dpviz !== state) return false;
       show(gd, figure, "server-ref");
+      planSoon();
       return true;
     };
     if (!drawRef()) {
@@ -1026,7 +1270,10 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     gd.__dpvizResize = new ResizeObserver(() => {
       if (!gd._fullLayout || !window.Plotly) return;
       const s = size(gd);
-      if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) refit(gd, s);
+      if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) {
+        refit(gd, s);
+        planSoon(); // shots at the new size
+      }
     });
     gd.__dpvizResize.observe(parentElement);
     gd.addEventListener("fullscreenchange", () => refit(gd, size(gd)));

@@ -431,3 +431,117 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
         assert overflow == 0  # no tick label hidden for running past the chart
     finally:
         page.close()
+
+
+def _all_shots_made(page, fid: str, label: str) -> None:
+    """Until the chart ``fid`` holds a shot (live_chart.js) of every position along ``label`` at its
+    size, and no shot is being made."""
+    page.wait_for_function(
+        """([fid, label]) => {
+            const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+            const S = window.__dpvizShots;
+            if (!gd || !gd.__dpvizShots || !S || S.busy || S.queue.length) return false;
+            const has = (i) => gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i));
+            return gd.__dpviz.sliders[label].options.every((_, i) => has(i)); }""",
+        arg=[fid, label],
+        timeout=300_000,
+        polling=500,
+    )
+
+
+def _plot_clip(page, fid: str) -> dict:
+    """The part of the chart ``fid`` below the sticky slider panel, in page pixels."""
+    return page.evaluate(
+        "(fid) => { const r = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).getBoundingClientRect();"
+        " const p = document.querySelector('.st-key-live-panel').getBoundingClientRect();"
+        " const top = Math.max(r.top, p.bottom) + 1;"
+        " return {x: r.left, y: top, width: r.width, height: r.bottom - top}; }",
+        fid,
+    )
+
+
+@pytest.mark.parametrize(
+    "path, fid, label",
+    [
+        (f"HoHo_attack?{HOHO_FAST}", "hoho-live", "λ"),
+        (f"Partial_sensitivity?{PS_FAST}", "partial-individuals", "Gaussian noise σ"),
+    ],
+)
+def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_server, browser, path, fid, label):
+    """While the mouse drags a slider, a chart shows its shot of each position (the frame drawn ahead
+    by Plotly into a hidden chart, live_chart.js): on screen, pixel for pixel, what Plotly draws in
+    the chart itself at that position once the mouse is let go; the shot's clip paths are its own
+    (none points at another shot's, or the hidden chart's); after release no shot is left."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    where = f".st-key-chart-{fid}"
+    try:
+        page.goto(f"{frames_server}/{path}")
+        _wait_frames(page, label)
+        look_at(page, where)
+        _wait_drawn(page, fid)
+        _all_shots_made(page, fid, label)
+        slider = page.get_by_role("slider", name=label)
+        x, y, left, width = slider.evaluate(
+            "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
+            " k = t.parentElement.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
+        )
+        for frac in (0.3, 0.75):
+            page.mouse.move(x, y)
+            page.mouse.down()
+            target = left + width * frac
+            for k in range(1, 7):
+                page.mouse.move(x + (target - x) * k / 6, y)
+                page.wait_for_timeout(40)
+            page.wait_for_timeout(400)
+            state = _chart(
+                page,
+                where,
+                """(gd, label) => {
+                    const shot = gd.querySelector('.dpviz-shot');
+                    const clipped = shot ? [...shot.querySelectorAll('[clip-path]')] : [];
+                    const refs = clipped.map(e => e.getAttribute('clip-path'));
+                    const inside = (r) => {  // in this shot, and the page's only element with that id
+                        const m = /#([^'")]+)/.exec(r);
+                        const id = m && '#' + CSS.escape(m[1]);
+                        return id && shot.querySelector(id) && document.querySelectorAll(id).length === 1; };
+                    const at = +document.querySelector(`input[aria-label="${label}"]`).value;
+                    const figure = shot && gd.__dpvizShot.figure;
+                    window.__shotFigure = figure;
+                    return {shot: !!shot, hidden: shot && shot.getAttribute('aria-hidden'), refs: refs.length,
+                            own: refs.every(inside), tag: gd.__dpvizDrawn.tag, want: `${label}=${at}`,
+                            shownBefore: !!shot && gd.__dpvizShown !== figure}; }""",
+                label,
+            )
+            assert state["shot"] and state["hidden"] == "true", state  # the shot, hidden from screen readers
+            assert state["tag"] == state["want"], state  # of where the slider is
+            assert state["refs"] and state["own"], state
+            assert state["shownBefore"], state  # the chart itself not drawn again during the drag
+            clip = _plot_clip(page, fid)
+            during = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
+            page.mouse.up()
+            page.wait_for_function(f"!document.querySelector('{where} .dpviz-shot')")
+            page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+            page.wait_for_timeout(500)
+            # the chart itself now draws the shot's frame
+            assert _chart(page, where, "(gd) => gd.__dpvizShown === window.__shotFigure && !gd.__dpvizShot")
+            after = Image.open(io.BytesIO(page.screenshot(clip=_plot_clip(page, fid)))).convert("RGB")
+            assert during.size == after.size
+            diff = np.asarray(ImageChops.difference(during, after)).max(axis=2)
+            worst, changed = int(diff.max()), int((diff > 0).sum())
+            # the same picture: at most an edge pixel's antialiasing differs, by a shade or two
+            assert worst <= 16 and changed <= 0.002 * diff.size, (frac, worst, changed)
+            x, y, left, width = slider.evaluate(
+                "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
+                " k = t.parentElement.getBoundingClientRect();"
+                " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
+            )
+        assert page.locator(".dpviz-shot").count() == 0
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
