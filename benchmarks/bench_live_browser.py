@@ -8,10 +8,14 @@
    then 1-s mouse drags across the slider (the thumb moved by the wall clock from one end
    towards the other), the mouse moved as often as the harness can send a move and then at a
    mouse's report rate (``MOUSE_HZ``): the distinct frames the slider's first chart drew during
-   each drag, and the messages the page sent to the server meanwhile (Streamlit's slider sends its value once,
-   on release). And per page: the bytes of its frames as the page received them on opening it
-   (zlib-compressed, typed arrays). The baseline in the same run is section 1 on a server with
-   ``DPVIZ_FRAMES=0`` (every move drawn by the server).
+   each drag; of them, those that reached the screen (what the chart showed at each animation
+   frame: two redraws between two frames are one picture); how many shots the charts in view
+   showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the rest were Plotly
+   draws); and the messages the page sent to the server meanwhile (Streamlit's slider sends its
+   value once, on release). And per page: the bytes of its frames as the page received them on
+   opening it (zlib-compressed, typed arrays).
+   The baseline in the same run is section 1 on a server with ``DPVIZ_FRAMES=0`` (every move
+   drawn by the server).
 1. One session in headless Chromium (one dpviz server, pages on their defaults, a 1280 x 800
    window), the chart that follows the slider scrolled into the middle of the window as a reader
    looking at it has it: a key press on the slider (ArrowRight: the next grid position, never
@@ -167,14 +171,23 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
 
 # frames: when the key went down; every frame-drawn event (chart key, its tag, when); messages sent
 FRAME_CLOCK = """(() => {
-  window.__press = 0; window.__drawn = [];
+  window.__press = 0; window.__drawn = []; window.__latest = {};
   document.addEventListener('keydown', () => { window.__press = performance.now(); }, true);
   document.addEventListener('dpviz-drawn', (e) => {
     const card = e.target.closest('[class*="st-key-chart-"]');
     const key = card ? [...card.classList].find(c => c.startsWith('st-key-chart-')).slice(13) : '';
     window.__drawn.push([performance.now(), key, e.detail]);
+    window.__latest[key] = e.detail;
   }, true);
 })();"""
+# during a drag: what each chart showed at every animation frame (a redraw that reached the screen;
+# two redraws between two frames are one picture)
+PAINT_CLOCK = """() => { window.__painted = []; window.__painting = true; const last = {};
+  const tick = () => {
+    for (const [k, t] of Object.entries(window.__latest)) {
+      if (last[k] !== t) { window.__painted.push([k, t]); last[k] = t; } }
+    if (window.__painting) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
 # the slider's thumb and track (Streamlit's slider: the input sits in the thumb, the thumb on the track)
 GEOMETRY = """(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),
   k = t.parentElement.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"""
@@ -284,12 +297,14 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
             # as often as the harness can send a move (its messages compete with the page for the
             # 2 cores), then at a mouse's report rate (MOUSE_HZ, a USB mouse's default); the same
             # session, one after the other
-            drawn, during, after = {}, 0, 0
+            drawn, painted, shots, during, after = {}, {}, {}, 0, 0
             for hz in (0, MOUSE_HZ):
                 look_at(page, f".st-key-chart-{charts_of[0]}")
                 page.wait_for_timeout(500)
                 x, y, left, width = slider.evaluate(GEOMETRY)
                 page.evaluate("window.__drawn = []")
+                shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
+                page.evaluate(PAINT_CLOCK)
                 page.mouse.move(x, y)
                 page.mouse.down()
                 before, start = len(sent), time.monotonic()
@@ -301,6 +316,11 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                         time.sleep(max(0.0, due - time.monotonic()))
                 moving = len(sent) - before
                 page.mouse.up()
+                painted[hz] = page.evaluate(
+                    "([fid, label]) => { window.__painting = false; return new Set(window.__painted"
+                    ".filter(d => d[0] === fid && d[1].startsWith(label + '=')).map(d => d[1])).size; }",
+                    [charts_of[0], label],
+                )
                 page.wait_for_timeout(1500)
                 page.wait_for_function(IDLE)
                 during, after = max(during, moving), max(after, len(sent) - before - moving)
@@ -309,8 +329,10 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                     ".filter(d => d[1] === fid && d[2].startsWith(label + '=')).map(d => d[2]))].length",
                     [charts_of[0], label],
                 )
+                # of which shots (drawn ahead, live_chart.js), on any chart in view
+                shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
-            out.append((path, label, latencies, drawn, during, after, weight))
+            out.append((path, label, latencies, drawn, painted, shots, during, after, weight))
     page.close()
     return out
 
@@ -388,13 +410,14 @@ def main() -> None:
                 f"{'page':20} {'slider':28} {'p50 / p95 s per chart':>40} {'1-s drag: frames':>17} "
                 f"{'sent':>5}  frames kB"
             )
-            for path, label, latencies, drawn, during, after, weight in rows:
+            for path, label, latencies, drawn, painted, shots, during, after, weight in rows:
                 per = ", ".join(
                     f"{fid.split('-', 1)[1]} {statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}"
                     for fid, t in latencies.items()
                 )
                 print(
-                    f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz), "
+                    f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz; "
+                    f"painted {painted[0]}, {painted[MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}), "
                     f"{during} sent (+{after} on release)  "
                     f"{weight / 1e3:.0f}"
                 )
