@@ -5,7 +5,8 @@
    frames. Per page and slider, for every chart that follows it (scrolled into view under the
    sticky slider panel): ``--presses`` key presses (ArrowRight, then ArrowLeft back), timed in the
    page from the key going down to that chart's redraw from its frames (Plotly's DOM updated);
-   then 1-s mouse drags across the slider (the thumb moved by the wall clock from one end
+   then, once the charts in view hold their shots (the seconds until they did are reported),
+   1-s mouse drags across the slider (the thumb moved by the wall clock from one end
    towards the other), the mouse moved as often as the harness can send a move and then at a
    mouse's report rate (``MOUSE_HZ``): the distinct frames the slider's first chart drew during
    each drag; of them, those that reached the screen (what the chart showed at each animation
@@ -180,6 +181,9 @@ FRAME_CLOCK = """(() => {
     window.__latest[key] = e.detail;
   }, true);
 })();"""
+# no shot being made or planned (webui/live_chart.js)
+SHOTS_READY = """() => { const S = window.__dpvizShots;
+  return !S || (!S.busy && !S.queue.length && !S.soon); }"""
 # during a drag: what each chart showed at every animation frame (a redraw that reached the screen;
 # two redraws between two frames are one picture)
 PAINT_CLOCK = """() => { window.__painted = []; window.__painting = true; const last = {};
@@ -297,10 +301,15 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
             # as often as the harness can send a move (its messages compete with the page for the
             # 2 cores), then at a mouse's report rate (MOUSE_HZ, a USB mouse's default); the same
             # session, one after the other
-            drawn, painted, shots, during, after = {}, {}, {}, 0, 0
+            drawn, painted, shots, ready, during, after = {}, {}, {}, {}, 0, 0
             for hz in (0, MOUSE_HZ):
                 look_at(page, f".st-key-chart-{charts_of[0]}")
                 page.wait_for_timeout(500)
+                # a reader who has had the page in front of them a moment: the charts in view hold
+                # their shots (drawn in idle time; the seconds it took are reported)
+                begin = time.monotonic()
+                page.wait_for_function(SHOTS_READY, timeout=300_000, polling=250)
+                ready[hz] = time.monotonic() - begin + 0.5
                 x, y, left, width = slider.evaluate(GEOMETRY)
                 page.evaluate("window.__drawn = []")
                 shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
@@ -332,7 +341,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 # of which shots (drawn ahead, live_chart.js), on any chart in view
                 shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
-            out.append((path, label, latencies, drawn, painted, shots, during, after, weight))
+            out.append((path, label, latencies, drawn, painted, shots, ready, during, after, weight))
     page.close()
     return out
 
@@ -410,14 +419,15 @@ def main() -> None:
                 f"{'page':20} {'slider':28} {'p50 / p95 s per chart':>40} {'1-s drag: frames':>17} "
                 f"{'sent':>5}  frames kB"
             )
-            for path, label, latencies, drawn, painted, shots, during, after, weight in rows:
+            for path, label, latencies, drawn, painted, shots, ready, during, after, weight in rows:
                 per = ", ".join(
                     f"{fid.split('-', 1)[1]} {statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}"
                     for fid, t in latencies.items()
                 )
                 print(
                     f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz; "
-                    f"painted {painted[0]}, {painted[MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}), "
+                    f"painted {painted[0]}, {painted[MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}, "
+                    f"ready after {ready[0]:.1f} s), "
                     f"{during} sent (+{after} on release)  "
                     f"{weight / 1e3:.0f}"
                 )

@@ -908,7 +908,10 @@ function refFigure(ref) {
 const SHOT_LIMIT = 600; // shots kept per chart (a chart on a page holds at most 2 sliders' grids)
 const SHOT_QUIET = 1000; // ms after a key press with no shot begun
 const SHOT_IDLE = 8; // ms of idle time left in a frame for a shot to begin (it takes 10-40 ms)
-const SHOTS = (window.__dpvizShots = window.__dpvizShots || { made: 0, shown: 0, queue: [], busy: false, host: null, seq: 0 });
+const SHOT_TRIES = 3; // a frame whose shot failed this often is left to Plotly
+const SHOTS = (window.__dpvizShots = window.__dpvizShots || {
+  made: 0, shown: 0, queue: [], busy: false, host: null, seq: 0, tried: new Map(), planned: null, plannedAt: 0,
+});
 
 // the hidden chart the shots are drawn in: in the page only while it draws (a page's charts, texts
 // and test selectors never meet it), its Plotly state kept in between
@@ -988,6 +991,7 @@ async function makeShot(gd, label, index) {
     gd.__dpvizShots = gd.__dpvizShots || new Map();
     if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
     gd.__dpvizShots.set(key, { node: takeShot(host), figure });
+    SHOTS.tried.delete(key);
     SHOTS.made++;
   } finally {
     host.remove();
@@ -1006,16 +1010,20 @@ function plannedShots(gd, label) {
   for (let d = 0; d < n; d++) {
     for (const i of d ? [at + d, at - d] : [at]) {
       if (i < 0 || i >= n || !doc.index.has(s.options[i])) continue;
-      if (!(gd.__dpvizShots && gd.__dpvizShots.has(shotKey(gd, label, i, box)))) wanted.push([gd, label, i, d]);
+      const key = shotKey(gd, label, i, box);
+      if ((SHOTS.tried.get(key) || 0) >= SHOT_TRIES) continue; // this one fails: drawn by Plotly
+      if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, d]);
     }
   }
   return wanted;
 }
 
 // the shots of the charts in view along one slider (or all), nearest their slider's position first
-function planShots(label) {
-  if (SHOTS.queue.length && SHOTS.planned === (label || "")) return; // planned already
+function planShots(label, again = false) {
+  const now = performance.now();
+  if (!again && SHOTS.planned === (label || "") && now - SHOTS.plannedAt < 250) return; // (the pointer's moves over a slider)
   SHOTS.planned = label || "";
+  SHOTS.plannedAt = now;
   const jobs = [];
   for (const gd of CHARTS) {
     if (!gd.isConnected || !gd._fullLayout || !inWindow(gd)) continue;
@@ -1049,10 +1057,13 @@ function nextShot() {
     const done = () => {
       SHOTS.busy = false;
       if (SHOTS.queue.length) nextShot();
-      else if (plannedShots(gd, label).length) planShots(label); // margins grew meanwhile: those again
+      else planShots(undefined, true); // what is in view now, and shots whose chart's margins grew meanwhile
     };
     const skip = !gd.isConnected || !gd.__dpviz.sliders[label] || (gd.__dpvizShots && gd.__dpvizShots.has(shotKey(gd, label, index)));
     if (skip) return void done();
+    const key = shotKey(gd, label, index);
+    if (SHOTS.tried.size > 20000) SHOTS.tried.clear();
+    SHOTS.tried.set(key, (SHOTS.tried.get(key) || 0) + 1); // until it is made
     makeShot(gd, label, index).then(done, done);
   };
   requestIdleCallback(run, { timeout: 1000 });

@@ -471,7 +471,8 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
     """While the mouse drags a slider, a chart shows its shot of each position (the frame drawn ahead
     by Plotly into a hidden chart, live_chart.js): on screen, pixel for pixel, what Plotly draws in
     the chart itself at that position once the mouse is let go; the shot's clip paths are its own
-    (none points at another shot's, or the hidden chart's); after release no shot is left."""
+    (none points at another shot's, or the hidden chart's); the page mid-drag passes axe-core;
+    after release no shot is left."""
     import io
 
     from PIL import Image, ImageChops
@@ -522,6 +523,10 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
             assert state["tag"] == state["want"], state  # of where the slider is
             assert state["refs"] and state["own"], state
             assert state["shownBefore"], state  # the chart itself not drawn again during the drag
+            if frac == 0.3:  # axe-core on the page in the middle of a drag, a shot over the chart
+                from test_accessibility import _check
+
+                _check(page, f"{fid} during a drag")
             clip = _plot_clip(page, fid)
             during = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
             page.mouse.up()
