@@ -1220,9 +1220,11 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
   }
   if (u8[0] === 80) {
     // "P": frames still being computed; ask the server again in 2 s (a run of the live section)
-    // (never while the page runs: a rerun asked for then would interrupt that run)
+    // (never while the page runs: a rerun asked for then would interrupt that run; nor during a
+    // drag, which asks the server nothing until it is let go)
     const ask = () => {
-      if (document.querySelector('[data-testid="stStatusWidget"]')) parentElement.__dpvizAsk = setTimeout(ask, 2000);
+      const busy = document.querySelector('[data-testid="stStatusWidget"]') || (window.__dpvizShots && window.__dpvizShots.dragging);
+      if (busy) parentElement.__dpvizAsk = setTimeout(ask, 2000);
       else setTriggerValue("check", Date.now());
     };
     parentElement.__dpvizAsk = setTimeout(ask, 2000);
