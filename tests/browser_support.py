@@ -140,3 +140,28 @@ def slide_right(page, label: str) -> None:
             if shown() != old:
                 return
             time.sleep(0.2)
+
+
+AXE = Path(__file__).resolve().parents[1] / ".venv" / "axe" / "axe.min.js"
+AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+AXE_RUN = """async (tags) => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\\s+/g, ' '))}));
+}"""
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's WCAG 2.0-2.2 A/AA violations on the page as it is now."""
+    assert AXE.exists(), f"axe-core is missing at {AXE}: run bash scripts/test.sh (it fetches it with npm)"
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN, AXE_RULES)
+
+
+def axe_check(page, where: str) -> None:
+    """Fail on a violation of impact serious or critical; list the rest."""
+    found = axe_violations(page)
+    bad = [v for v in found if v["impact"] in ("serious", "critical")]
+    for v in found:  # the rest, listed
+        print(f"{where}: {v['impact']} {v['id']} ({len(v['nodes'])} nodes): {v['help']}")
+    assert not bad, f"{where}: " + "; ".join(f"{v['id']} {v['impact']}: {v['nodes'][:3]}" for v in bad)

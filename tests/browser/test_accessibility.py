@@ -2,46 +2,25 @@
 Chromium on every page once its charts are drawn, and in the states people bring a page to: the
 report box open, an audit example loaded, a class started. A violation of impact serious or
 critical fails the test; the rest are listed. ``bash scripts/test.sh`` fetches axe-core
-(``npm pack axe-core``) into ``.venv/axe/``."""
+(``npm pack axe-core``) into ``.venv/axe/`` (``browser_support.axe_check``)."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from browser_support import FAST, PS_FAST, wait_for_charts
+from browser_support import FAST, PS_FAST, axe_check, wait_for_charts
 from paper_pages import charts_drawn
 
 from dpviz.text_fit import NARROW
 
 pytestmark = pytest.mark.timeout(900)
-AXE = Path(__file__).resolve().parents[2] / ".venv" / "axe" / "axe.min.js"
-RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-RUN = """async (tags) => {
-  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}});
-  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\\s+/g, ' '))}));
-}"""
+_check = axe_check
 
 
 def _settled(page) -> None:
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
     page.wait_for_timeout(800)
-
-
-def _violations(page) -> list[dict]:
-    assert AXE.exists(), f"axe-core is missing at {AXE}: run bash scripts/test.sh (it fetches it with npm)"
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate(RUN, RULES)
-
-
-def _check(page, where: str) -> None:
-    found = _violations(page)
-    bad = [v for v in found if v["impact"] in ("serious", "critical")]
-    for v in found:  # the rest, listed
-        print(f"{where}: {v['impact']} {v['id']} ({len(v['nodes'])} nodes): {v['help']}")
-    assert not bad, f"{where}: " + "; ".join(f"{v['id']} {v['impact']}: {v['nodes'][:3]}" for v in bad)
 
 
 PAGES = [

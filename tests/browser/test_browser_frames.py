@@ -20,7 +20,7 @@ import time
 import numpy as np
 import plotly.io as pio
 import pytest
-from browser_support import FAST, PS_FAST, look_at, start_server, stop_server
+from browser_support import FAST, PS_FAST, axe_check, look_at, start_server, stop_server
 
 from dpviz import frames, registry
 from dpviz.params import validate
@@ -524,9 +524,7 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
             assert state["refs"] and state["own"], state
             assert state["shownBefore"], state  # the chart itself not drawn again during the drag
             if frac == 0.3:  # axe-core on the page in the middle of a drag, a shot over the chart
-                from test_accessibility import _check
-
-                _check(page, f"{fid} during a drag")
+                axe_check(page, f"{fid} during a drag")
             clip = _plot_clip(page, fid)
             during = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
             page.mouse.up()
