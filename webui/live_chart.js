@@ -898,7 +898,7 @@ function refFigure(ref) {
 // once ahead, in the browser's idle time, by the same Plotly.react with the same figure, size
 // and margins, into a hidden chart; its SVG is kept (a "shot", its clip-path ids made its own).
 // While the mouse drags a slider, a chart whose shot of the new position is ready shows that
-// shot over its plot (one subtree swapped, 1-3 ms); a position with no shot yet is drawn by
+// shot over its plot (one subtree swapped, no drawing); a position with no shot yet is drawn by
 // Plotly as before. When the mouse is let go, Plotly draws the last position in the chart itself
 // (hover, zoom and the text description follow it) and the shot is taken away. Shots are made
 // a moment after the page draws its charts or scrolls one into view, when the pointer goes over a
