@@ -249,8 +249,8 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     # the link's value once the page has settled (a box drawn again during the first runs may
     # show its default for a moment)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
-    page.wait_for_function(
-        "(v) => document.querySelector('input[aria-label=\"Example sentence (#)\"]').value === v", arg="7"
+    page.wait_for_function(  # (the box may be between two drawings: absent for a moment)
+        "(v) => (document.querySelector('input[aria-label=\"Example sentence (#)\"]') || {}).value === v", arg="7"
     )
     assert box.input_value() == "7"
     assert "#7:" in chart_text(page, 1)
