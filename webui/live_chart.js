@@ -1059,9 +1059,9 @@ function nextShot() {
       if (SHOTS.queue.length) nextShot();
       else planShots(undefined, true); // what is in view now, and shots whose chart's margins grew meanwhile
     };
-    const skip = !gd.isConnected || !gd.__dpviz.sliders[label] || (gd.__dpvizShots && gd.__dpvizShots.has(shotKey(gd, label, index)));
-    if (skip) return void done();
+    if (!gd.isConnected || !gd.__dpviz.sliders[label]) return void done();
     const key = shotKey(gd, label, index);
+    if (gd.__dpvizShots && gd.__dpvizShots.has(key)) return void done();
     if (SHOTS.tried.size > 20000) SHOTS.tried.clear();
     SHOTS.tried.set(key, (SHOTS.tried.get(key) || 0) + 1); // until it is made
     makeShot(gd, label, index).then(done, done);
@@ -1107,8 +1107,7 @@ function endDrag() {
   for (const gd of CHARTS) {
     const shot = gd.__dpvizShot;
     if (!shot) continue;
-    show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
-    dropShot(gd);
+    show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true); // (it drops the shot once drawn)
   }
   planSoon(300);
 }
@@ -1223,7 +1222,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     // (never while the page runs: a rerun asked for then would interrupt that run; nor during a
     // drag, which asks the server nothing until it is let go)
     const ask = () => {
-      const busy = document.querySelector('[data-testid="stStatusWidget"]') || (window.__dpvizShots && window.__dpvizShots.dragging);
+      const busy = document.querySelector('[data-testid="stStatusWidget"]') || SHOTS.dragging;
       if (busy) parentElement.__dpvizAsk = setTimeout(ask, 2000);
       else setTriggerValue("check", Date.now());
     };
