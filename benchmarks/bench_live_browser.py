@@ -4,8 +4,11 @@
    in headless Chromium at 1280 x 800 on a server whose warm-up computed every page's defaults and
    frames. Per page and slider, for every chart that follows it (scrolled into view under the
    sticky slider panel): ``--presses`` key presses (ArrowRight, then ArrowLeft back), timed in the
-   page from the key going down to that chart's redraw from its frames (Plotly's DOM updated);
-   then, once the charts in view hold their shots (the seconds until they did are reported),
+   page from the key going down to that chart's redraw from its frames, and to the paint after it.
+   The presses come in pairs, the same steps each way: one pair shown from the positions' shots
+   (drawn ahead in idle time, webui/live_chart.js; the press waits until the chart holds it), the
+   next pair drawn by Plotly (the shot taken away as the key goes down), the baseline in the same
+   run: per chart, the ratio of the two medians is reported; then, once the charts in view hold their shots (the seconds until they did are reported),
    1-s mouse drags across the slider (the thumb moved by the wall clock from one end
    towards the other), the mouse moved as often as the harness can send a move and then at a
    mouse's report rate (``MOUSE_HZ``): the distinct frames the slider's first chart drew during
@@ -170,17 +173,30 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
     return out
 
 
-# frames: when the key went down; every frame-drawn event (chart key, its tag, when); messages sent
+# frames: when the key went down; every frame-drawn event: when, chart key, its tag, whether a shot
+# (drawn ahead, webui/live_chart.js) was shown, and when the frame after it was painted (an
+# animation frame, then a task: the paint between them)
 FRAME_CLOCK = """(() => {
   window.__press = 0; window.__drawn = []; window.__latest = {};
   document.addEventListener('keydown', () => { window.__press = performance.now(); }, true);
   document.addEventListener('dpviz-drawn', (e) => {
     const card = e.target.closest('[class*="st-key-chart-"]');
     const key = card ? [...card.classList].find(c => c.startsWith('st-key-chart-')).slice(13) : '';
-    window.__drawn.push([performance.now(), key, e.detail]);
+    const gd = e.target, shot = !!gd.__dpvizShot && gd.__dpvizShown !== gd.__dpvizShot.figure;
+    const d = [performance.now(), key, e.detail, shot, null];
+    window.__drawn.push(d);
     window.__latest[key] = e.detail;
+    requestAnimationFrame(() => setTimeout(() => { d[4] = performance.now(); }, 0));
   }, true);
 })();"""
+# whether the chart holds its shot of a position along a slider, and none is being made
+SHOT_OF = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const S = window.__dpvizShots;
+  return S && !S.busy && gd.__dpvizShots && gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i)); }"""
+# the chart's shot of a position taken away as the next key goes down (a press drawn by Plotly)
+NO_SHOT = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  window.addEventListener('keydown', () => gd.__dpvizShots && gd.__dpvizShots.delete(
+    window.__dpvizShotKey(gd, label, i)), {capture: true, once: true}); }"""
 # no shot being made or planned (webui/live_chart.js)
 SHOTS_READY = """() => { const S = window.__dpvizShots;
   return !S || (!S.busy && !S.queue.length && !S.soon); }"""
@@ -192,9 +208,6 @@ PAINT_CLOCK = """() => { window.__painted = []; window.__painting = true; const 
       if (last[k] !== t) { window.__painted.push([k, t]); last[k] = t; } }
     if (window.__painting) requestAnimationFrame(tick); };
   requestAnimationFrame(tick); }"""
-# the slider's thumb and track (Streamlit's slider: the input sits in the thumb, the thumb on the track)
-GEOMETRY = """(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),
-  k = t.parentElement.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"""
 
 
 def frames_of_page(page) -> dict:
@@ -206,7 +219,7 @@ def frames_of_page(page) -> dict:
 def frames_presses(url: str, browser, presses: int) -> list[tuple]:
     """Section 0: per slider and chart, key press -> that chart redrawn from its frames; per slider,
     a 1-s drag; per page, the frames' bytes received on opening it."""
-    from browser_support import look_at
+    from browser_support import look_at, slider_geometry
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -256,8 +269,20 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 page.wait_for_selector(f".st-key-chart-{fid}")
                 look_at(page, f".st-key-chart-{fid}")
                 page.wait_for_timeout(300)
-                times = []
+                times = {"shot": [], "plotly": [], "shot painted": [], "plotly painted": []}
                 for k in range(presses):
+                    # presses in pairs (there and back): shown from the position's shot, then drawn
+                    # by Plotly (the shot taken away as the key goes down), the same chart and steps
+                    way = "shot" if (k // 2) % 2 == 0 else "plotly"
+                    at = int(slider.input_value())
+                    target = at + 1 if k % 2 == 0 else at - 1
+                    if way == "shot":
+                        try:
+                            page.wait_for_function(SHOT_OF, arg=[fid, label, target], timeout=60_000, polling=100)
+                        except Exception:  # noqa: BLE001 - no shot came: this press is Plotly's
+                            way = "plotly"
+                    if way == "plotly":
+                        page.evaluate(NO_SHOT, [fid, label, target])
                     page.evaluate("window.__drawn = []")
                     before = slider.get_attribute("aria-valuetext")
                     for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost: again
@@ -275,7 +300,8 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                             page.evaluate("window.__drawn = []")
                     try:
                         page.wait_for_function(
-                            "([fid, label]) => window.__drawn.some(d => d[1] === fid && d[2].startsWith(label + '='))",
+                            "([fid, label]) => window.__drawn.some(d => d[1] === fid && d[2].startsWith(label + '=')"
+                            " && d[4] !== null)",
                             arg=[fid, label],
                             timeout=30_000,
                         )
@@ -286,15 +312,19 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                             fid,
                         )
                         raise RuntimeError(f"{path} {label}: {fid} not redrawn after press {k}: {state}") from None
-                    times.append(
-                        page.evaluate(
-                            "([fid, label]) => window.__drawn"
-                            ".find(d => d[1] === fid && d[2].startsWith(label + '='))[0] - window.__press",
-                            [fid, label],
-                        )
-                        / 1000
+                    drawn_at, by_shot, painted_at = page.evaluate(
+                        "([fid, label]) => { const d = window.__drawn"
+                        ".find(d => d[1] === fid && d[2].startsWith(label + '='));"
+                        " return [d[0] - window.__press, d[3], d[4] - window.__press]; }",
+                        [fid, label],
                     )
+                    way = "shot" if by_shot else "plotly"
+                    times[way].append(drawn_at / 1000)
+                    times[f"{way} painted"].append(painted_at / 1000)
                     page.wait_for_function(IDLE)  # the server's answer (a reference to the same frame) is in
+                    page.wait_for_function(  # and Plotly has drawn a key's move shown from a shot
+                        "(fid) => !document.querySelector(`.st-key-chart-${fid} .dpviz-shot`)", arg=fid
+                    )
                     page.wait_for_timeout(200)
                 latencies[fid] = times
             # 1-s drags across the slider, the first chart that follows it in view: the mouse moved
@@ -310,7 +340,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 begin = time.monotonic()
                 page.wait_for_function(SHOTS_READY, timeout=300_000, polling=250)
                 ready[hz] = time.monotonic() - begin + 0.5
-                x, y, left, width = slider.evaluate(GEOMETRY)
+                x, y, left, width = slider_geometry(slider)
                 page.evaluate("window.__drawn = []")
                 shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
                 page.evaluate(PAINT_CLOCK)
@@ -416,12 +446,16 @@ def main() -> None:
                 f"0. frames: key press -> each chart that follows the slider redrawn ({args.presses} presses per chart)"
             )
             print(
-                f"{'page':20} {'slider':28} {'p50 / p95 s per chart':>40} {'1-s drag: frames':>17} "
-                f"{'sent':>5}  frames kB"
+                f"{'page':20} {'slider':28} {'p50 / p95 s per chart: from a shot | by Plotly':>40} "
+                f"{'1-s drag: frames':>17} {'sent':>5}  frames kB"
             )
+
+            def p50_95(t: list) -> str:
+                return f"{statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}" if t else "-"
+
             for path, label, latencies, drawn, painted, shots, ready, during, after, weight in rows:
                 per = ", ".join(
-                    f"{fid.split('-', 1)[1]} {statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}"
+                    f"{fid.split('-', 1)[1]} {p50_95(t['shot'])} | {p50_95(t['plotly'])}"
                     for fid, t in latencies.items()
                 )
                 print(
@@ -431,11 +465,21 @@ def main() -> None:
                     f"{during} sent (+{after} on release)  "
                     f"{weight / 1e3:.0f}"
                 )
-            every = [t for row in rows for times in row[2].values() for t in times]
-            print(
-                f"every chart of every page: p50 {statistics.median(every):.3f} s, "
-                f"p95 {float(np.percentile(every, 95)):.3f} s"
-            )
+            for way in ("shot", "plotly", "shot painted", "plotly painted"):
+                every = [t for row in rows for times in row[2].values() for t in times[way]]
+                if every:
+                    print(
+                        f"every chart of every page, key press -> {way:14}: p50 {statistics.median(every):.3f} s, "
+                        f"p95 {float(np.percentile(every, 95)):.3f} s ({len(every)} presses)"
+                    )
+            pairs = [(fid, t) for row in rows for fid, t in row[2].items() if t["shot"] and t["plotly"]]
+            if pairs:  # per chart: the median from a shot against the median by Plotly, same presses
+                worst = max(pairs, key=lambda p: statistics.median(p[1]["shot"]))
+                ratios = [statistics.median(t["shot"]) / statistics.median(t["plotly"]) for _, t in pairs]
+                print(
+                    f"per chart, median from a shot / median by Plotly: {min(ratios):.2f}-{max(ratios):.2f}; "
+                    f"slowest chart from a shot: {worst[0]} {statistics.median(worst[1]['shot']):.3f} s"
+                )
         if not args.skip_presses:
             tmp = Path(tempfile.mkdtemp())
             proc, url, log = start_server(tmp, {"DPVIZ_FRAMES": "0"}, cpus=server_cpus)

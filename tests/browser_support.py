@@ -88,6 +88,17 @@ def chart_js(expr: str) -> str:
     )
 
 
+# a slider's thumb and track, from its input (Streamlit's slider: the input sits in the thumb, the
+# thumb on the track): the thumb's centre x, y and the track's left edge and width, in page pixels
+SLIDER_GEOMETRY = """(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),
+  k = t.parentElement.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"""
+
+
+def slider_geometry(slider) -> list[float]:
+    """The Playwright locator ``slider``'s thumb centre (x, y) and its track's left and width."""
+    return slider.evaluate(SLIDER_GEOMETRY)
+
+
 def look_at(page, selector: str) -> None:
     """Scroll the element ``selector`` picks into the middle of the window, as a reader who looks at it."""
     page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)

@@ -900,15 +900,19 @@ function refFigure(ref) {
 // While the mouse drags a slider, a chart whose shot of the new position is ready shows that
 // shot over its plot (one subtree swapped, no drawing); a position with no shot yet is drawn by
 // Plotly as before. When the mouse is let go, Plotly draws the last position in the chart itself
-// (hover, zoom and the text description follow it) and the shot is taken away. Shots are made
+// (hover, zoom and the text description follow it) and the shot is taken away. A key's move on a
+// slider is shown from its shot too, and Plotly draws it in the chart itself once the keys and the
+// page are quiet (usually the server's answer to the last key does it first). Shots are made
 // a moment after the page draws its charts or scrolls one into view, when the pointer goes over a
 // slider, and after a drag: for the charts in view, nearest their slider's position first, one
 // at a time, in idle time, never during a drag, while the page runs, nor within a second of a key
-// press (a shot takes 10-40 ms, and a key's move is drawn by Plotly at once).
+// press (a shot takes 10-40 ms: the next key must not wait for one).
 const SHOT_LIMIT = 600; // shots kept per chart (a chart on a page holds at most 2 sliders' grids)
 const SHOT_QUIET = 1000; // ms after a key press with no shot begun
 const SHOT_IDLE = 8; // ms of idle time left in a frame for a shot to begin (it takes 10-40 ms)
 const SHOT_TRIES = 3; // a frame whose shot failed this often is left to Plotly
+const KEY_MOVE = 500; // ms from a key going down on a slider to its move, shown from a shot
+const KEY_SETTLE = 600; // ms after the last key shown from a shot until Plotly draws the chart itself
 const SHOTS = (window.__dpvizShots = window.__dpvizShots || {
   made: 0, shown: 0, queue: [], busy: false, host: null, seq: 0, tried: new Map(), planned: null, plannedAt: 0,
 });
@@ -1132,8 +1136,28 @@ function watchDrags() {
     if (label && !SHOTS.dragging) planShots(label);
   };
   document.addEventListener("pointerover", intent, true);
-  // keys move a slider by Plotly draws, at once: no shot in their way for a moment after each
-  window.addEventListener("keydown", () => (SHOTS.quiet = performance.now() + SHOT_QUIET), true);
+  // a key's move is shown from its shot at once (Plotly draws it a moment later): no shot is
+  // made in the way of the next key for a moment after each
+  window.addEventListener("keydown", (e) => {
+    SHOTS.quiet = performance.now() + SHOT_QUIET;
+    if (slider(e)) SHOTS.keyAt = performance.now();
+  }, true);
+}
+
+// after key presses shown from shots: Plotly draws each chart's last position in the chart itself
+// once the keys and the page are quiet (the server's answer to the last key usually does it first)
+function settleKeys(ms = KEY_SETTLE) {
+  clearTimeout(SHOTS.settle);
+  SHOTS.settle = setTimeout(() => {
+    if (SHOTS.dragging) return; // the drag's end draws them
+    if (document.querySelector('[data-testid="stStatusWidget"]') || performance.now() - (SHOTS.keyAt || 0) < ms) {
+      return void settleKeys(300);
+    }
+    for (const gd of CHARTS) {
+      const shot = gd.__dpvizShot;
+      if (shot) show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
+    }
+  }, ms);
 }
 
 // every slider move: the latest position per label, drawn at once when nothing was drawn in the
@@ -1144,6 +1168,7 @@ function follow() {
   clearTimeout(window.__dpvizMoveTimer);
   window.__dpvizMoveFrame = null;
   window.__dpvizFollowed = performance.now();
+  const keyed = performance.now() - (SHOTS.keyAt || -1e9) < KEY_MOVE;
   for (const [label, index] of MOVED) {
     for (const gd of CHARTS) {
       if (!gd.isConnected) {
@@ -1153,8 +1178,11 @@ function follow() {
       const figure = figureAt(gd, label, index);
       if (!figure) continue;
       const seen = inWindow(gd);
-      const shot = SHOTS.dragging && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index));
-      if (!(shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`))) show(gd, figure, `${label}=${index}`, seen);
+      const byShot = SHOTS.dragging || keyed;
+      const shot = byShot && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index));
+      if (shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`)) {
+        if (!SHOTS.dragging) settleKeys();
+      } else show(gd, figure, `${label}=${index}`, seen);
     }
     for (const el of TEXTS) {
       if (!el.isConnected) {

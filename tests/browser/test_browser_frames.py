@@ -20,7 +20,7 @@ import time
 import numpy as np
 import plotly.io as pio
 import pytest
-from browser_support import FAST, PS_FAST, axe_check, look_at, start_server, stop_server
+from browser_support import FAST, PS_FAST, axe_check, look_at, slider_geometry, start_server, stop_server
 
 from dpviz import frames, registry
 from dpviz.params import validate
@@ -210,10 +210,11 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
                     unmoved = unmoved + 1 if _position(page, label) == here else 0
                 value = options[target]
-                # drawn from its frame (before the server's answer, a reference to the same frame)
+                # drawn from its frame (before the server's answer, a reference to the same frame),
+                # by Plotly in the chart itself (a key's move shown from a shot is drawn a moment later)
                 page.wait_for_function(
                     "([fid, label, i, v]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
-                    " const d = gd && gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
+                    " const d = gd && !gd.__dpvizShot && gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
                     " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
                     arg=[fid, label, target, value],
                     timeout=60_000,
@@ -261,11 +262,7 @@ def test_a_drag_redraws_from_frames_and_tells_the_server_once(frames_server, bro
             "window.__tags = []; document.addEventListener('dpviz-drawn', e => window.__tags.push(e.detail), true)"
         )
         slider = page.get_by_role("slider", name=label)
-        x, y, left, width = slider.evaluate(
-            "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
-            " k = t.parentElement.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
-        )
+        x, y, left, width = slider_geometry(slider)
         page.mouse.move(x, y)
         page.mouse.down()
         before = len(sent)
@@ -472,7 +469,8 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
     by Plotly into a hidden chart, live_chart.js): on screen, pixel for pixel, what Plotly draws in
     the chart itself at that position once the mouse is let go; the shot's clip paths are its own
     (none points at another shot's, or the hidden chart's); the page mid-drag passes axe-core;
-    after release no shot is left."""
+    after release no shot is left. A key press on the slider shows its position's shot at once,
+    and Plotly then draws that position in the chart itself."""
     import io
 
     from PIL import Image, ImageChops
@@ -487,11 +485,7 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
         _wait_drawn(page, fid)
         _all_shots_made(page, fid, label)
         slider = page.get_by_role("slider", name=label)
-        x, y, left, width = slider.evaluate(
-            "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
-            " k = t.parentElement.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
-        )
+        x, y, left, width = slider_geometry(slider)
         for frac in (0.3, 0.75):
             page.mouse.move(x, y)
             page.mouse.down()
@@ -539,12 +533,33 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
             worst, changed = int(diff.max()), int((diff > 0).sum())
             # the same picture: at most an edge pixel's antialiasing differs, by a shade or two
             assert worst <= 16 and changed <= 0.002 * diff.size, (frac, worst, changed)
-            x, y, left, width = slider.evaluate(
-                "(e) => { const t = e.parentElement.parentElement, r = t.getBoundingClientRect(),"
-                " k = t.parentElement.getBoundingClientRect();"
-                " return [r.x + r.width / 2, r.y + r.height / 2, k.x, k.width]; }"
-            )
+            x, y, left, width = slider_geometry(slider)
         assert page.locator(".dpviz-shot").count() == 0
+        # a key press is shown from its shot at once, then drawn by Plotly in the chart itself
+        _all_shots_made(page, fid, label)
+        page.evaluate(
+            """(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+                window.__keyed = [];
+                gd.addEventListener('dpviz-drawn', (e) => window.__keyed.push({tag: e.detail, shot: !!gd.__dpvizShot,
+                    plotted: !!gd.__dpvizShot && gd.__dpvizShown === gd.__dpvizShot.figure})
+                    && (window.__keyFigure = window.__keyFigure || (gd.__dpvizShot && gd.__dpvizShot.figure))); }""",
+            fid,
+        )
+        at = _position(page, label)
+        key = "ArrowLeft" if at else "ArrowRight"
+        _press(page, label, key)
+        want = f"{label}={_position(page, label)}"
+        assert want != f"{label}={at}", "the key press did not move the slider"
+        page.wait_for_function("() => window.__keyed.length > 0")
+        first = page.evaluate("window.__keyed[0]")
+        assert first == {"tag": want, "shot": True, "plotted": False}, first  # the shot, the chart not yet drawn
+        page.wait_for_function(
+            f"() => !document.querySelector('{where} .dpviz-shot')"
+            " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        )
+        page.wait_for_timeout(800)  # past the settling draw (live_chart.js settleKeys)
+        # the chart itself draws the shot's frame
+        assert _chart(page, where, "(gd) => !gd.__dpvizShot && gd.__dpvizShown === window.__keyFigure")
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()
