@@ -8,16 +8,16 @@
    The presses come in pairs, the same steps each way: one pair shown from the positions' shots
    (drawn ahead in idle time, webui/live_chart.js; the press waits until the chart holds it), the
    next pair drawn by Plotly (the shot taken away as the key goes down), the baseline in the same
-   run: per chart, the ratio of the two medians is reported; then, once the charts in view hold their shots (the seconds until they did are reported),
-   1-s mouse drags across the slider (the thumb moved by the wall clock from one end
-   towards the other), the mouse moved as often as the harness can send a move and then at a
-   mouse's report rate (``MOUSE_HZ``): the distinct frames the slider's first chart drew during
-   each drag; of them, those that reached the screen (what the chart showed at each animation
-   frame: two redraws between two frames are one picture); how many shots the charts in view
-   showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the rest were Plotly
-   draws); and the messages the page sent to the server meanwhile (Streamlit's slider sends its
-   value once, on release). And per page: the bytes of its frames as the page received them on
-   opening it (zlib-compressed, typed arrays).
+   run: per chart, the ratio of the two medians is reported. Then, once the charts in view hold
+   their shots (the seconds until they did are reported), 1-s mouse drags across the slider (the
+   thumb moved by the wall clock from one end towards the other), the mouse moved as often as the
+   harness can send a move and then at a mouse's report rate (``MOUSE_HZ``): the distinct frames
+   the slider's first chart drew during each drag; of them, those that reached the screen (what the
+   chart showed at each animation frame: two redraws between two frames are one picture); how many
+   shots the charts in view showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the
+   rest were Plotly draws); and the messages the page sent to the server meanwhile (Streamlit's
+   slider sends its value once, on release). And per page: the bytes of its frames as the page
+   received them on opening it (zlib-compressed, typed arrays).
    The baseline in the same run is section 1 on a server with ``DPVIZ_FRAMES=0`` (every move
    drawn by the server).
 1. One session in headless Chromium (one dpviz server, pages on their defaults, a 1280 x 800
@@ -200,6 +200,12 @@ NO_SHOT = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-c
 # no shot being made or planned (webui/live_chart.js)
 SHOTS_READY = """() => { const S = window.__dpvizShots;
   return !S || (!S.busy && !S.queue.length && !S.soon); }"""
+# what the shots are doing (for a benchmark that waits on them in vain)
+SHOTS_STATE = """() => { const S = window.__dpvizShots; return S && {busy: S.busy, queue: S.queue.length,
+  soon: !!S.soon, made: S.made, shown: S.shown, quiet: S.quiet - performance.now(), dragging: !!S.dragging,
+  running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+  failing: [...S.tried.values()].filter(v => v > 1).length, head: S.queue[0] && [S.queue[0][1], S.queue[0][2],
+  window.__dpvizShotKey(S.queue[0][0], S.queue[0][1], S.queue[0][2])]}; }"""
 # during a drag: what each chart showed at every animation frame (a redraw that reached the screen;
 # two redraws between two frames are one picture)
 PAINT_CLOCK = """() => { window.__painted = []; window.__painting = true; const last = {};
@@ -338,7 +344,10 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 # a reader who has had the page in front of them a moment: the charts in view hold
                 # their shots (drawn in idle time; the seconds it took are reported)
                 begin = time.monotonic()
-                page.wait_for_function(SHOTS_READY, timeout=300_000, polling=250)
+                try:
+                    page.wait_for_function(SHOTS_READY, timeout=300_000, polling=250)
+                except Exception:  # noqa: BLE001 - say what the shots were doing, then stop
+                    raise RuntimeError(f"{path} {label}: shots not ready: {page.evaluate(SHOTS_STATE)}") from None
                 ready[hz] = time.monotonic() - begin + 0.5
                 x, y, left, width = slider_geometry(slider)
                 page.evaluate("window.__drawn = []")
@@ -372,6 +381,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
             out.append((path, label, latencies, drawn, painted, shots, ready, during, after, weight))
+            print(f"    {out[-1]}", flush=True)  # (as it comes: a later failure loses nothing)
     page.close()
     return out
 

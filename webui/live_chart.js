@@ -1057,6 +1057,7 @@ function nextShot() {
     if (SHOTS.dragging || (deadline && deadline.timeRemaining() < SHOT_IDLE && !deadline.didTimeout)) {
       return void requestIdleCallback(run, { timeout: 1000 });
     }
+    if (!SHOTS.queue.length) return void (SHOTS.busy = false); // planned again meanwhile: nothing left to make
     const [gd, label, index] = SHOTS.queue.shift();
     const done = () => {
       SHOTS.busy = false;

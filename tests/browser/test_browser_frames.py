@@ -563,3 +563,41 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()
+
+
+def test_shots_planned_away_while_one_waits_to_begin_leave_the_maker_free(frames_server, browser):
+    """A shot waits for idle time after it is queued; if the queue is planned again meanwhile and
+    comes out empty (every shot made, or the charts gone from view), the maker finds nothing to
+    make and is free again, so that later shots are made (it once stayed busy for good: a
+    benchmark waited five minutes for shots that never came)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    fid, label = "partial-individuals", "Gaussian noise σ"
+    try:
+        page.goto(f"{frames_server}/Partial_sensitivity?{PS_FAST}")
+        _wait_frames(page, label)
+        look_at(page, f".st-key-chart-{fid}")
+        _wait_drawn(page, fid)
+        _all_shots_made(page, fid, label)
+        planned = page.evaluate(
+            """([fid, label]) => {
+                const S = window.__dpvizShots, gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+                gd.__dpvizShots.clear();  // shots to make again
+                S.plannedAt = 0;
+                window.dispatchEvent(new KeyboardEvent('keydown'));  // (a key: the maker waits a second)
+                document.querySelector(`input[aria-label="${label}"]`)
+                    .dispatchEvent(new PointerEvent('pointerover', {bubbles: true}));  // planned, queued
+                const queued = S.busy && S.queue.length > 0;
+                S.queue.length = 0;  // and planned away before the first one begins
+                return queued; }""",
+            [fid, label],
+        )
+        assert planned, "the pointer over the slider planned no shot"
+        page.wait_for_function("() => !window.__dpvizShots.busy", timeout=15_000)
+        # and the maker makes shots again when they are next planned
+        x, y, _, _ = slider_geometry(page.get_by_role("slider", name=label))
+        page.mouse.move(5, 5)
+        page.mouse.move(x, y)
+        _all_shots_made(page, fid, label)
+    finally:
+        page.close()
