@@ -228,6 +228,12 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     page.goto(f"{server}/Metric_DP?{MDP_FAST}&seed=5")
     wait_for_charts(page, 8)
     box = page.get_by_role("textbox", name="Values of ε", exact=True)
+    # the link's list once the page has settled (a box drawn again during the first runs may be
+    # empty, or absent, for a moment)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    page.wait_for_function(
+        "(v) => (document.querySelector('input[aria-label=\"Values of ε\"]') || {}).value === v", arg="2,5,10,30"
+    )
     assert box.input_value() == "2,5,10,30"
     assert "Average plausible deniability" in chart_text(page, 1)
     assert page.locator('[data-testid="stException"]').count() == 0
