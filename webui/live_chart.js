@@ -1046,13 +1046,17 @@ function planSoon(ms = 1500) {
   }, ms);
 }
 
+// whether the page runs (Streamlit's status widget shows): its answer may redraw charts
+function pageRuns() {
+  return !!document.querySelector('[data-testid="stStatusWidget"]');
+}
+
 function nextShot() {
   if (SHOTS.busy || !SHOTS.queue.length) return;
   SHOTS.busy = true;
   const run = (deadline) => {
     // not while the page runs (its answer redraws charts) nor just after a key press
-    const running = document.querySelector('[data-testid="stStatusWidget"]');
-    const quiet = running ? 500 : (SHOTS.quiet || 0) - performance.now();
+    const quiet = pageRuns() ? 500 : (SHOTS.quiet || 0) - performance.now();
     if (quiet > 0) return void setTimeout(() => requestIdleCallback(run, { timeout: 1000 }), quiet);
     if (SHOTS.dragging || (deadline && deadline.timeRemaining() < SHOT_IDLE && !deadline.didTimeout)) {
       return void requestIdleCallback(run, { timeout: 1000 });
@@ -1109,12 +1113,16 @@ function endDrag() {
   if (!SHOTS.dragging) return;
   SHOTS.dragging = false;
   if (MOVED.size) follow();
+  drawShown();
+  planSoon(300);
+}
+
+// every chart showing a shot drawn by Plotly at the shot's position (show drops the shot once drawn)
+function drawShown() {
   for (const gd of CHARTS) {
     const shot = gd.__dpvizShot;
-    if (!shot) continue;
-    show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true); // (it drops the shot once drawn)
+    if (shot) show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
   }
-  planSoon(300);
 }
 
 function watchDrags() {
@@ -1151,13 +1159,10 @@ function settleKeys(ms = KEY_SETTLE) {
   clearTimeout(SHOTS.settle);
   SHOTS.settle = setTimeout(() => {
     if (SHOTS.dragging) return; // the drag's end draws them
-    if (document.querySelector('[data-testid="stStatusWidget"]') || performance.now() - (SHOTS.keyAt || 0) < ms) {
+    if (pageRuns() || performance.now() - (SHOTS.keyAt || 0) < ms) {
       return void settleKeys(300);
     }
-    for (const gd of CHARTS) {
-      const shot = gd.__dpvizShot;
-      if (shot) show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
-    }
+    drawShown();
   }, ms);
 }
 
@@ -1251,7 +1256,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     // (never while the page runs: a rerun asked for then would interrupt that run; nor during a
     // drag, which asks the server nothing until it is let go)
     const ask = () => {
-      const busy = document.querySelector('[data-testid="stStatusWidget"]') || SHOTS.dragging;
+      const busy = pageRuns() || SHOTS.dragging;
       if (busy) parentElement.__dpvizAsk = setTimeout(ask, 2000);
       else setTriggerValue("check", Date.now());
     };
