@@ -1166,26 +1166,27 @@ function settleKeys(ms = KEY_SETTLE) {
   }, ms);
 }
 
-// every slider move: the latest position per label, drawn at once when nothing was drawn in the
-// last animation frame (a key press), else at the next one (a drag: the moves in between are skipped)
+// every slider move: the latest position per label, drawn at once for a key when nothing was
+// drawn in the last animation frame, else at the next one (a drag: the moves in between are skipped)
 const MOVED = new Map();
 function follow() {
   cancelAnimationFrame(window.__dpvizMoveFrame);
   clearTimeout(window.__dpvizMoveTimer);
   window.__dpvizMoveFrame = null;
   window.__dpvizFollowed = performance.now();
-  const keyed = performance.now() - (SHOTS.keyAt || -1e9) < KEY_MOVE;
+  const byShot = SHOTS.dragging || performance.now() - (SHOTS.keyAt || -1e9) < KEY_MOVE;
+  // every chart's place and size read before any chart changes: a read after a change would make
+  // the browser lay the page out again there and then, once per chart
+  const charts = [];
+  for (const gd of CHARTS) {
+    if (!gd.isConnected) CHARTS.delete(gd);
+    else charts.push([gd, inWindow(gd), byShot ? size(gd) : null]);
+  }
   for (const [label, index] of MOVED) {
-    for (const gd of CHARTS) {
-      if (!gd.isConnected) {
-        CHARTS.delete(gd);
-        continue;
-      }
+    for (const [gd, seen, box] of charts) {
       const figure = figureAt(gd, label, index);
       if (!figure) continue;
-      const seen = inWindow(gd);
-      const byShot = SHOTS.dragging || keyed;
-      const shot = byShot && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index));
+      const shot = byShot && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index, box));
       if (shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`)) {
         if (!SHOTS.dragging) settleKeys();
       } else show(gd, figure, `${label}=${index}`, seen);
@@ -1219,7 +1220,9 @@ function watchSliders() {
       }
     }
     if (!MOVED.size || window.__dpvizMoveFrame) return;
-    if (performance.now() - (window.__dpvizFollowed || 0) > 20) follow();
+    // a key's move at once; a drag's in the next animation frame, just before the browser draws
+    // it (at once, the charts' changes would be laid out again when the slider reads its own size)
+    if (!SHOTS.dragging && performance.now() - (window.__dpvizFollowed || 0) > 20) follow();
     else {
       // the next animation frame, or in 32 ms if the page draws none meanwhile (a tab in the background)
       window.__dpvizMoveFrame = requestAnimationFrame(follow);
