@@ -11,13 +11,17 @@
    run: per chart, the ratio of the two medians is reported. Then, once the charts in view hold
    their shots (the seconds until they did are reported), 1-s mouse drags across the slider (the
    thumb moved by the wall clock from one end towards the other), the mouse moved as often as the
-   harness can send a move and then at a mouse's report rate (``MOUSE_HZ``): the distinct frames
+   harness can send a move, then at a mouse's report rate (``MOUSE_HZ``), both by Playwright's
+   mouse (which waits for the page to take each move in before it sends the next: on a busy page
+   the harness sets the pace), then at ``MOUSE_HZ`` by a mouse that does not wait (``free_drag``,
+   moves sent to the browser's DevTools socket as a real mouse reports them): the distinct frames
    the slider's first chart drew during each drag; of them, those that reached the screen (what the
    chart showed at each animation frame: two redraws between two frames are one picture); how many
    shots the charts in view showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the
    rest were Plotly draws); and the messages the page sent to the server meanwhile (Streamlit's
-   slider sends its value once, on release). And per page: the bytes of its frames as the page
-   received them on opening it (zlib-compressed, typed arrays).
+   slider sends its value once, on release; a frames element whose frames for the new setting are
+   computed after the release checks for them 2 s later, counted apart). And per page: the bytes
+   of its frames as the page received them on opening it (zlib-compressed, typed arrays).
    The baseline in the same run is section 1 on a server with ``DPVIZ_FRAMES=0`` (every move
    drawn by the server).
 1. One session in headless Chromium (one dpviz server, pages on their defaults, a 1280 x 800
@@ -222,6 +226,60 @@ def frames_of_page(page) -> dict:
       .map(([k, d]) => [k, [d.figure || d.panel, d.grid.length]]))""")
 
 
+def devtools_port() -> int:
+    """A free port for the browser's DevTools socket (the mouse that does not wait uses it)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+DEVTOOLS_PORT = devtools_port()
+
+
+def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> None:
+    """A 1-s drag by a mouse that does not wait: press at (x, y), then a move every 1/hz s towards
+    the slider's far end by the wall clock, then release, each sent to the page's DevTools socket
+    without waiting for the page to take the last one in, as a real mouse reports to the browser
+    (Playwright's mouse waits for each move to be handled before it sends the next: on a busy page
+    the harness, not the mouse, sets the pace). The browser queues the moves and the page takes
+    the newest at each frame."""
+    import json
+
+    from websockets.sync.client import connect
+
+    cdp = page.context.new_cdp_session(page)
+    target = cdp.send("Target.getTargetInfo")["targetInfo"]["targetId"]
+    cdp.detach()
+    with connect(f"ws://127.0.0.1:{DEVTOOLS_PORT}/devtools/page/{target}", max_size=None, max_queue=None) as ws:
+        ids = iter(range(1, 10**6))
+
+        def send(kind: str, at: float, buttons: int) -> None:
+            params = {"type": kind, "x": at, "y": y, "button": "left", "buttons": buttons}
+            if kind != "mouseMoved":
+                params["clickCount"] = 1
+            ws.send(json.dumps({"id": next(ids), "method": "Input.dispatchMouseEvent", "params": params}))
+
+        send("mouseMoved", x, 0)
+        send("mousePressed", x, 1)
+        start = due = time.monotonic()
+        at = x
+        while (elapsed := time.monotonic() - start) < 1.0:
+            at = left + width * (0.03 + 0.94 * elapsed)
+            send("mouseMoved", at, 1)
+            due += 1 / hz
+            time.sleep(max(0.0, due - time.monotonic()))
+        send("mouseReleased", at, 0)
+        # every event taken in (the answers come in order: the release's is the last)
+        last = next(ids) - 1
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if json.loads(ws.recv(timeout=60)).get("id") == last:
+                break
+    page.mouse.move(at, y)  # (where Playwright's mouse is now)
+
+
 def frames_presses(url: str, browser, presses: int) -> list[tuple]:
     """Section 0: per slider and chart, key press -> that chart redrawn from its frames; per slider,
     a 1-s drag; per page, the frames' bytes received on opening it."""
@@ -232,12 +290,18 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
     page.set_default_timeout(120_000)
     page.add_init_script(FRAME_CLOCK)
     received: list[bytes] = []
-    sent: list[float] = []
+    sent: list[float] = []  # the page's messages to the server, but a frames element's checks:
+    checks: list[float] = []  # (frames computed after a release, for the new setting: ready yet?)
     page.on(
         "websocket",
         lambda ws: (
             ws.on("framereceived", lambda d: received.append(d) if isinstance(d, bytes) else None),
-            ws.on("framesent", lambda d: sent.append(time.monotonic())),
+            ws.on(
+                "framesent",
+                lambda d: (checks if isinstance(d, bytes) and b'"event":"check"' in d else sent).append(
+                    time.monotonic()
+                ),
+            ),
         ),
     )
     out = []
@@ -337,8 +401,8 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
             # as often as the harness can send a move (its messages compete with the page for the
             # 2 cores), then at a mouse's report rate (MOUSE_HZ, a USB mouse's default); the same
             # session, one after the other
-            drawn, painted, shots, ready, during, after = {}, {}, {}, {}, 0, 0
-            for hz in (0, MOUSE_HZ):
+            drawn, painted, shots, ready, during, after, asked = {}, {}, {}, {}, 0, 0, 0
+            for hz in (0, MOUSE_HZ, -MOUSE_HZ):  # (-: the mouse that does not wait, free_drag)
                 look_at(page, f".st-key-chart-{charts_of[0]}")
                 page.wait_for_timeout(500)
                 # a reader who has had the page in front of them a moment: the charts in view hold
@@ -353,17 +417,21 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 page.evaluate("window.__drawn = []")
                 shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
                 page.evaluate(PAINT_CLOCK)
-                page.mouse.move(x, y)
-                page.mouse.down()
-                before, start = len(sent), time.monotonic()
-                due = start
-                while (elapsed := time.monotonic() - start) < 1.0:
-                    page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
-                    if hz:
-                        due += 1 / hz
-                        time.sleep(max(0.0, due - time.monotonic()))
-                moving = len(sent) - before
-                page.mouse.up()
+                before, checked = len(sent), len(checks)
+                if hz < 0:
+                    free_drag(page, x, y, left, width, -hz)
+                    moving = None  # (the page's messages are counted once they are all in, below)
+                else:
+                    page.mouse.move(x, y)
+                    page.mouse.down()
+                    start = due = time.monotonic()
+                    while (elapsed := time.monotonic() - start) < 1.0:
+                        page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
+                        if hz:
+                            due += 1 / hz
+                            time.sleep(max(0.0, due - time.monotonic()))
+                    moving = len(sent) - before
+                    page.mouse.up()
                 painted[hz] = page.evaluate(
                     "([fid, label]) => { window.__painting = false; return new Set(window.__painted"
                     ".filter(d => d[0] === fid && d[1].startsWith(label + '=')).map(d => d[1])).size; }",
@@ -371,7 +439,10 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 )
                 page.wait_for_timeout(1500)
                 page.wait_for_function(IDLE)
+                if moving is None:  # every message but the release's one (a drag's value, sent once)
+                    moving = max(0, len(sent) - before - 1)
                 during, after = max(during, moving), max(after, len(sent) - before - moving)
+                asked = max(asked, len(checks) - checked)
                 drawn[hz] = page.evaluate(
                     "([fid, label]) => [...new Set(window.__drawn"
                     ".filter(d => d[1] === fid && d[2].startsWith(label + '=')).map(d => d[2]))].length",
@@ -380,7 +451,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 # of which shots (drawn ahead, live_chart.js), on any chart in view
                 shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
-            out.append((path, label, latencies, drawn, painted, shots, ready, during, after, weight))
+            out.append((path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight))
             print(f"    {out[-1]}", flush=True)  # (as it comes: a later failure loses nothing)
     page.close()
     return out
@@ -438,7 +509,9 @@ def main() -> None:
     if args.pages:
         PAGES[:] = [row for row in PAGES if row[0] in args.pages.split(",")]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, f"--remote-debugging-port={DEVTOOLS_PORT}"]
+        )
         if not args.skip_frames:
             tmp = Path(tempfile.mkdtemp())
             proc, url, log = start_server(tmp, {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "1"}, cpus=server_cpus)
@@ -463,16 +536,17 @@ def main() -> None:
             def p50_95(t: list) -> str:
                 return f"{statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}" if t else "-"
 
-            for path, label, latencies, drawn, painted, shots, ready, during, after, weight in rows:
+            for path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight in rows:
                 per = ", ".join(
                     f"{fid.split('-', 1)[1]} {p50_95(t['shot'])} | {p50_95(t['plotly'])}"
                     for fid, t in latencies.items()
                 )
                 print(
-                    f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz; "
-                    f"painted {painted[0]}, {painted[MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}, "
+                    f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz, "
+                    f"{drawn[-MOUSE_HZ]} with a mouse that does not wait; painted {painted[0]}, {painted[MOUSE_HZ]}, "
+                    f"{painted[-MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}, {shots[-MOUSE_HZ]}, "
                     f"ready after {ready[0]:.1f} s), "
-                    f"{during} sent (+{after} on release)  "
+                    f"{during} sent (+{after} on release, then {asked} checks for frames)  "
                     f"{weight / 1e3:.0f}"
                 )
             for way in ("shot", "plotly", "shot painted", "plotly painted"):
