@@ -238,6 +238,17 @@ def devtools_port() -> int:
 DEVTOOLS_PORT = devtools_port()
 
 
+def drag_path(left: float, width: float, hz: int):
+    """The mouse's x along a 1-s drag across a slider (``left``, ``width``): from 3% to 97% of it by
+    the wall clock, one position every 1/``hz`` s (0: as often as the caller takes them)."""
+    start = due = time.monotonic()
+    while (elapsed := time.monotonic() - start) < 1.0:
+        yield left + width * (0.03 + 0.94 * elapsed)
+        if hz:
+            due += 1 / hz
+            time.sleep(max(0.0, due - time.monotonic()))
+
+
 def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> None:
     """A 1-s drag by a mouse that does not wait: press at (x, y), then a move every 1/hz s towards
     the slider's far end by the wall clock, then release, each sent to the page's DevTools socket
@@ -263,13 +274,9 @@ def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> N
 
         send("mouseMoved", x, 0)
         send("mousePressed", x, 1)
-        start = due = time.monotonic()
         at = x
-        while (elapsed := time.monotonic() - start) < 1.0:
-            at = left + width * (0.03 + 0.94 * elapsed)
+        for at in drag_path(left, width, hz):
             send("mouseMoved", at, 1)
-            due += 1 / hz
-            time.sleep(max(0.0, due - time.monotonic()))
         send("mouseReleased", at, 0)
         # every event taken in (the answers come in order: the release's is the last)
         last = next(ids) - 1
@@ -424,12 +431,8 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 else:
                     page.mouse.move(x, y)
                     page.mouse.down()
-                    start = due = time.monotonic()
-                    while (elapsed := time.monotonic() - start) < 1.0:
-                        page.mouse.move(left + width * (0.03 + 0.94 * elapsed), y)
-                        if hz:
-                            due += 1 / hz
-                            time.sleep(max(0.0, due - time.monotonic()))
+                    for at in drag_path(left, width, hz):
+                        page.mouse.move(at, y)
                     moving = len(sent) - before
                     page.mouse.up()
                 painted[hz] = page.evaluate(
