@@ -362,12 +362,24 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         )
         start = _position(page, label)
         _press(page, label, "ArrowRight")
+        value = options[start + 1]
         page.wait_for_function(
             "(t) => window.__tags.includes(t)", arg=f"{label}={start + 1}", timeout=60_000
-        )  # drawn from its frame, before or without the server's run
-        # (the page's run on release may put the chart in a new element a moment later: the same figure)
+        )  # shown from its frame (a shot, or Plotly), before or without the server's run
+        # then drawn by Plotly in the chart itself, whose data is what is compared: a press shown
+        # from a shot dispatches its tag while the chart's data is still the last position's, and
+        # Plotly draws the frame a moment later. The page's run on release may put the chart in a
+        # new element meanwhile (the server's figure at the same value).
+        page.wait_for_function(
+            "([sel, label, i, v]) => { const gd = document.querySelector(`${sel} .dpviz-chart`);"
+            " const d = gd && gd.__dpviz && !gd.__dpvizShot && gd.__dpvizDrawn;"
+            " return d && (d.tag === `${label}=${i}` ||"
+            " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
+            arg=[where, label, start + 1, value],
+            timeout=60_000,
+        )
         shown = _shown(page, where)
-        expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", options[start + 1])
+        expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", value)
         for fig in (shown, expected):
             fig["title"] = _words(fig["title"])
             for trace in fig["data"]:
