@@ -9,6 +9,7 @@ naming the parameter, the value and what is allowed. Nothing here evaluates user
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -107,25 +108,37 @@ LOG_STEPS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)
 
 def log_grid(low: float, high: float) -> list[float]:
     """The slider positions from ``low`` to ``high`` (both > 0): LOG_STEPS in every decade,
-    plus the two ends, rounded to 10 significant digits so they print as typed."""
+    plus the two ends, rounded to 10 significant digits so they print as typed. Worked out once
+    per bounds (every live chart of a page asks on every slider release); a new list each call."""
+    return list(_log_grid(float(low), float(high)))
+
+
+@functools.lru_cache(maxsize=256)
+def _log_grid(low: float, high: float) -> tuple[float, ...]:
     if not 0 < low < high:
         raise ValueError(f"a log grid needs 0 < low < high, got {low}, {high}")
     k0, k1 = math.floor(math.log10(low)), math.ceil(math.log10(high))
     values = {float(f"{m * 10.0**k:.10g}") for k in range(k0, k1 + 1) for m in LOG_STEPS}
-    return sorted({v for v in values if low <= v <= high} | {float(low), float(high)})
+    return tuple(sorted({v for v in values if low <= v <= high} | {float(low), float(high)}))
 
 
 def int_grid(low: int, high: int) -> list[int]:
     """The slider positions of a whole number from ``low`` to ``high``: every number up to 20,
     then the rounded :data:`LOG_STEPS` of every decade and the powers of two (a dimension's usual
     values: 64, 128, 256, 300, 512, 1024), plus the two ends. A whole-number slider over a wide
-    range is dragged along these (a link or the command line takes any number in range)."""
+    range is dragged along these (a link or the command line takes any number in range). Worked
+    out once per bounds; a new list each call."""
+    return list(_int_grid(int(low), int(high)))
+
+
+@functools.lru_cache(maxsize=256)
+def _int_grid(low: int, high: int) -> tuple[int, ...]:
     if not low < high:
         raise ValueError(f"a grid needs low < high, got {low}, {high}")
     values = set(range(low, min(high, 20) + 1))
     values |= {round(m * 10**k) for k in range(0, len(str(high)) + 1) for m in LOG_STEPS}
     values |= {2**k for k in range(0, int(math.log2(high)) + 1)} | {low, high}
-    return sorted(v for v in values if low <= v <= high)
+    return tuple(sorted(v for v in values if low <= v <= high))
 
 
 def _num(x: float | None) -> str:

@@ -109,6 +109,19 @@ def test_the_grids_are_the_sliders():
     assert int_grid(3, 7) == [3, 4, 5, 6, 7]
     with pytest.raises(ValueError):
         slider_grid(registry.get("adept-epsilon").param("max_dim"))
+    # worked out once per bounds: a caller that changes its list changes nobody else's
+    mine = log_grid(0.1, 10.0)
+    mine.append(99.0)
+    mine[0] = -1.0
+    again = log_grid(0.1, 10.0)
+    assert again[0] == 0.1 and 99.0 not in again and again is not mine
+    whole = int_grid(3, 7)
+    whole.clear()
+    assert int_grid(3, 7) == [3, 4, 5, 6, 7]
+    with pytest.raises(ValueError):  # refused bounds are refused on every call, not remembered as an answer
+        log_grid(0.0, 1.0)
+    with pytest.raises(ValueError):
+        log_grid(0.0, 1.0)
 
 
 def test_a_frame_is_found_only_on_the_grid():
