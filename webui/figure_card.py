@@ -82,9 +82,10 @@ def show_figure(
     else:
         live_chart(chart_col, None, key=f"chart-{spec.id}", config=config, sliders=sliders, ref=ref[0], height=ref[1])
         note = "Drawn from this chart's frames: every slider position computed once, for every visitor."
-    with text_col:
-        st.markdown(spec.caption)
-        st.caption(f"Paper: {spec.paper_figure}.  \n{note}" if spec.paper_figure else note)
+    # the explanation and the note on its source in one element, the note in small type (a
+    # slider's release sends the live section's cards again: one element fewer per card)
+    source = f":small[Paper: {spec.paper_figure}.]  \n" if spec.paper_figure else ""
+    text_col.markdown(f"{spec.caption}\n\n{source}:small[{note}]")
     view = lambda: views.cached_view(spec, values)  # noqa: E731 - at a frame's position: made when a download asks
     download_row(chart_col, spec.id, lambda: view()[0].to_csv(index=False), lambda: view()[1].figure())
     with chart_col.expander("Reproduce this figure"):

@@ -38,7 +38,10 @@ def live_figures(
     depends on a slider onwards (page order kept; the later ones come from the shared view
     cache), not the whole page. ``values`` holds the other parameters' validated values; the
     URL is kept in step from inside the fragment. ``panels`` (declared in the section) are drawn
-    after every chart, inside the fragment when one takes a live slider's value. ``first`` holds cheaper values of
+    after the charts: one that takes a live slider's value right after the last chart that
+    follows a slider, inside the fragment, and the charts that follow no slider after it (a
+    slider's release sends the fragment's elements again, and on the metric page two such cards
+    were 38 of them); the others after every chart. ``first`` holds cheaper values of
     some parameters (the paper's ``first_answer``, name -> value): a chart not yet computed at ``values`` is
     first drawn at those, marked as a first answer, and replaced in place when its full answer
     is ready (:func:`cards`)."""
@@ -51,7 +54,7 @@ def live_figures(
         cards(specs, values, page_params, first)
         show_panels(panels, values)
         return
-    first_live, last = uses[0], (len(specs) - 1 if live_panels else uses[-1])
+    first_live, last = uses[0], uses[-1]
     cards(specs[:first_live], values, page_params, first)
 
     # the sliders stay in view while the reader scrolls through the charts they drive: the sticky

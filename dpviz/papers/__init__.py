@@ -26,7 +26,8 @@ from dpviz.declarations import by_key, declared
 class Section:
     """A part of a page: an optional heading, the figures it shows (ids, in order), the line
     that introduces its live sliders, and panels (:class:`dpviz.panels.Panel`) drawn after its
-    figures (inside the live part when they take a live slider's value)."""
+    figures (one that takes a live slider's value inside the live part, right after the last
+    figure that follows a slider)."""
 
     figures: tuple[str, ...]
     title: str = ""

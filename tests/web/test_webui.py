@@ -317,3 +317,58 @@ def test_a_fenced_block_outlasts_every_run_of_backticks_inside_it():
     assert fence == "`````" and block.endswith("\n`````")
     # the text is unchanged between the fences, and no line inside is a fence of that length
     assert block.split("\n")[1:-1] == ["expr='a````b' and `c`"]
+
+
+def test_a_live_panel_follows_the_last_live_chart_and_the_charts_without_a_slider_leave_the_fragment(monkeypatch):
+    """live_figures(): the fragment a slider's release reruns holds the charts from the first that
+    follows a slider to the last that does, then the panels that take a slider's value; the charts
+    after them that follow no slider, and the other panels, are drawn outside it (before, a live
+    panel pulled every chart up to the section's end into the fragment: on the metric page two
+    cards that no slider changes, 38 elements sent again on every release)."""
+    import contextlib
+    import types
+
+    eps = Param("eps", "float", 1.0, "ε", "", min=0.1, max=10.0, slider=True)
+    specs = [
+        FigureSpec(**{**_spec([]).__dict__, "id": fid, "params": params})
+        for fid, params in (("a", (N,)), ("b", (N, eps)), ("c", (eps,)), ("d", (N,)), ("e", (N,)))
+    ]
+    panels = [
+        types.SimpleNamespace(id="follows", params=(eps,), title="", intro=""),
+        types.SimpleNamespace(id="still", params=(N,), title="", intro=""),
+    ]
+    inside, drawn = [False], []
+
+    def fragment(body):
+        def run():
+            inside[0] = True
+            try:
+                body()
+            finally:
+                inside[0] = False
+
+        return run
+
+    fake = types.SimpleNamespace(
+        fragment=fragment,
+        container=lambda **kw: contextlib.nullcontext(),
+        columns=lambda n: [None] * n,
+        markdown=lambda *a, **kw: None,
+    )
+    monkeypatch.setattr(live, "st", fake)
+    monkeypatch.setattr(live, "widgets", lambda params, cols: {"eps": 2.0})
+    monkeypatch.setattr(live, "sync_url", lambda params, values: None)
+    monkeypatch.setattr(live, "cards", lambda specs, *a, **kw: drawn.extend(("chart", s.id, inside[0]) for s in specs))
+    monkeypatch.setattr(
+        live, "show_panels", lambda panels, *a, **kw: drawn.extend(("panel", p.id, inside[0]) for p in panels)
+    )
+    live.live_figures(specs, {"n": 3, "eps": 1.0}, (N, eps), panels=panels)
+    assert drawn == [
+        ("chart", "a", False),
+        ("chart", "b", True),
+        ("chart", "c", True),
+        ("panel", "follows", True),
+        ("chart", "d", False),
+        ("chart", "e", False),
+        ("panel", "still", False),
+    ]
