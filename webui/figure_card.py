@@ -43,14 +43,13 @@ def show_figure(
     st.subheader(spec.title, anchor=spec.id)
     chart_col, text_col = st.columns([4, 1.35], gap="medium")
     if spec.on_demand and not views.view_ready(spec, values):
-        with text_col:
-            st.markdown(spec.caption)
         chart_col.info(
             "This chart samples by nature, so it runs when you ask for it, not on every slider move "
             "(the command line runs it directly).",
             icon=":material/play_circle:",
         )
         if not chart_col.button("▶ Run it at these settings", key=f"run-{spec.id}", type="primary"):
+            text_col.markdown(spec.caption)  # (once it runs, the explanation comes with the chart's note)
             return None
     own = {p.name for p in spec.params}
     framed = not spec.on_demand and live_frames.enabled() and any(p.name in own for p in live)

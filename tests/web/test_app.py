@@ -9,7 +9,7 @@ import pytest
 from paper_pages import charts, charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
 
-from dpviz import papers
+from dpviz import papers, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 ADEPT = page_file("adept")
@@ -41,9 +41,12 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
     assert not at.exception
     assert not at.error
     assert len(charts(at)) == charts_drawn("adept")  # the audit samples by nature: it waits for its button
+    explained = registry.get("adept-audit").caption[:60]
+    assert sum(explained in m.value for m in at.markdown) == 1  # its explanation beside the button
     at.button(key="run-adept-audit").click().run()
     assert not at.exception
     assert len(charts(at)) == len(papers.get("adept").figures)
+    assert sum(explained in m.value for m in at.markdown) == 1  # once, beside the chart (it was twice)
 
 
 def test_adept_page_deep_link_sets_controls():
