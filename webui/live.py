@@ -41,7 +41,7 @@ def live_figures(
     after the charts: one that takes a live slider's value right after the last chart that
     follows a slider, inside the fragment, and the charts that follow no slider after it (a
     slider's release sends the fragment's elements again, and on the metric page two such cards
-    were 38 of them); the others after every chart. ``first`` holds cheaper values of
+    were 34 of them); the others after every chart. ``first`` holds cheaper values of
     some parameters (the paper's ``first_answer``, name -> value): a chart not yet computed at ``values`` is
     first drawn at those, marked as a first answer, and replaced in place when its full answer
     is ready (:func:`cards`)."""

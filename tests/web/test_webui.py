@@ -324,7 +324,7 @@ def test_a_live_panel_follows_the_last_live_chart_and_the_charts_without_a_slide
     follows a slider to the last that does, then the panels that take a slider's value; the charts
     after them that follow no slider, and the other panels, are drawn outside it (before, a live
     panel pulled every chart up to the section's end into the fragment: on the metric page two
-    cards that no slider changes, 38 elements sent again on every release)."""
+    cards that no slider changes, 34 elements sent again on every release)."""
     import contextlib
     import types
 
