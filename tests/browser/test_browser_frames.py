@@ -151,6 +151,21 @@ def _other_positions(page, fid: str, label: str) -> dict:
     return {other: _position(page, other) for other in labels if other != label}
 
 
+def _wait_drawn_by_plotly(page, where: str, label: str, position: int, value) -> None:
+    """Until Plotly has drawn the chart under ``where`` itself at slider ``label``'s ``position``
+    (its frame), or the server's figure at ``value``: a key press shown from a shot dispatches its
+    tag while the chart's data is still the last position's, and Plotly draws the frame a moment
+    later. The page's run on release may put the chart in a new element meanwhile."""
+    page.wait_for_function(
+        "([sel, label, i, v]) => { const gd = document.querySelector(`${sel} .dpviz-chart`);"
+        " const d = gd && gd.__dpviz && !gd.__dpvizShot && gd.__dpvizDrawn;"
+        " return d && (d.tag === `${label}=${i}` ||"
+        " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
+        arg=[where, label, position, value],
+        timeout=60_000,
+    )
+
+
 def _press(page, label: str, key: str) -> None:
     slider = page.get_by_role("slider", name=label)
     before = slider.get_attribute("aria-valuetext")
@@ -210,15 +225,8 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                     _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
                     unmoved = unmoved + 1 if _position(page, label) == here else 0
                 value = options[target]
-                # drawn from its frame (before the server's answer, a reference to the same frame),
-                # by Plotly in the chart itself (a key's move shown from a shot is drawn a moment later)
-                page.wait_for_function(
-                    "([fid, label, i, v]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);"
-                    " const d = gd && !gd.__dpvizShot && gd.__dpvizDrawn; return d && (d.tag === `${label}=${i}` ||"
-                    " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
-                    arg=[fid, label, target, value],
-                    timeout=60_000,
-                )
+                # drawn from its frame (before the server's answer, a reference to the same frame)
+                _wait_drawn_by_plotly(page, f".st-key-chart-{fid}", label, target, value)
                 shown = _shown(page, f".st-key-chart-{fid}")
                 others = _other_sliders(page, fid, label)
                 expected = _server_figure(fid, _query(query), key, value, others)
@@ -366,18 +374,7 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         page.wait_for_function(
             "(t) => window.__tags.includes(t)", arg=f"{label}={start + 1}", timeout=60_000
         )  # shown from its frame (a shot, or Plotly), before or without the server's run
-        # then drawn by Plotly in the chart itself, whose data is what is compared: a press shown
-        # from a shot dispatches its tag while the chart's data is still the last position's, and
-        # Plotly draws the frame a moment later. The page's run on release may put the chart in a
-        # new element meanwhile (the server's figure at the same value).
-        page.wait_for_function(
-            "([sel, label, i, v]) => { const gd = document.querySelector(`${sel} .dpviz-chart`);"
-            " const d = gd && gd.__dpviz && !gd.__dpvizShot && gd.__dpvizDrawn;"
-            " return d && (d.tag === `${label}=${i}` ||"
-            " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
-            arg=[where, label, start + 1, value],
-            timeout=60_000,
-        )
+        _wait_drawn_by_plotly(page, where, label, start + 1, value)  # the chart's data is what is compared
         shown = _shown(page, where)
         expected = _server_figure("adept-sensitivity", {"dim": "64"}, "dim", value)
         for fig in (shown, expected):
