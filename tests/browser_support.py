@@ -119,6 +119,28 @@ def wait_for_charts(page, n: int) -> None:
 PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
 
 
+EXPORT = "⬇ Download · Reproduce"  # webui.figure_card.EXPORT_LABEL
+
+
+def open_export(page, figure_id: str | None = None, nth: int = 0):
+    """Open a chart's "Download · Reproduce" dialog (the card of ``figure_id``, or the ``nth``
+    such button on the page) and return the dialog."""
+    if figure_id is not None:
+        button = page.locator(f".st-key-export-{figure_id}").get_by_role("button", name=EXPORT)
+    else:
+        button = page.get_by_role("button", name=EXPORT).nth(nth)
+    button.click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_role("button", name="⬇ CSV").wait_for(timeout=60_000)
+    return dialog
+
+
+def close_export(page) -> None:
+    """Close the open dialog by its Close button and wait until it is gone."""
+    page.get_by_role("dialog").get_by_role("button", name="Close").click()
+    page.get_by_role("dialog").wait_for(state="detached", timeout=30_000)
+
+
 def submit(box, text: str) -> None:
     """Type into a text or number box and press Enter, as a person does."""
     box.fill(text)

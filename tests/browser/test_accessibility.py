@@ -1,7 +1,7 @@
 """Accessibility, checked as Lighthouse checks it: axe-core (the WCAG 2.0-2.2 A/AA rules) run in
 Chromium on every page once its charts are drawn, and in the states people bring a page to: the
-report box open, an audit example loaded, a class started. A violation of impact serious or
-critical fails the test; the rest are listed. ``bash scripts/test.sh`` fetches axe-core
+report box open, a chart's download dialog open, an audit example loaded, a class started. A
+violation of impact serious or critical fails the test; the rest are listed. ``bash scripts/test.sh`` fetches axe-core
 (``npm pack axe-core``) into ``.venv/axe/`` (``browser_support.axe_check``)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import FAST, PS_FAST, axe_check, wait_for_charts
+from browser_support import FAST, PS_FAST, axe_check, open_export, wait_for_charts
 from paper_pages import charts_drawn
 
 from dpviz.text_fit import NARROW
@@ -55,6 +55,15 @@ def test_a_page_with_its_report_box_open_and_a_target_answered(server, page):
     page.get_by_role("button", name=re.compile(r"Download dpviz-adept-report")).wait_for(timeout=180_000)
     _settled(page)
     _check(page, "ADePT, report made, target answered")
+
+
+def test_a_charts_download_and_reproduce_dialog_open(server, page):
+    page.goto(f"{server}/HoHo_attack?targets=0.05&audit_samples=2000")
+    wait_for_charts(page, charts_drawn("hoho"))
+    dialog = open_export(page, nth=1)
+    _settled(page)
+    assert dialog.get_by_role("button", name="⬇ PNG").count() == 1
+    _check(page, "HoHo, a chart's Download · Reproduce dialog open")
 
 
 def test_the_audit_with_an_example_loaded(server, page):

@@ -19,6 +19,8 @@ from browser_support import (
     chart_html,
     chart_js,
     chart_text,
+    close_export,
+    open_export,
     slide_right,
     start_server,
     stop_server,
@@ -180,14 +182,16 @@ def test_bad_url_parameters_show_a_message_and_the_page_works(server, page):
 def test_downloads_give_a_parsable_csv_and_a_png(server, page):
     page.goto(f"{server}/ADePT_sensitivity?{FAST}")
     wait_for_charts(page, 6)
-    buttons = page.get_by_role("button", name="⬇ CSV")
+    dialog = open_export(page, nth=2)  # third chart: the violation rates
     with page.expect_download() as dl:
-        buttons.nth(2).click()  # third chart: the violation rates
+        dialog.get_by_role("button", name="⬇ CSV").click()
     df = pd.read_csv(dl.value.path())
     assert list(df.columns) == ["dim", "distribution", "violation_rate", "ci_low", "ci_high"]
     assert df["dim"].max() == 40 and df["violation_rate"].between(0, 1).all()
+    close_export(page)
+    dialog = open_export(page, nth=0)
     with page.expect_download(timeout=120_000) as dl:
-        page.get_by_role("button", name="⬇ PNG").first.click()
+        dialog.get_by_role("button", name="⬇ PNG").click()
     data = Path(dl.value.path()).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     from PIL import Image
@@ -441,13 +445,17 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
     query, n = PAGES_FAST[path]
     page.goto(f"{server}/{path}?{query}")
     wait_for_charts(page, n)
+    dialog = open_export(page, nth=chart)
     with page.expect_download() as dl:
-        page.get_by_role("button", name="⬇ CSV").nth(chart).click()
+        dialog.get_by_role("button", name="⬇ CSV").click()
     figure_id = dl.value.suggested_filename.removesuffix(".csv")
     df = pd.read_csv(dl.value.path())
     assert len(df) > 0 and list(df.columns) == list(registry.get(figure_id).columns)
+    # the dialog says how to get the same figure again: this view's link and its command line
+    text = dialog.inner_text()
+    assert f"python -m dpviz figure {figure_id}" in text and f"{server}/{path}?" in text
     with page.expect_download(timeout=120_000) as dl:  # the same card's PNG button (by its key, not its place)
-        page.locator(f".st-key-dl-png-{figure_id}").get_by_role("button", name="⬇ PNG").click()
+        dialog.locator(f".st-key-dl-png-{figure_id}").get_by_role("button", name="⬇ PNG").click()
     assert dl.value.suggested_filename == f"{figure_id}.png"
     with Image.open(io.BytesIO(Path(dl.value.path()).read_bytes())) as im:
         assert im.format == "PNG" and im.size[0] > 800
@@ -615,8 +623,9 @@ def test_html_download_works_offline(server, page, tmp_path):
     """The page's HTML download inlines plotly.js: no script is fetched from a CDN."""
     page.goto(f"{server}/ADePT_sensitivity?{FAST}")
     wait_for_charts(page, 6)
+    dialog = open_export(page, nth=0)
     with page.expect_download(timeout=120_000) as dl:
-        page.get_by_role("button", name="⬇ HTML").first.click()
+        dialog.get_by_role("button", name="⬇ HTML").click()
     html = Path(dl.value.path()).read_text(encoding="utf-8")
     assert re.search(r"<script[^>]+src=\"https?://", html) is None
     assert len(html) > 1_000_000  # plotly.js itself is inside

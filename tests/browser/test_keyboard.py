@@ -14,7 +14,7 @@ import io
 import re
 
 import pytest
-from browser_support import FAST, look_at, wait_for_charts
+from browser_support import EXPORT, FAST, look_at, wait_for_charts
 from paper_pages import charts_drawn
 
 pytestmark = pytest.mark.timeout(900)
@@ -107,7 +107,7 @@ def test_every_control_of_a_paper_page_shows_its_focus(server, browser, width, h
         # the kinds of control the page has were all reached
         # (a phone's sidebar is closed: its controls are out of the Tab order until it is opened)
         sidebar = ("Random seed",) if width > 600 else ("Expand sidebar",)
-        for expected in ("Skip to main content", "Privacy budget ε (claimed)", "⬇ CSV", *sidebar):
+        for expected in ("Skip to main content", "Privacy budget ε (claimed)", EXPORT, *sidebar):
             assert expected in names, f"{expected!r} not reached by Tab: {sorted(names)[:40]}"
         if width > 600:
             assert any(s["type"] == "radio" for s in stops)
@@ -167,9 +167,18 @@ def test_a_slider_a_description_and_a_download_work_by_keyboard_alone(server, br
         assert page.evaluate("document.activeElement.parentElement.open") is False
         page.keyboard.press("Enter")
         assert page.evaluate("document.activeElement.parentElement.open") is True
-        _tab_to(page, "⬇ CSV", "BUTTON")
+        # on to the chart's "Download · Reproduce" button: Enter opens its dialog, where Tab reaches
+        # the CSV button, Enter downloads, and Escape closes the dialog
+        _tab_to(page, EXPORT, "BUTTON")
+        page.keyboard.press("Enter")
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_role("button", name="⬇ CSV").wait_for(timeout=60_000)
+        _tab_to(page, "⬇ CSV", "BUTTON", stops=20)
+        assert page.evaluate("!!document.activeElement.closest('[role=dialog]')")
         with page.expect_download(timeout=60_000) as got:
             page.keyboard.press("Enter")
         assert re.search(r"\.csv$", got.value.suggested_filename)
+        page.keyboard.press("Escape")
+        dialog.wait_for(state="detached", timeout=30_000)
     finally:
         page.close()

@@ -49,6 +49,25 @@ def test_adept_page_defaults_draw_all_charts_without_errors():
     assert sum(explained in m.value for m in at.markdown) == 1  # once, beside the chart (it was twice)
 
 
+def test_a_charts_downloads_wait_behind_one_button_until_it_is_pressed():
+    """Every chart card has one "Download · Reproduce" button and no download button of its own
+    on a run (a slider's release sends the live section's cards again); pressing it opens a dialog
+    with the five downloads, the view's link and the command line of that chart at these values."""
+    at = _run(ADEPT, dict(FAST, dim="100"))
+    exports = [b for b in at.button if b.key and b.key.startswith("export-")]
+    assert sorted(b.key for b in exports) == sorted(
+        f"export-{f}" for f in papers.get("adept").figures if not registry.get(f).on_demand
+    )
+    assert at.get("download_button") == []
+    at.button(key="export-adept-sensitivity").click().run()
+    assert not at.exception
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert labels == ["⬇ CSV", "⬇ PNG", "⬇ SVG", "⬇ PDF", "⬇ HTML"]  # (PNG/SVG/PDF: Chromium, which the tests install)
+    codes = [c.value for c in at.code]
+    assert any("python -m dpviz figure adept-sensitivity" in c and "--set dim=100" in c for c in codes)
+    assert any(c.split("?")[-1].startswith("dim=100&") or "&dim=100&" in c for c in codes if "?" in c)  # the link
+
+
 def test_adept_page_deep_link_sets_controls():
     at = _run(ADEPT, dict(FAST, dim="100", epsilon="2", seed="7"))
     assert at.select_slider(key="dim").value == 100

@@ -308,17 +308,6 @@ def test_every_papers_first_answer_is_cheaper_than_its_defaults_and_within_the_h
         assert first_answer(paper, params, dict(defaults, **smaller)) == {}  # never more than asked for
 
 
-def test_a_fenced_block_outlasts_every_run_of_backticks_inside_it():
-    from webui.figure_card import fenced
-
-    assert fenced("python -m dpviz figure x", "bash") == "```bash\npython -m dpviz figure x\n```"
-    block = fenced("expr='a````b' and `c`")
-    fence = block.split("\n")[0]
-    assert fence == "`````" and block.endswith("\n`````")
-    # the text is unchanged between the fences, and no line inside is a fence of that length
-    assert block.split("\n")[1:-1] == ["expr='a````b' and `c`"]
-
-
 def test_a_live_panel_follows_the_last_live_chart_and_the_charts_without_a_slider_leave_the_fragment(monkeypatch):
     """live_figures(): the fragment a slider's release reruns holds the charts from the first that
     follows a slider to the last that does, then the panels that take a slider's value; the charts
