@@ -17,10 +17,35 @@ When the flush is already due it flushes that message too, so :func:`install` sk
 then (:func:`_wakes_once`). (Batching a session's own callbacks to the loop the same way was tried
 and not kept: under 120 students on two processes it made page opens slower, p95 7.0 s against
 4.6 s, for the same CPU per move.)
+
+**A config option is read without the config lock** (Streamlit 1.67). Every message a run queues
+reads ``global.minCachedMessageSize`` (``populate_hash_if_needed``), and every widget reads more,
+through ``config.get_option``, which takes one lock shared by every thread of the process. Under
+120 page opens at once that lock was a queue: a thread that held it lost the interpreter lock
+mid-read and the others waited for both; 15% of a server process's samples waited there (py-spy,
+the metric page). The options do not change while the server runs (only a config file's edit
+parses them again, into a new dictionary), and reading a value from a dictionary is atomic in
+Python, so :func:`_reads_without_lock` reads the parsed options directly and falls back to
+Streamlit's own function before they are parsed or for a key it does not know (which raises).
+
+**A component's state is shown without making a class each time** (Streamlit 1.67). Every
+``st.components.v2`` element (dpviz's charts, frames and texts) registers a presenter that turns
+its stored state into what ``st.session_state`` shows: the trigger values merged under the state,
+as a dict that writes assignments through to the widget store. Streamlit's presenter defined that
+dict's class anew on every call, and it is called for every component whenever a run registers
+it or compacts the session's state: 6% of a slider release's CPU went to making classes (py-spy
+``--gil``, 20 students on one process), each one also a reference cycle left for the garbage
+collector. :func:`_presenter_factory` gives the same view from one class (:class:`_StateView`);
+a test holds it to Streamlit's own presenter on the same inputs.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from streamlit import config
+from streamlit.components.v2 import presentation
+from streamlit.components.v2.bidi_component import main as bidi_main
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.runtime import Runtime
 
@@ -60,9 +85,136 @@ def _wakes_once(enqueued):
     return enqueued_once
 
 
+def _reads_without_lock(get_option):
+    """``config.get_option`` that reads the parsed options without taking the config lock."""
+
+    def get_option_unlocked(key: str):
+        options = config._config_options  # one read of the module's attribute: a dict, or None
+        if options is not None:
+            option = options.get(key)
+            if option is not None:
+                return option.value
+        return get_option(key)
+
+    get_option_unlocked.__wrapped__ = get_option
+    get_option_unlocked.dpviz_fix = True
+    get_option_unlocked.__module__ = __name__
+    return get_option_unlocked
+
+
+class _StateView(dict):
+    """A component's state as ``st.session_state`` shows it: trigger values, then the stored
+    state over them; an assignment (``view[k] = v`` or ``view.k = v``) or a deletion goes through
+    to the widget store, after the same checks as Streamlit's (not after the component was drawn
+    in this run; keys outside ``allowed`` silently ignored)."""
+
+    def __init__(self, data: dict, session_state, component_id: str | None, allowed: set | None) -> None:
+        super().__init__(data)
+        object.__setattr__(self, "_session_state", session_state)
+        object.__setattr__(self, "_component_id", component_id)
+        object.__setattr__(self, "_allowed", allowed)
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            self[name] = value
+
+    def __deepcopy__(self, memo: dict) -> "_StateView":
+        memo[id(self)] = self  # a view of the real state, not a copy of it
+        return self
+
+    def _refuse_after_drawn(self, k: str) -> None:
+        from streamlit.errors import StreamlitAPIException
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        if ctx is None or self._component_id is None:
+            return
+        user_key = self._session_state._key_id_mapper.get_key_from_id(self._component_id)
+        if self._component_id in ctx.shared.widget_ids_this_run or user_key in ctx.shared.form_ids_this_run:
+            raise StreamlitAPIException(
+                f"`st.session_state.{user_key}.{k}` cannot be modified after the component"
+                f" with key `{user_key}` is instantiated.",
+                error_id="bidi-component-state-cannot-be-modified",
+            )
+
+    def _store(self) -> None:
+        try:
+            if self._component_id is not None:
+                self._session_state._new_widget_state.set_from_value(self._component_id, dict(self))
+        except Exception:  # noqa: BLE001 - as Streamlit's: the view keeps the value regardless
+            pass
+
+    def __setitem__(self, k: str, v: Any) -> None:
+        self._refuse_after_drawn(k)
+        if self._allowed is not None and k not in self._allowed:
+            return
+        super().__setitem__(k, v)
+        self._store()
+
+    def __delitem__(self, k: str) -> None:
+        self._refuse_after_drawn(k)
+        super().__delitem__(k)
+        self._store()
+
+
+def _trigger_values(session_state, aggregator_id: str) -> dict | None:
+    """Event name -> value of the component's trigger payloads; None when its aggregator is not
+    a trigger widget of this session (the state is then shown as it is)."""
+    meta = session_state._new_widget_state.widget_metadata.get(aggregator_id)
+    if meta is None or meta.value_type != "json_trigger_value":
+        return None
+    try:
+        payloads = session_state._new_widget_state[aggregator_id]
+    except KeyError:
+        payloads = None
+    if isinstance(payloads, dict):
+        payloads = [payloads]
+    out = {}
+    for payload in payloads if isinstance(payloads, list) else ():
+        if isinstance(payload, dict) and isinstance(payload.get("event"), str):
+            out[payload["event"]] = payload.get("value")
+    return out
+
+
+def _presenter_factory(original):
+    """``make_bidi_component_presenter`` whose presenter shows the state through :class:`_StateView`."""
+
+    def make_presenter(aggregator_id: str, component_id: str | None = None, allowed_state_keys=None):
+        def present(base_value: object, session_state) -> object:
+            if not isinstance(base_value, dict):
+                return base_value
+            try:
+                triggers = _trigger_values(session_state, aggregator_id)
+                if triggers is None:
+                    return base_value
+                return _StateView({**triggers, **base_value}, session_state, component_id, allowed_state_keys)
+            except Exception:  # noqa: BLE001 - as Streamlit's: on any error, the state as it is
+                return base_value
+
+        return present
+
+    make_presenter.__wrapped__ = original
+    make_presenter.dpviz_fix = True
+    return make_presenter
+
+
 def install() -> None:
     """Install the fixes (idempotent)."""
     if not getattr(ForwardMsgQueue.clear, "dpviz_fix", False):
         ForwardMsgQueue.clear = _keeps_runless(ForwardMsgQueue.clear)
     if not getattr(Runtime._enqueued_some_message, "dpviz_fix", False):
         Runtime._enqueued_some_message = _wakes_once(Runtime._enqueued_some_message)
+    if getattr(config.get_option, "__module__", None) == config.__name__:
+        # Streamlit's own function only: not one that stands in for it (AppTest's, which answers
+        # its own options during a test run; nor this fix itself)
+        config.get_option = _reads_without_lock(config.get_option)
+    if not getattr(bidi_main.make_bidi_component_presenter, "dpviz_fix", False):
+        # the element's module took the name at import: the fix goes where it is called from
+        made = _presenter_factory(presentation.make_bidi_component_presenter)
+        presentation.make_bidi_component_presenter = made
+        bidi_main.make_bidi_component_presenter = made

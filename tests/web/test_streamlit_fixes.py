@@ -1,6 +1,7 @@
 """webui.streamlit_fixes: a file box's upload address survives the rerun another file box starts;
-the flush is not woken again while it is due."""
+the flush is not woken again while it is due; a config option is read without the config lock."""
 
+import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 
@@ -87,3 +88,120 @@ def test_the_flush_is_not_woken_again_while_it_is_due():
     state["set"] = False  # the flush began (it clears the flag first): the next message wakes it
     Runtime._enqueued_some_message(runtime)
     assert len(woken) == 2
+
+
+def test_a_config_option_is_read_without_the_config_lock_and_means_the_same():
+    """_reads_without_lock: the same values as Streamlit's get_option (parsed or not yet, set at
+    run time), the same error for a key that does not exist, and no wait while another thread
+    holds the config lock (the queue 120 page opens formed there)."""
+    import threading
+
+    import pytest
+    from streamlit import config
+
+    original = getattr(config.get_option, "__wrapped__", config.get_option)
+    unlocked = streamlit_fixes._reads_without_lock(original)
+    for key in ("global.minCachedMessageSize", "server.fileWatcherType", "runner.postScriptGC", "theme.primaryColor"):
+        assert unlocked(key) == original(key)
+    with pytest.raises(RuntimeError, match="not defined"):
+        unlocked("global.noSuchOption")
+    before = original("client.toolbarMode")
+    config.set_option("client.toolbarMode", "viewer")
+    try:
+        assert unlocked("client.toolbarMode") == "viewer"
+    finally:
+        config.set_option("client.toolbarMode", before)
+    held, release, got = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with config._config_lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        held.wait(10)
+        reader = threading.Thread(target=lambda: got.append(unlocked("global.minCachedMessageSize")))
+        reader.start()
+        reader.join(5)
+        assert not reader.is_alive(), "the read waited for the config lock"
+    finally:
+        release.set()
+        holder.join()
+    assert got == [original("global.minCachedMessageSize")]
+
+
+class _WidgetStore:
+    """What a presenter reads of a session's widget store: metadata, values, and what it stores."""
+
+    def __init__(self, meta_type, payloads):
+        from types import SimpleNamespace
+
+        self.widget_metadata = {} if meta_type is None else {"agg": SimpleNamespace(value_type=meta_type)}
+        self.payloads = payloads
+        self.stored = []
+
+    def __getitem__(self, key):
+        if self.payloads is KeyError:
+            raise KeyError(key)
+        return self.payloads
+
+    def set_from_value(self, component_id, value):
+        self.stored.append((component_id, value))
+
+
+def _session(meta_type, payloads):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        _new_widget_state=_WidgetStore(meta_type, payloads),
+        _key_id_mapper=SimpleNamespace(get_key_from_id=lambda i: "user-key"),
+    )
+
+
+CASES = [  # (aggregator's type, its payloads, the stored state)
+    ("json_trigger_value", [{"event": "check", "value": 5}, {"event": "other"}, "junk"], {"a": 1, "check": 2}),
+    ("json_trigger_value", {"event": "check", "value": 7}, {"a": 1}),
+    ("json_trigger_value", None, {}),
+    ("json_trigger_value", KeyError, {"a": 1}),
+    ("json_trigger_value", "not a list", {"a": 1}),
+    ("json_value", [{"event": "check", "value": 5}], {"a": 1}),
+    (None, None, {"a": 1}),
+    ("json_trigger_value", [{"event": "check", "value": 5}], "a string state"),
+    ("json_trigger_value", [{"event": "check", "value": 5}], None),
+]
+
+
+@pytest.mark.parametrize("meta_type, payloads, base", CASES)
+@pytest.mark.parametrize("allowed", [None, {"a", "check"}])
+def test_a_components_state_is_shown_as_streamlits_own_presenter_shows_it(meta_type, payloads, base, allowed):
+    """_presenter_factory: on the same inputs, the same view as Streamlit's presenter (its value,
+    whether it is the state itself, attribute reads), and the same writes through to the store
+    (an allowed key, a key outside ``allowed``, an attribute, a deletion); a deep copy is the view
+    itself; and one class serves every call."""
+    import copy
+
+    from streamlit.components.v2 import presentation
+
+    original = getattr(presentation.make_bidi_component_presenter, "__wrapped__", None)
+    original = original or presentation.make_bidi_component_presenter
+    ours = streamlit_fixes._presenter_factory(original)
+    seen = []
+    for make in (original, ours):
+        session = _session(meta_type, payloads)
+        state = copy.deepcopy(base)
+        view = make("agg", "cid", allowed)(state, session)
+        row = [dict(view) if isinstance(view, dict) else view, view is state, type(view) is dict]
+        if isinstance(view, dict) and view is not state:
+            row += [view.a, view.missing, copy.deepcopy(view) is view]
+            view["a"] = 10
+            view["b"] = 20  # outside allowed when allowed is given: ignored
+            view.check = 30
+            del view["a"]
+            row += [dict(view), session._new_widget_state.stored]
+        seen.append(row)
+    assert seen[0] == seen[1]
+    one = ours("agg", "cid", None)
+    views = [one({"a": i}, _session("json_trigger_value", [])) for i in range(3)]
+    assert len({type(v) for v in views}) == 1 and type(views[0]) is streamlit_fixes._StateView

@@ -1,6 +1,7 @@
 """The page wiring's shared figure cache (webui.views.cached_view)."""
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -361,3 +362,27 @@ def test_a_live_panel_follows_the_last_live_chart_and_the_charts_without_a_slide
         ("chart", "e", False),
         ("panel", "still", False),
     ]
+
+
+def test_the_try_it_table_has_one_row_per_word_with_its_numbers():
+    """webui.panels.try_it.as_html: each word's row holds its own N_w, S_w and mean cosine, in the
+    table's order (read by columns, not DataFrame.itertuples), and words are escaped."""
+    from types import SimpleNamespace
+
+    from webui.panels.try_it import as_html
+
+    per_word = pd.DataFrame(
+        {"word": ["a<b", "cat", "sat"], "n_w": [90, 3, 0], "s_w": [7, 100, 12], "cosine": [0.5, 0.12345, 1.0]}
+    )
+    answer = SimpleNamespace(
+        tokens=["a<b", "cat", "sat"],
+        epsilon=2.0,
+        rewrites=[["a<b", "dog", "sat"]],
+        status=["in vocabulary"] * 3,
+        per_word=per_word,
+        draws=100,
+    )
+    out = as_html(answer, {})
+    rows = re.findall(r"<tr><th scope='row'>(.*?)</th><td>(\d+)</td><td>(\d+)</td><td>([\d.]+)</td></tr>", out)
+    assert rows == [("a&lt;b", "90", "7", "0.500"), ("cat", "3", "100", "0.123"), ("sat", "0", "12", "1.000")]
+    assert "N_w (of 100)" in out and "dog" in out
