@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dpviz.export import find_chromium
+from webui.figure_card import EXPORT_LABEL
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = find_chromium()
@@ -119,7 +120,7 @@ def wait_for_charts(page, n: int) -> None:
 PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
 
 
-EXPORT = "⬇ Download · Reproduce"  # webui.figure_card.EXPORT_LABEL
+EXPORT = EXPORT_LABEL  # the label of a chart card's button that opens its downloads and Reproduce box
 
 
 def open_export(page, figure_id: str | None = None, nth: int = 0):

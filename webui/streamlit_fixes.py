@@ -89,7 +89,7 @@ def _reads_without_lock(get_option):
     """``config.get_option`` that reads the parsed options without taking the config lock."""
 
     def get_option_unlocked(key: str):
-        options = config._config_options  # one read of the module's attribute: a dict, or None
+        options = getattr(config, "_config_options", None)  # a dict, or None (also if a release renames it)
         if options is not None:
             option = options.get(key)
             if option is not None:

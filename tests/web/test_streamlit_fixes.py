@@ -96,7 +96,6 @@ def test_a_config_option_is_read_without_the_config_lock_and_means_the_same():
     holds the config lock (the queue 120 page opens formed there)."""
     import threading
 
-    import pytest
     from streamlit import config
 
     original = getattr(config.get_option, "__wrapped__", config.get_option)
