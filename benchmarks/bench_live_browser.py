@@ -8,14 +8,21 @@
    The presses come in pairs, the same steps each way: one pair shown from the positions' shots
    (drawn ahead in idle time, webui/live_chart.js; the press waits until the chart holds it), the
    next pair drawn by Plotly (the shot taken away as the key goes down), the baseline in the same
-   run: per chart, the ratio of the two medians is reported. Then, once the charts in view hold
-   their shots (the seconds until they did are reported), 1-s mouse drags across the slider (the
+   run: per chart, the ratio of the two medians is reported. On opening each page, before any
+   press: the seconds from the page settling and being scrolled to the first chart a slider
+   drives until its charts in view hold their shots of the
+   positions next to their sliders' (until then a key press is drawn by Plotly;
+   ``--first-shots-only`` measures this alone). Then, once the charts in view hold their shots
+   (the seconds until they did are reported) and the server is quiet (a drag's release makes it
+   compute the other sliders' frames of the new setting, which would share the 2 cores with the
+   browser during the next drag), 1-s mouse drags across the slider (the
    thumb moved by the wall clock from one end towards the other), the mouse moved as often as the
    harness can send a move, then at a mouse's report rate (``MOUSE_HZ``), both by Playwright's
    mouse (which waits for the page to take each move in before it sends the next: on a busy page
    the harness sets the pace), then at ``MOUSE_HZ`` by a mouse that does not wait (``free_drag``,
    moves sent to the browser's DevTools socket as a real mouse reports them): the distinct frames
-   the slider's first chart drew during each drag; of them, those that reached the screen (what the
+   the slider's first chart drew during each drag, beside the mouse moves the drag sent (a waiting
+   mouse sends only as many as the page takes in); of them, those that reached the screen (what the
    chart showed at each animation frame: two redraws between two frames are one picture); how many
    shots the charts in view showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the
    rest were Plotly draws); and the messages the page sent to the server meanwhile (Streamlit's
@@ -65,6 +72,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
 from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
+from server_cpu import process_cpu_seconds  # noqa: E402 - benchmarks/ is on the path (this file's folder)
 
 MOUSE_HZ = 125
 """A drag's mouse moves per second in its second run: a USB mouse's default report rate."""
@@ -204,6 +212,24 @@ NO_SHOT = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-c
 # no shot being made or planned (webui/live_chart.js)
 SHOTS_READY = """() => { const S = window.__dpvizShots;
   return !S || (!S.busy && !S.queue.length && !S.soon); }"""
+# every chart in the window holds its shots of the positions next to its sliders' (a key press
+# there is shown from a shot, not drawn by Plotly); how many charts that is
+NEAR_SHOTS = """() => { const near = [];
+  for (const gd of document.querySelectorAll('.dpviz-chart')) {
+    const r = gd.getBoundingClientRect();
+    if (!gd.__dpviz || r.bottom <= 0 || r.top >= innerHeight) continue;
+    for (const [label, s] of Object.entries(gd.__dpviz.sliders)) {
+      const input = document.querySelector(`input[aria-label="${label}"]`);
+      if (!input || !window.__dpvizFrames.get(s.frames)) return -1;
+      const at = +input.value, n = s.options.length;
+      for (const i of [at - 1, at + 1]) {
+        if (i < 0 || i >= n) continue;
+        if (!(gd.__dpvizShots && gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i)))) return -1;
+      }
+    }
+    if (Object.keys(gd.__dpviz.sliders).length) near.push(gd);
+  }
+  return near.length; }"""
 # what the shots are doing (for a benchmark that waits on them in vain)
 SHOTS_STATE = """() => { const S = window.__dpvizShots; return S && {busy: S.busy, queue: S.queue.length,
   soon: !!S.soon, made: S.made, shown: S.shown, quiet: S.quiet - performance.now(), dragging: !!S.dragging,
@@ -249,7 +275,7 @@ def drag_path(left: float, width: float, hz: int):
             time.sleep(max(0.0, due - time.monotonic()))
 
 
-def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> None:
+def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> int:
     """A 1-s drag by a mouse that does not wait: press at (x, y), then a move every 1/hz s towards
     the slider's far end by the wall clock, then release, each sent to the page's DevTools socket
     without waiting for the page to take the last one in, as a real mouse reports to the browser
@@ -274,9 +300,10 @@ def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> N
 
         send("mouseMoved", x, 0)
         send("mousePressed", x, 1)
-        at = x
+        at, moves = x, 0
         for at in drag_path(left, width, hz):
             send("mouseMoved", at, 1)
+            moves += 1
         send("mouseReleased", at, 0)
         # every event taken in (the answers come in order: the release's is the last)
         last = next(ids) - 1
@@ -285,11 +312,32 @@ def free_drag(page, x: float, y: float, left: float, width: float, hz: int) -> N
             if json.loads(ws.recv(timeout=60)).get("id") == last:
                 break
     page.mouse.move(at, y)  # (where Playwright's mouse is now)
+    return moves
 
 
-def frames_presses(url: str, browser, presses: int) -> list[tuple]:
+FIRST_SHOTS: list[tuple[str, float, int]] = []
+"""Per page opened: the seconds from its settling and being scrolled to its first slider's chart until
+its charts in view held the shots next to their sliders' positions, and how many charts were in view."""
+
+
+def server_quiet(pid: int, seconds: int = 3, limit: float = 300) -> float:
+    """Wait until the server has used under 0.05 CPU-s in each of ``seconds`` seconds in a row (a
+    drag's release makes it compute the frames of the new setting for the other sliders, one
+    second after the page's last run: on a 2-core machine that work would share the cores with the
+    browser during the next drag); the seconds waited."""
+    start = time.monotonic()
+    calm = 0
+    while calm < seconds and time.monotonic() - start < limit:
+        c = process_cpu_seconds(pid)
+        time.sleep(1)
+        calm = calm + 1 if process_cpu_seconds(pid) - c < 0.05 else 0
+    return time.monotonic() - start
+
+
+def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots_only: bool = False) -> list[tuple]:
     """Section 0: per slider and chart, key press -> that chart redrawn from its frames; per slider,
-    a 1-s drag; per page, the frames' bytes received on opening it."""
+    a 1-s drag (each begun once the server is quiet, ``server_quiet``); per page, the frames'
+    bytes received on opening it."""
     from browser_support import look_at, slider_geometry
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -316,6 +364,26 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
         received.clear()
         page.goto(f"{url}/{path}")
         settle(page, charts)
+        # a reader scrolls to the first chart a slider drives: the seconds until a key press on any
+        # slider is shown from shots in every chart in view (no pointer over a slider, no focus on one:
+        # shots planned by the page alone)
+        page.mouse.move(5, 5)
+        look_at(page, f".st-key-chart-{sliders[0][1]}")
+        begin = time.monotonic()
+        in_view = (
+            page.wait_for_function(
+                f"(() => {{ const n = ({NEAR_SHOTS})(); return n >= 0 ? n + 1 : 0; }})()", timeout=300_000, polling=50
+            ).json_value()
+            - 1
+        )
+        FIRST_SHOTS.append((path, time.monotonic() - begin, in_view))
+        print(
+            f"  {path}: {in_view} charts in view hold the shots next to their sliders' positions "
+            f"{FIRST_SHOTS[-1][1]:.2f} s after the page settled and was scrolled to its first slider's chart",
+            flush=True,
+        )
+        if first_shots_only:
+            continue
         weight = 0
         for d in received:
             fm = ForwardMsg.FromString(d)
@@ -409,6 +477,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
             # 2 cores), then at a mouse's report rate (MOUSE_HZ, a USB mouse's default); the same
             # session, one after the other
             drawn, painted, shots, ready, during, after, asked = {}, {}, {}, {}, 0, 0, 0
+            moves = {}  # the mouse moves the drag sent (a waiting mouse: as many as the page took in)
             for hz in (0, MOUSE_HZ, -MOUSE_HZ):  # (-: the mouse that does not wait, free_drag)
                 look_at(page, f".st-key-chart-{charts_of[0]}")
                 page.wait_for_timeout(500)
@@ -420,19 +489,23 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 except Exception:  # noqa: BLE001 - say what the shots were doing, then stop
                     raise RuntimeError(f"{path} {label}: shots not ready: {page.evaluate(SHOTS_STATE)}") from None
                 ready[hz] = time.monotonic() - begin + 0.5
+                quiet = server_quiet(server_pid)
+                print(f"    drag at {hz} Hz: shots ready after {ready[hz]:.1f} s, server quiet after {quiet:.1f} s")
                 x, y, left, width = slider_geometry(slider)
                 page.evaluate("window.__drawn = []")
                 shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
                 page.evaluate(PAINT_CLOCK)
                 before, checked = len(sent), len(checks)
                 if hz < 0:
-                    free_drag(page, x, y, left, width, -hz)
+                    moves[hz] = free_drag(page, x, y, left, width, -hz)
                     moving = None  # (the page's messages are counted once they are all in, below)
                 else:
                     page.mouse.move(x, y)
                     page.mouse.down()
+                    moves[hz] = 0
                     for at in drag_path(left, width, hz):
                         page.mouse.move(at, y)
+                        moves[hz] += 1
                     moving = len(sent) - before
                     page.mouse.up()
                 painted[hz] = page.evaluate(
@@ -454,7 +527,7 @@ def frames_presses(url: str, browser, presses: int) -> list[tuple]:
                 # of which shots (drawn ahead, live_chart.js), on any chart in view
                 shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
-            out.append((path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight))
+            out.append((path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight, moves))
             print(f"    {out[-1]}", flush=True)  # (as it comes: a later failure loses nothing)
     page.close()
     return out
@@ -496,6 +569,11 @@ def main() -> None:
     ap.add_argument("--skip-first-view", action="store_true")
     ap.add_argument("--skip-presses", action="store_true")
     ap.add_argument("--skip-frames", action="store_true")
+    ap.add_argument(
+        "--first-shots-only",
+        action="store_true",
+        help="section 0 only measures each page's time until its charts in view hold their sliders' next shots",
+    )
     ap.add_argument("--pages", default="", help="comma-separated page paths (default: all)")
     ap.add_argument("--read", type=float, default=0.0, help="seconds between a press's last chart and the next press")
     ap.add_argument(
@@ -525,7 +603,7 @@ def main() -> None:
                 subprocess.run([sys.executable, "-m", "webui.session_client", "--wake", port], cwd=ROOT, check=True)
                 while "dpviz: warm-up done" not in logfile.read_text(errors="replace"):
                     time.sleep(1)
-                rows = frames_presses(url, browser, args.presses)
+                rows = frames_presses(url, browser, args.presses, proc.pid, args.first_shots_only)
             finally:
                 stop_server(proc, log)
             print(
@@ -539,7 +617,7 @@ def main() -> None:
             def p50_95(t: list) -> str:
                 return f"{statistics.median(t):.3f}/{float(np.percentile(t, 95)):.3f}" if t else "-"
 
-            for path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight in rows:
+            for path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight, moves in rows:
                 per = ", ".join(
                     f"{fid.split('-', 1)[1]} {p50_95(t['shot'])} | {p50_95(t['plotly'])}"
                     for fid, t in latencies.items()
@@ -548,7 +626,8 @@ def main() -> None:
                     f"{path:20} {label:28} {per}  drag {drawn[0]} frames ({drawn[MOUSE_HZ]} at {MOUSE_HZ} Hz, "
                     f"{drawn[-MOUSE_HZ]} with a mouse that does not wait; painted {painted[0]}, {painted[MOUSE_HZ]}, "
                     f"{painted[-MOUSE_HZ]}; shots shown {shots[0]}, {shots[MOUSE_HZ]}, {shots[-MOUSE_HZ]}, "
-                    f"ready after {ready[0]:.1f} s), "
+                    f"ready after {ready[0]:.1f} s; mouse moves sent {moves[0]}, {moves[MOUSE_HZ]}, "
+                    f"{moves[-MOUSE_HZ]}), "
                     f"{during} sent (+{after} on release, then {asked} checks for frames)  "
                     f"{weight / 1e3:.0f}"
                 )
@@ -559,6 +638,11 @@ def main() -> None:
                         f"every chart of every page, key press -> {way:14}: p50 {statistics.median(every):.3f} s, "
                         f"p95 {float(np.percentile(every, 95)):.3f} s ({len(every)} presses)"
                     )
+            for path, seconds, in_view in FIRST_SHOTS:
+                print(
+                    f"{path}: the {in_view} charts in view hold the shots next to their sliders' positions "
+                    f"{seconds:.2f} s after the page settled and was scrolled to its first slider's chart"
+                )
             pairs = [(fid, t) for row in rows for fid, t in row[2].items() if t["shot"] and t["plotly"]]
             if pairs:  # per chart: the median from a shot against the median by Plotly, same presses
                 worst = max(pairs, key=lambda p: statistics.median(p[1]["shot"]))
