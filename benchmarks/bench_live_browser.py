@@ -10,12 +10,12 @@
    next pair drawn by Plotly (the shot taken away as the key goes down), the baseline in the same
    run: per chart, the ratio of the two medians is reported. On opening each page, before any
    press: the seconds from the page settling and being scrolled to the first chart a slider
-   drives until its charts in view hold their shots of the
-   positions next to their sliders' (until then a key press is drawn by Plotly;
-   ``--first-shots-only`` measures this alone). Then, once the charts in view hold their shots
-   (the seconds until they did are reported) and the server is quiet (a drag's release makes it
-   compute the other sliders' frames of the new setting, which would share the 2 cores with the
-   browser during the next drag), 1-s mouse drags across the slider (the
+   drives until its charts in view hold their shots of the positions next to their sliders'
+   (until then a key press is drawn by Plotly; ``--first-shots-only`` measures this alone).
+   Then, once the charts in view hold their shots (the seconds until they did are reported) and
+   the server is quiet (a drag's release makes it compute the other sliders' frames of the new
+   setting, which would share the 2 cores with the browser during the next drag), 1-s mouse
+   drags across the slider (the
    thumb moved by the wall clock from one end towards the other), the mouse moved as often as the
    harness can send a move, then at a mouse's report rate (``MOUSE_HZ``), both by Playwright's
    mouse (which waits for the page to take each move in before it sends the next: on a busy page
