@@ -44,7 +44,7 @@ function onScreen(gd) {
       (entries) => {
         for (const e of entries) {
           e.target.__dpvizSeen = e.isIntersecting;
-          if (e.isIntersecting && CHARTS.has(e.target)) planSoon(SHOT_SEEN);
+          if (e.isIntersecting && CHARTS.has(e.target)) planSoon();
           const pending = e.isIntersecting && e.target.__dpvizPending;
           if (pending) {
             e.target.__dpvizPending = null;
@@ -904,12 +904,11 @@ function refFigure(ref) {
 // slider is shown from its shot too, and Plotly draws it in the chart itself once the keys and the
 // page are quiet (usually the server's answer to the last key does it first). Shots are made
 // a moment after the page draws its charts or scrolls one into view, when the pointer goes over a
-// slider or the keyboard's focus comes to one, and after a drag: for the charts in view, nearest
-// their slider's position first, one at a time, in idle time, never during a drag, while the page
-// runs, nor within a second of a key press (a shot takes 10-40 ms: the next key must not wait).
+// slider, and after a drag: for the charts in view, nearest their slider's position first, one
+// at a time, in idle time, never during a drag, while the page runs, nor within a second of a key
+// press (a shot takes 10-40 ms: the next key must not wait for one).
 const SHOT_LIMIT = 600; // shots kept per chart (a chart on a page holds at most 2 sliders' grids)
 const SHOT_QUIET = 1000; // ms after a key press with no shot begun
-const SHOT_SEEN = 500; // ms from a chart coming into view to its shots planned (a key press before: Plotly)
 const SHOT_IDLE = 8; // ms of idle time left in a frame for a shot to begin (it takes 10-40 ms)
 const SHOT_TRIES = 3; // a frame whose shot failed this often is left to Plotly
 const KEY_MOVE = 500; // ms from a key going down on a slider to its move, shown from a shot
@@ -1038,13 +1037,9 @@ function planShots(label, again = false) {
   if (jobs.length) nextShot();
 }
 
-// shots planned a while after the page last drew or scrolled a chart into view (a plan already
-// coming no later stays: a page drawing chart after chart does not put it off)
+// shots planned a while after the page last drew or scrolled a chart into view
 function planSoon(ms = 1500) {
-  const due = performance.now() + ms;
-  if (SHOTS.soon && SHOTS.soonAt <= due) return;
-  clearTimeout(SHOTS.soon);
-  SHOTS.soonAt = due;
+  if (SHOTS.soon) return; // one is coming (a page drawing chart after chart does not put it off)
   SHOTS.soon = setTimeout(() => {
     SHOTS.soon = null;
     planShots();
@@ -1150,8 +1145,6 @@ function watchDrags() {
     if (label && !SHOTS.dragging) planShots(label);
   };
   document.addEventListener("pointerover", intent, true);
-  // and a keyboard's focus coming to a slider (Tab): its next key press finds its shots sooner
-  document.addEventListener("focusin", intent, true);
   // a key's move is shown from its shot at once (Plotly draws it a moment later): no shot is
   // made in the way of the next key for a moment after each
   window.addEventListener("keydown", (e) => {

@@ -574,31 +574,20 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
         page.close()
 
 
-def _partial_with_every_shot(frames_server, browser, fid: str, label: str):
-    """A new page on the partial-sensitivity page, the chart ``fid`` in view holding a shot of every
-    position along ``label``, and no shot being made."""
+def test_shots_planned_away_while_one_waits_to_begin_leave_the_maker_free(frames_server, browser):
+    """A shot waits for idle time after it is queued; if the queue is planned again meanwhile and
+    comes out empty (every shot made, or the charts gone from view), the maker finds nothing to
+    make and is free again, so that later shots are made (it once stayed busy for good: a
+    benchmark waited five minutes for shots that never came)."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(120_000)
+    fid, label = "partial-individuals", "Gaussian noise σ"
     try:
         page.goto(f"{frames_server}/Partial_sensitivity?{PS_FAST}")
         _wait_frames(page, label)
         look_at(page, f".st-key-chart-{fid}")
         _wait_drawn(page, fid)
         _all_shots_made(page, fid, label)
-    except BaseException:
-        page.close()
-        raise
-    return page
-
-
-def test_shots_planned_away_while_one_waits_to_begin_leave_the_maker_free(frames_server, browser):
-    """A shot waits for idle time after it is queued; if the queue is planned again meanwhile and
-    comes out empty (every shot made, or the charts gone from view), the maker finds nothing to
-    make and is free again, so that later shots are made (it once stayed busy for good: a
-    benchmark waited five minutes for shots that never came)."""
-    fid, label = "partial-individuals", "Gaussian noise σ"
-    page = _partial_with_every_shot(frames_server, browser, fid, label)
-    try:
         planned = page.evaluate(
             """([fid, label]) => {
                 const S = window.__dpvizShots, gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
@@ -619,35 +608,5 @@ def test_shots_planned_away_while_one_waits_to_begin_leave_the_maker_free(frames
         page.mouse.move(5, 5)
         page.mouse.move(x, y)
         _all_shots_made(page, fid, label)
-    finally:
-        page.close()
-
-
-def test_the_keyboard_focus_on_a_slider_plans_its_shots(frames_server, browser):
-    """A keyboard user's focus coming to a slider plans the shots of its charts in view at once, as
-    the pointer going over it does, so the first key presses find shots sooner: with every shot
-    made and none planned, the chart's shots taken away, focusing the slider makes them again (no
-    other event here would plan them)."""
-    fid, label = "partial-individuals", "Gaussian noise σ"
-    page = _partial_with_every_shot(frames_server, browser, fid, label)
-    try:
-        page.mouse.move(5, 5)  # the pointer over no slider
-        page.evaluate("document.activeElement && document.activeElement.blur()")
-        at = _position(page, label)
-        idle = page.evaluate(
-            """(fid) => { const S = window.__dpvizShots;
-                document.querySelector(`.st-key-chart-${fid} .dpviz-chart`).__dpvizShots.clear();
-                return !S.busy && !S.queue.length && !S.soon; }""",
-            fid,
-        )
-        assert idle, "shots were still being made or planned"
-        page.get_by_role("slider", name=label).focus()
-        page.wait_for_function(
-            """([fid, label, at]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
-                const has = (i) => gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i));
-                return has(at) && has(at + 1) && has(at - 1); }""",
-            arg=[fid, label, at],
-            timeout=15_000,
-        )
     finally:
         page.close()
