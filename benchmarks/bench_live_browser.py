@@ -72,7 +72,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
 from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
-from server_cpu import process_cpu_seconds  # noqa: E402 - benchmarks/ is on the path (this file's folder)
+from server_cpu import wait_until_idle  # noqa: E402 - benchmarks/ is on the path (this file's folder)
 
 MOUSE_HZ = 125
 """A drag's mouse moves per second in its second run: a USB mouse's default report rate."""
@@ -320,24 +320,12 @@ FIRST_SHOTS: list[tuple[str, float, int]] = []
 its charts in view held the shots next to their sliders' positions, and how many charts were in view."""
 
 
-def server_quiet(pid: int, seconds: int = 3, limit: float = 300) -> float:
-    """Wait until the server has used under 0.05 CPU-s in each of ``seconds`` seconds in a row (a
-    drag's release makes it compute the frames of the new setting for the other sliders, one
-    second after the page's last run: on a 2-core machine that work would share the cores with the
-    browser during the next drag); the seconds waited."""
-    start = time.monotonic()
-    calm = 0
-    while calm < seconds and time.monotonic() - start < limit:
-        c = process_cpu_seconds(pid)
-        time.sleep(1)
-        calm = calm + 1 if process_cpu_seconds(pid) - c < 0.05 else 0
-    return time.monotonic() - start
-
-
 def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots_only: bool = False) -> list[tuple]:
     """Section 0: per slider and chart, key press -> that chart redrawn from its frames; per slider,
-    a 1-s drag (each begun once the server is quiet, ``server_quiet``); per page, the frames'
-    bytes received on opening it."""
+    a 1-s drag (each begun once the server is quiet: a drag's release makes it compute the frames of
+    the new setting for the other sliders, which would share the 2 cores with the browser during the
+    next drag; ``wait_until_idle`` for 3 s in a row); per page, the frames' bytes received on
+    opening it."""
     from browser_support import look_at, slider_geometry
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -489,7 +477,7 @@ def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots
                 except Exception:  # noqa: BLE001 - say what the shots were doing, then stop
                     raise RuntimeError(f"{path} {label}: shots not ready: {page.evaluate(SHOTS_STATE)}") from None
                 ready[hz] = time.monotonic() - begin + 0.5
-                quiet = server_quiet(server_pid)
+                quiet = wait_until_idle(server_pid, seconds=3)
                 print(f"    drag at {hz} Hz: shots ready after {ready[hz]:.1f} s, server quiet after {quiet:.1f} s")
                 x, y, left, width = slider_geometry(slider)
                 page.evaluate("window.__drawn = []")
