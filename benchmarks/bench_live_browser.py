@@ -6,7 +6,7 @@
    sticky slider panel): ``--presses`` key presses (ArrowRight, then ArrowLeft back), timed in the
    page from the key going down to that chart's redraw from its frames, and to the paint after it.
    The presses come in pairs, the same steps each way: one pair shown from the positions' shots
-   (drawn ahead in idle time, webui/live_chart.js; the press waits until the chart holds it), the
+   (drawn ahead in idle time, webui/live_js/; the press waits until the chart holds it), the
    next pair drawn by Plotly (the shot taken away as the key goes down), the baseline in the same
    run: per chart, the ratio of the two medians is reported. On opening each page, before any
    press: the seconds from the page settling and being scrolled to the first chart a slider
@@ -24,7 +24,7 @@
    the slider's first chart drew during each drag, beside the mouse moves the drag sent (a waiting
    mouse sends only as many as the page takes in); of them, those that reached the screen (what the
    chart showed at each animation frame: two redraws between two frames are one picture); how many
-   shots the charts in view showed (frames drawn ahead in idle time, ``webui/live_chart.js``; the
+   shots the charts in view showed (frames drawn ahead in idle time, ``webui/live_js/``; the
    rest were Plotly draws); and the messages the page sent to the server meanwhile (Streamlit's
    slider sends its value once, on release; a frames element whose frames for the new setting are
    computed after the release checks for them 2 s later, counted apart). And per page: the bytes
@@ -38,7 +38,7 @@
    that chart being redrawn (its Plotly data changed) and (b) the last change to any chart on
    the page, once the run is over (its ``script_finished`` has reached the page and no chart has
    changed for half a second): every redrawn chart. Charts out of view are redrawn when they
-   come into view (webui/live_chart.js), so (b) covers the charts in view; after the last press
+   come into view (webui/live_js/), so (b) covers the charts in view; after the last press
    the page is scrolled to each chart left for later, and the seconds from the scroll to its
    redraw being painted are reported too. Median and 95th percentile over ``--presses`` presses
    per slider, with the bytes the page received per press and how many charts came as
@@ -186,7 +186,7 @@ def live_presses(url: str, browser, presses: int, read: float = 0.0) -> list[tup
 
 
 # frames: when the key went down; every frame-drawn event: when, chart key, its tag, whether a shot
-# (drawn ahead, webui/live_chart.js) was shown, and when the frame after it was painted (an
+# (drawn ahead, webui/live_js/) was shown, and when the frame after it was painted (an
 # animation frame, then a task: the paint between them)
 FRAME_CLOCK = """(() => {
   window.__press = 0; window.__drawn = []; window.__latest = {};
@@ -209,7 +209,7 @@ SHOT_OF = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-c
 NO_SHOT = """([fid, label, i]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   window.addEventListener('keydown', () => gd.__dpvizShots && gd.__dpvizShots.delete(
     window.__dpvizShotKey(gd, label, i)), {capture: true, once: true}); }"""
-# no shot being made or planned (webui/live_chart.js)
+# no shot being made or planned (webui/live_js/)
 SHOTS_READY = """() => { const S = window.__dpvizShots;
   return !S || (!S.busy && !S.queue.length && !S.soon); }"""
 # every chart in the window holds its shots of the positions next to its sliders' (a key press
@@ -512,7 +512,7 @@ def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots
                     ".filter(d => d[1] === fid && d[2].startsWith(label + '=')).map(d => d[2]))].length",
                     [charts_of[0], label],
                 )
-                # of which shots (drawn ahead, live_chart.js), on any chart in view
+                # of which shots (drawn ahead, live_js/shots.js), on any chart in view
                 shots[hz] = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown
                 page.wait_for_timeout(1000)
             out.append((path, label, latencies, drawn, painted, shots, ready, during, after, asked, weight, moves))

@@ -17,7 +17,7 @@ number. Encoding (:func:`encode`), to keep the weight on the wire small:
 - the first frame is sent whole (the *base*); every frame is a *patch* against it: per trace,
   the keys whose value differs, and the layout's top-level keys that differ (a frame with another
   number of traces carries its whole trace list). :func:`apply` is the inverse, and the browser's
-  (``webui/live_chart.js``) does the same;
+  (``webui/live_js/``) does the same;
 - the JSON is compressed with zlib (the browser inflates it with ``DecompressionStream``).
 """
 

@@ -4,7 +4,7 @@ its edge); the title set at the top of the chart, its lines downwards, and the t
 room for it and the subplot titles under it; the bottom margin grown by an x title's added lines.
 
 The same rules run in the browser for the width a chart gets on screen (``fitLayout`` in
-``webui/live_chart.js``, measuring with the canvas) and here for an exported image, whose width is
+``webui/live_js/text_fit.js``, measuring with the canvas) and here for an exported image, whose width is
 fixed (``dpviz.export.image_bytes``, measuring with DejaVu Sans, the charts' font, through Pillow;
 0.6 em a character where that font is missing). Words stay whole; a line of Plotly markup that is
 wholly one tag (``<sup>…</sup>``, the settings line of :func:`dpviz.theme.two_line_title`) is

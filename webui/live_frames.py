@@ -9,7 +9,7 @@ kept, who computes them, and the element that carries them to the browser.
   lower CPU priority than the visitors' work (the hosted warm-up asks for the pages' defaults).
   While frames are pending, their element asks the server again every 2 s (a trigger that reruns
   the live section), which then sends them with their charts.
-- **Sent** by a frames element (``webui/live_chart.js``, under the component ``dpviz_frames``)
+- **Sent** by a frames element (``webui/live_js/``, under the component ``dpviz_frames``)
   placed beside its chart and hidden: the same bytes for every slider position, so that after a
   move Streamlit's message cache sends it as a reference, not again. The chart element is told
   the key of its frames per slider label; while the slider is dragged the browser draws the frame

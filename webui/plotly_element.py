@@ -15,7 +15,7 @@ Streamlit upgrade that changes them fails there rather than on a page.
 Streamlit's Plotly element takes its identity from its figure: a figure that changed is a new
 element, which the browser mounts and draws from scratch (``Plotly.newPlot``), every chart a
 slider drives on every move, in view or not. So dpviz draws its charts with an element of its own
-(:func:`live_chart`, ``webui/live_chart.js``, an ``st.components.v2`` component keyed by the
+(:func:`live_chart`, ``webui/live_js/``, an ``st.components.v2`` component keyed by the
 chart): it keeps its ``<div>`` from one run to the next, redraws it with ``Plotly.react`` (only
 what changed), and redraws a chart out of view when it comes into view. It looks as Streamlit's
 element does (same plotly.js, Streamlit's own copy; container width; mode bar with a full-screen
@@ -132,13 +132,14 @@ class _LiveChart:
 
 @functools.cache
 def full_script() -> str:
-    """``webui/live_chart.js`` without its comment lines and indentation, its entry point kept as
-    ``window.__dpvizLive``: what the page's one loader element (:func:`mount_loader`) carries."""
-    source = Path(__file__).with_name("live_chart.js").read_text(encoding="utf-8")
-    body = "\n".join(line.strip() for line in source.splitlines() if not line.strip().startswith("//"))
-    entry = "export default function ("
-    assert entry in body, "live_chart.js must export its entry point"
-    body = body.replace(entry, "function dpvizLive(")
+    """The page's chart script (``webui/live_js/``, put together by :func:`webui.live_script.bundle`)
+    without its comment lines and indentation, its entry point kept as ``window.__dpvizLive``:
+    what the page's one loader element (:func:`mount_loader`) carries."""
+    from webui.live_script import ENTRY, bundle
+
+    body = "\n".join(line.strip() for line in bundle().splitlines() if not line.strip().startswith("//"))
+    assert ENTRY in body, "live_js/chart.js must export its entry point"
+    body = body.replace(ENTRY, "function dpvizLive(")
     return (
         body + "\nfunction dpvizReady() { window.__dpvizLive = dpvizLive;"
         " for (const run of (window.__dpvizWaiting || []).splice(0)) run(); }"
@@ -170,7 +171,7 @@ def _loader():
 
 
 def mount_loader() -> None:
-    """The hidden element that brings ``webui/live_chart.js`` to the page, once per page view
+    """The hidden element that brings ``webui/live_js/`` to the page, once per page view
     (outside every fragment: a slider's run does not send it again). Every page mounts it
     (:func:`webui.nav.page_setup`)."""
     import streamlit as st

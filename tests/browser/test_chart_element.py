@@ -1,4 +1,4 @@
-"""dpviz's chart element in Chromium (webui/live_chart.js): a slider move redraws a chart in view
+"""dpviz's chart element in Chromium (webui/live_js/): a slider move redraws a chart in view
 in place (the same element, not a new one), leaves a chart out of view as it was until the reader
 scrolls to it, and then draws exactly what a fresh page at the new link draws; a chart takes its
 container's width and its figure's height. With DPVIZ_STREAMLIT_CHARTS=1 Streamlit's own Plotly

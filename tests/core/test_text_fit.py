@@ -1,5 +1,5 @@
 """Texts fitted to a chart's width (dpviz.text_fit; the browser runs the same rules in
-webui/live_chart.js, checked in tests/browser/test_accessibility.py at 1280 and 390 px)."""
+webui/live_js/, checked in tests/browser/test_accessibility.py at 1280 and 390 px)."""
 
 import re
 

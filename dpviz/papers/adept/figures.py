@@ -142,7 +142,7 @@ def _marker_annotation(fig, x, y, text, x_range, axes=("x", "y")):
     clear of them; in the first quarter of ``x_range`` (the x axis's span), where the label would
     run into the axis, it goes to the right. The label's coordinates are log10 values, as Plotly
     reads an annotation's there. It is named ``mark``, which is how the phone layout
-    (``text_fit``, ``live_chart.js``) finds it.
+    (``text_fit``, ``live_js/``) finds it.
 
     The label is not on a Plotly annotation arrow: Plotly measures an arrow's path on every draw
     (``getTotalLength``, which forces the page's layout), a third of this chart's redraw while a

@@ -1,0 +1,3 @@
+// What the chart script's modules touch of a browser's window when Node loads them: the tab's
+// registries live on `window`. Imported first by every test file (before the modules it tests).
+globalThis.window = globalThis;

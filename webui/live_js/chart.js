@@ -1,0 +1,267 @@
+import { CHARTS, FRAMES, TEXTS } from "./state.js";
+import { decodedData, framesMessage, inflateFrames } from "./frames.js";
+import { fitted, fittedData, sized } from "./text_fit.js";
+import { describeBox, describeSoon } from "./describe.js";
+import { current, refFigure } from "./positions.js";
+import { SHOTS, dropShot, pageRuns, planSoon } from "./shots.js";
+import { watchSliders } from "./sliders.js";
+
+// dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
+// run of the page to the next and redraws it with Plotly.react, which updates only what changed,
+// instead of Streamlit's Plotly element, whose identity follows its figure, so that a changed
+// figure is a new element, mounted and drawn from scratch (Plotly.newPlot) on every slider move.
+//
+// Drawn as Streamlit draws a chart without a theme: the figure as sent, the container's width,
+// the figure's height, Plotly's mode bar without the logo, the cloud, lasso and box-select
+// buttons, plus a full-screen button. plotly.js is the very copy Streamlit ships (the module of
+// its Plotly element, whose URL the server sends in `data.plotly`), loaded once per tab. The
+// chart keeps the class and test id of Streamlit's element, so that selectors written for it (the
+// browser tests', a user's CSS) find dpviz's charts too.
+//
+// Frames (dpviz/frames.py, webui/live_frames.py): the same script serves the hidden frames
+// element, whose data is "F", a key, a newline and the zlib-compressed frames of one chart along
+// one slider; they are inflated once and kept by key. A chart is told, per slider label, the key
+// of its frames and the slider's options; while a slider moves (its aria-valuetext changes, which
+// Streamlit's slider does on every step of a drag and every key press, before the value reaches
+// the server), every chart with frames along it is redrawn at the slider's position from its
+// frames, once per animation frame. After the move the server sends, for a position on the grid,
+// a reference to the frame instead of the figure.
+
+const FULLSCREEN = {
+  width: 448,
+  height: 512,
+  path: "M32 32C14.3 32 0 46.3 0 64v96c0 17.7 14.3 32 32 32s32-14.3 32-32V96h64c17.7 0 32-14.3 32-32s-14.3-32-32-32H32zM64 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v96c0 17.7 14.3 32 32 32h96c17.7 0 32-14.3 32-32s-14.3-32-32-32H64V352zM320 32c-17.7 0-32 14.3-32 32s14.3 32 32 32h64v64c0 17.7 14.3 32 32 32s32-14.3 32-32V64c0-17.7-14.3-32-32-32H320zM448 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v64H320c-17.7 0-32 14.3-32 32s14.3 32 32 32h96c17.7 0 32-14.3 32-32V352z",
+};
+
+export function plotly(url) {
+  if (!window.__dpvizPlotly) {
+    window.__dpvizPlotly = window.Plotly
+      ? Promise.resolve(window.Plotly)
+      : import(new URL(url, document.baseURI).href).then(() => window.Plotly);
+  }
+  return window.__dpvizPlotly;
+}
+
+// Charts out of view are redrawn when they come into view (200 px ahead), not on every move: one
+// watcher per scrolling box.
+function onScreen(gd) {
+  const root = scroller(gd);
+  const watchers = (window.__dpvizOnScreen = window.__dpvizOnScreen || new Map());
+  if (!watchers.has(root)) {
+    watchers.set(root, new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          e.target.__dpvizSeen = e.isIntersecting;
+          if (e.isIntersecting && CHARTS.has(e.target)) planSoon();
+          const pending = e.isIntersecting && e.target.__dpvizPending;
+          if (pending) {
+            e.target.__dpvizPending = null;
+            pending();
+          }
+        }
+      },
+      { root, rootMargin: "200px 0px" },
+    ));
+  }
+  return watchers.get(root);
+}
+
+// the page's scrolling box (Streamlit scrolls its main section, not the window)
+function scroller(el) {
+  for (let e = el.parentElement; e; e = e.parentElement) {
+    const y = getComputedStyle(e).overflowY;
+    if (y === "auto" || y === "scroll") return e;
+  }
+  return null;
+}
+
+export function size(gd) {
+  const full = document.fullscreenElement === gd;
+  return {
+    width: full ? window.innerWidth : Math.max(gd.parentElement.clientWidth, 100),
+    height: full ? window.innerHeight : gd.__dpviz.height,
+  };
+}
+
+// frames element ("F"): inflate once, keep by key, tell the charts waiting for them
+async function holdFrames(u8) {
+  const { key, body } = framesMessage(u8);
+  if (FRAMES.has(key) || !body) return; // held already (the server sends the key alone then)
+  FRAMES.set(key, null); // being inflated
+  const doc = await inflateFrames(body);
+  FRAMES.set(key, doc);
+  window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: key }));
+  planSoon();
+}
+
+// whether any of a chart is in the window now (a slider's move redraws only those; the rest when
+// they come into view)
+export function inWindow(gd) {
+  const r = gd.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+}
+
+// After a draw: a legend placed under the plot by fitLayout (from estimated tick label and axis
+// title heights) may meet the x axis's texts as Plotly drew them (turned labels, powers of ten);
+// then the chart is drawn once more with the legend that much lower, and the amount kept for
+// every later figure of this chart at this size.
+function settleLegend(gd, box) {
+  const legend = gd.querySelector(".legend");
+  const key = `${box.width}x${box.height}`;
+  gd.__dpvizShift = gd.__dpvizShift || new Map();
+  if (!legend || !(gd.layout.legend && gd.layout.legend.y < 0) || gd.__dpvizShift.get(`${key}:done`)) return false;
+  gd.__dpvizShift.set(`${key}:done`, true);
+  let low = -Infinity;
+  for (const t of gd.querySelectorAll('.xaxislayer-above text, [class^="g-x"][class$="title"] text')) {
+    const r = t.getBoundingClientRect();
+    if (r.height) low = Math.max(low, r.bottom);
+  }
+  const overlap = Math.ceil(low + 6 - legend.getBoundingClientRect().top);
+  if (!(overlap > 0)) return false;
+  gd.__dpvizShift.set(key, (gd.__dpvizShift.get(key) || 0) + overlap);
+  return true;
+}
+
+// after a draw: the left and right margins Plotly gave the chart, kept as the least for its next
+// figures at this size (sized)
+export function keepSides(gd, box, drawn = gd) {
+  const got = drawn._fullLayout && drawn._fullLayout._size;
+  if (!got) return;
+  gd.__dpvizSides = gd.__dpvizSides || new Map();
+  const key = `${box.width}x${box.height}`;
+  const had = gd.__dpvizSides.get(key) || { l: 0, r: 0 };
+  gd.__dpvizSides.set(key, { l: Math.max(had.l, Math.round(got.l)), r: Math.max(had.r, Math.round(got.r)) });
+}
+
+// a chart drawn again at a new size, its texts fitted to the new width
+function refit(gd, box) {
+  const figure = gd.__dpvizShown;
+  if (!figure || !figure.layout) return void window.Plotly.relayout(gd, box);
+  window.Plotly.react(gd, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), gd.__dpviz.config);
+}
+
+// redraw a chart with a figure now, or when it comes into view
+export function show(gd, figure, tag, now) {
+  const state = gd.__dpviz;
+  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return void dropShot(gd); // already drawn (or on its way)
+  gd.__dpvizShownState = state;
+  const draw = () => plotly(state.plotly).then((Plotly) => {
+    if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
+    const box = size(gd);
+    const data = fittedData(figure, box.width);
+    return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
+      if (settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
+    }).then(() => {
+      keepSides(gd, box);
+      gd.__dpvizDrawn = { tag, at: performance.now() };
+      gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+      describeSoon(gd);
+    });
+  });
+  gd.__dpvizShown = figure;
+  if (gd._fullLayout && (now === undefined ? gd.__dpvizSeen === false : !now)) {
+    gd.__dpvizPending = () => (gd.__dpvizLast = draw());
+  } else {
+    gd.__dpvizPending = null;
+    gd.__dpvizLast = draw();
+  }
+  dropShot(gd);
+}
+
+
+export default function ({ data: bytes, parentElement, setTriggerValue }) {
+  const u8 = new Uint8Array(bytes);
+  clearTimeout(parentElement.__dpvizAsk); // an element that was asking for its frames no longer does
+  if (u8[0] === 70) return void holdFrames(u8); // "F": a frames element
+  if (u8[0] === 84) {
+    // "T": a panel drawn as HTML, which follows its sliders
+    const doc = JSON.parse(new TextDecoder().decode(u8.subarray(1)));
+    let el = parentElement.querySelector(":scope > .dpviz-html");
+    if (!el) {
+      el = document.createElement("div");
+      el.className = "dpviz-html";
+      parentElement.appendChild(el);
+    }
+    el.__dpviz = { sliders: doc.sliders, html: doc.html };
+    el.innerHTML = doc.html;
+    el.__dpvizShown = doc.html;
+    if (Object.keys(doc.sliders).length) {
+      TEXTS.add(el);
+      watchSliders();
+    }
+    return;
+  }
+  if (u8[0] === 80) {
+    // "P": frames still being computed; ask the server again in 2 s (a run of the live section)
+    // (never while the page runs: a rerun asked for then would interrupt that run; nor during a
+    // drag, which asks the server nothing until it is let go)
+    const ask = () => {
+      const busy = pageRuns() || SHOTS.dragging;
+      if (busy) parentElement.__dpvizAsk = setTimeout(ask, 2000);
+      else setTriggerValue("check", Date.now());
+    };
+    parentElement.__dpvizAsk = setTimeout(ask, 2000);
+    return;
+  }
+  const data = JSON.parse(new TextDecoder().decode(u8));
+  let gd = parentElement.querySelector(":scope > .dpviz-chart");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "dpviz-chart stPlotlyChart";
+    gd.dataset.testid = "stPlotlyChart";
+    parentElement.appendChild(gd);
+    onScreen(gd).observe(gd);
+    describeBox(gd, parentElement);
+  }
+  const config = Object.assign({}, data.config, {
+    modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"],
+    modeBarButtonsToAdd: [
+      {
+        name: "Fullscreen",
+        icon: FULLSCREEN,
+        click: () => (document.fullscreenElement ? document.exitFullscreen() : gd.requestFullscreen()),
+      },
+    ],
+  });
+  if (data.figure) decodedData(data.figure.data);
+  const state = (gd.__dpviz = {
+    height: data.height, config, plotly: data.plotly, figure: data.figure || null, ref: data.ref || null,
+    sliders: data.sliders || {},
+  });
+  if (Object.keys(state.sliders).length) {
+    CHARTS.add(gd);
+    watchSliders();
+  }
+  if (Object.keys(state.sliders).some((label) => !current(gd, label, true))) {
+    // a late answer: a slider has moved on since this run began, and the chart shows its frame of
+    // where the slider is now; the answer to the last move will come
+  } else if (data.figure) {
+    show(gd, data.figure, "server");
+    if (CHARTS.has(gd)) planSoon();
+  } else if (data.ref) {
+    // a position on the grid: the frame the browser holds (or will, when its element arrives)
+    const drawRef = () => {
+      const figure = refFigure(data.ref);
+      if (!figure || gd.__dpviz !== state) return false;
+      show(gd, figure, "server-ref");
+      planSoon();
+      return true;
+    };
+    if (!drawRef()) {
+      const wait = (e) => e.detail === data.ref.frames && drawRef() && window.removeEventListener("dpviz-frames", wait);
+      window.addEventListener("dpviz-frames", wait);
+    }
+  }
+  if (!gd.__dpvizResize) {
+    gd.__dpvizResize = new ResizeObserver(() => {
+      if (!gd._fullLayout || !window.Plotly) return;
+      const s = size(gd);
+      if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) {
+        refit(gd, s);
+        planSoon(); // shots at the new size
+      }
+    });
+    gd.__dpvizResize.observe(parentElement);
+    gd.addEventListener("fullscreenchange", () => refit(gd, size(gd)));
+  }
+}

@@ -1,0 +1,240 @@
+import { CHARTS, FRAMES } from "./state.js";
+import { frameAt } from "./frames.js";
+import { fitted, fittedData, sized } from "./text_fit.js";
+import { AT, current } from "./positions.js";
+import { MOVED, follow } from "./sliders.js";
+import { inWindow, keepSides, plotly, show, size } from "./chart.js";
+
+// Drag shots. A frame drawn by Plotly.react costs 10-35 ms (Plotly draws the whole chart again:
+// its axes from scratch, the legend, the annotations), and with Streamlit's slider (7-12 ms a
+// move) and the page's own style, layout and paint that made three or four 16.7-ms screen
+// frames a step: 15-20 distinct pictures in a 1-s drag. So each frame along a slider is drawn
+// once ahead, in the browser's idle time, by the same Plotly.react with the same figure, size
+// and margins, into a hidden chart; its SVG is kept (a "shot", its clip-path ids made its own).
+// While the mouse drags a slider, a chart whose shot of the new position is ready shows that
+// shot over its plot (one subtree swapped, no drawing); a position with no shot yet is drawn by
+// Plotly as before. When the mouse is let go, Plotly draws the last position in the chart itself
+// (hover, zoom and the text description follow it) and the shot is taken away. A key's move on a
+// slider is shown from its shot too, and Plotly draws it in the chart itself once the keys and the
+// page are quiet (usually the server's answer to the last key does it first). Shots are made
+// a moment after the page draws its charts or scrolls one into view, when the pointer goes over a
+// slider, and after a drag: for the charts in view, nearest their slider's position first, one
+// at a time, in idle time, never during a drag, while the page runs, nor within a second of a key
+// press (a shot takes 10-40 ms: the next key must not wait for one).
+const SHOT_LIMIT = 600; // shots kept per chart (a chart on a page holds at most 2 sliders' grids)
+export const SHOT_QUIET = 1000; // ms after a key press with no shot begun
+const SHOT_IDLE = 8; // ms of idle time left in a frame for a shot to begin (it takes 10-40 ms)
+const SHOT_TRIES = 3; // a frame whose shot failed this often is left to Plotly
+export const KEY_MOVE = 500; // ms from a key going down on a slider to its move, shown from a shot
+export const KEY_SETTLE = 600; // ms after the last key shown from a shot until Plotly draws the chart itself
+export const SHOTS = (window.__dpvizShots = window.__dpvizShots || {
+  made: 0, shown: 0, queue: [], busy: false, host: null, seq: 0, tried: new Map(), planned: null, plannedAt: 0,
+});
+
+// the hidden chart the shots are drawn in: in the page only while it draws (a page's charts, texts
+// and test selectors never meet it), its Plotly state kept in between
+function shotHost(box) {
+  if (!SHOTS.host) {
+    const el = document.createElement("div");
+    el.className = "dpviz-shot-host";
+    el.setAttribute("aria-hidden", "true");
+    el.style.cssText = "position:fixed;left:-40000px;top:0;visibility:hidden;pointer-events:none;overflow:hidden";
+    SHOTS.host = el;
+  }
+  if (!SHOTS.host.isConnected) document.body.appendChild(SHOTS.host);
+  SHOTS.host.style.width = `${box.width}px`;
+  SHOTS.host.style.height = `${box.height}px`;
+  return SHOTS.host;
+}
+
+// what a shot depends on besides its frame: the chart's size and the margins and legend shift it
+// has learned at that size (sized)
+export function shotKey(gd, label, index, box = size(gd)) {
+  const s = gd.__dpviz.sliders[label];
+  const k = `${box.width}x${box.height}`;
+  const sides = gd.__dpvizSides && gd.__dpvizSides.get(k);
+  const shift = gd.__dpvizShift && gd.__dpvizShift.get(k);
+  return `${s.frames}|${index}|${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
+}
+
+window.__dpvizShotKey = shotKey; // for the browser tests
+
+// the host's SVG as a shot: a copy whose ids (clip paths, gradients) are its own, so that two
+// shots on a page never point at each other's clip paths
+function takeShot(host) {
+  const wrap = document.createElement("div");
+  wrap.className = "dpviz-shot";
+  wrap.setAttribute("aria-hidden", "true");
+  wrap.style.cssText = "position:absolute;left:0;top:0;pointer-events:none";
+  for (const svg of host.querySelectorAll(".svg-container > svg.main-svg")) wrap.appendChild(svg.cloneNode(true));
+  const tag = `s${++SHOTS.seq}-`;
+  const ids = [];
+  for (const el of wrap.querySelectorAll("[id]")) {
+    ids.push(el.id);
+    el.id = tag + el.id;
+  }
+  if (ids.length) {
+    const esc = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
+    const ref = new RegExp(`#(${esc.join("|")})(?=['")\\s]|$)`, "g");
+    for (const el of wrap.querySelectorAll("*")) {
+      for (const a of el.attributes) {
+        if (a.value.includes("#") && (a.value.includes("url(") || a.name.endsWith("href"))) {
+          const v = a.value.replace(ref, (_, id) => `#${tag}${id}`);
+          if (v !== a.value) a.value = v;
+        }
+      }
+    }
+  }
+  return wrap;
+}
+
+// draw one frame into the host and keep its shot; the margins Plotly gave it become the least
+// the chart keeps at this size (keepSides), so the chart, its shots and its last draw agree
+async function makeShot(gd, label, index) {
+  const state = gd.__dpviz;
+  const s = state.sliders[label];
+  const doc = FRAMES.get(s.frames);
+  if (!doc) return;
+  const figure = frameAt(doc, index);
+  const box = size(gd);
+  const key = shotKey(gd, label, index);
+  const Plotly = await plotly(state.plotly);
+  const host = shotHost(box);
+  const config = Object.assign({}, state.config, { staticPlot: true, displayModeBar: false, responsive: false });
+  try {
+    await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
+    if (gd.__dpviz !== state) return;
+    keepSides(gd, box, host);
+    if (shotKey(gd, label, index) !== key) return; // the margins grew: this frame again, later
+    gd.__dpvizShots = gd.__dpvizShots || new Map();
+    if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
+    gd.__dpvizShots.set(key, { node: takeShot(host), figure });
+    SHOTS.tried.delete(key);
+    SHOTS.made++;
+  } finally {
+    host.remove();
+  }
+}
+
+// the shots a chart lacks along a slider, nearest the slider's position first
+function plannedShots(gd, label) {
+  const s = gd.__dpviz.sliders[label];
+  const doc = s && FRAMES.get(s.frames);
+  if (!doc || !current(gd, label) || document.fullscreenElement === gd) return [];
+  const at = AT.has(label) ? AT.get(label) : s.options.indexOf(s.at);
+  const box = size(gd);
+  const wanted = [];
+  const n = s.options.length;
+  for (let d = 0; d < n; d++) {
+    for (const i of d ? [at + d, at - d] : [at]) {
+      if (i < 0 || i >= n || !doc.index.has(s.options[i])) continue;
+      const key = shotKey(gd, label, i, box);
+      if ((SHOTS.tried.get(key) || 0) >= SHOT_TRIES) continue; // this one fails: drawn by Plotly
+      if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, d]);
+    }
+  }
+  return wanted;
+}
+
+// the shots of the charts in view along one slider (or all), nearest their slider's position first
+export function planShots(label, again = false) {
+  const now = performance.now();
+  if (!again && SHOTS.planned === (label || "") && now - SHOTS.plannedAt < 250) return; // (the pointer's moves over a slider)
+  SHOTS.planned = label || "";
+  SHOTS.plannedAt = now;
+  const jobs = [];
+  for (const gd of CHARTS) {
+    if (!gd.isConnected || !gd._fullLayout || !inWindow(gd)) continue;
+    for (const l of label ? [label] : Object.keys(gd.__dpviz.sliders)) jobs.push(...plannedShots(gd, l));
+  }
+  SHOTS.queue = jobs.sort((a, b) => a[3] - b[3]);
+  if (jobs.length) nextShot();
+}
+
+// shots planned a while after the page last drew or scrolled a chart into view
+export function planSoon(ms = 1500) {
+  if (SHOTS.soon) return; // one is coming (a page drawing chart after chart does not put it off)
+  SHOTS.soon = setTimeout(() => {
+    SHOTS.soon = null;
+    planShots();
+  }, ms);
+}
+
+// whether the page runs (Streamlit's status widget shows): its answer may redraw charts
+export function pageRuns() {
+  return !!document.querySelector('[data-testid="stStatusWidget"]');
+}
+
+function nextShot() {
+  if (SHOTS.busy || !SHOTS.queue.length) return;
+  SHOTS.busy = true;
+  const run = (deadline) => {
+    // not while the page runs (its answer redraws charts) nor just after a key press
+    const quiet = pageRuns() ? 500 : (SHOTS.quiet || 0) - performance.now();
+    if (quiet > 0) return void setTimeout(() => requestIdleCallback(run, { timeout: 1000 }), quiet);
+    if (SHOTS.dragging || (deadline && deadline.timeRemaining() < SHOT_IDLE && !deadline.didTimeout)) {
+      return void requestIdleCallback(run, { timeout: 1000 });
+    }
+    if (!SHOTS.queue.length) return void (SHOTS.busy = false); // planned again meanwhile: nothing left to make
+    const [gd, label, index] = SHOTS.queue.shift();
+    const done = () => {
+      SHOTS.busy = false;
+      if (SHOTS.queue.length) nextShot();
+      else planShots(undefined, true); // what is in view now, and shots whose chart's margins grew meanwhile
+    };
+    if (!gd.isConnected || !gd.__dpviz.sliders[label]) return void done();
+    const key = shotKey(gd, label, index);
+    if (gd.__dpvizShots && gd.__dpvizShots.has(key)) return void done();
+    if (SHOTS.tried.size > 20000) SHOTS.tried.clear();
+    SHOTS.tried.set(key, (SHOTS.tried.get(key) || 0) + 1); // until it is made
+    makeShot(gd, label, index).then(done, done);
+  };
+  requestIdleCallback(run, { timeout: 1000 });
+}
+
+// a chart during a drag: the shot of its new position over its plot
+export function showShot(gd, shot, tag) {
+  const box = gd.querySelector(".svg-container");
+  if (!box) return false;
+  if (gd.__dpvizShot !== shot) {
+    if (gd.__dpvizShot) gd.__dpvizShot.node.remove();
+    const last = box.querySelectorAll(":scope > svg.main-svg");
+    box.insertBefore(shot.node, last.length ? last[last.length - 1].nextSibling : box.firstChild);
+    gd.__dpvizShot = shot;
+    SHOTS.shown++;
+  }
+  gd.__dpvizDrawn = { tag, at: performance.now() };
+  gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+  return true;
+}
+
+// the shot taken away once Plotly has drawn the chart itself where the shot showed
+export function dropShot(gd) {
+  const shot = gd.__dpvizShot;
+  if (!shot) return;
+  const gone = () => {
+    if (gd.__dpvizShot === shot) {
+      shot.node.remove();
+      gd.__dpvizShot = null;
+    }
+  };
+  if (gd.__dpvizPending || !gd.__dpvizLast) gone();
+  else Promise.resolve(gd.__dpvizLast).then(gone, gone);
+}
+
+// the mouse let go: every chart showing a shot drawn by Plotly at its position
+export function endDrag() {
+  if (!SHOTS.dragging) return;
+  SHOTS.dragging = false;
+  if (MOVED.size) follow();
+  drawShown();
+  planSoon(300);
+}
+
+// every chart showing a shot drawn by Plotly at the shot's position (show drops the shot once drawn)
+export function drawShown() {
+  for (const gd of CHARTS) {
+    const shot = gd.__dpvizShot;
+    if (shot) show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
+  }
+}

@@ -1,0 +1,111 @@
+import { CHARTS, TEXTS } from "./state.js";
+import { AT, figureAt, htmlAt, known } from "./positions.js";
+import { KEY_MOVE, KEY_SETTLE, SHOTS, SHOT_QUIET, drawShown, endDrag, pageRuns, planShots, shotKey, showShot } from "./shots.js";
+import { inWindow, show, size } from "./chart.js";
+
+function watchDrags() {
+  if (window.__dpvizDragWatch) return;
+  window.__dpvizDragWatch = true;
+  const slider = (e) => e.target && e.target.closest && e.target.closest('[data-testid="stSlider"]');
+  const labelOf = (el) => {
+    const input = el && el.querySelector('input[type="range"][aria-label]');
+    return input ? input.getAttribute("aria-label") : null;
+  };
+  window.addEventListener("pointerdown", (e) => { if (slider(e)) SHOTS.dragging = true; }, true);
+  window.addEventListener("pointerup", endDrag, true);
+  window.addEventListener("pointercancel", endDrag, true);
+  window.addEventListener("blur", endDrag);
+  // let go outside the window: the next move over the page, with no button down, ends the drag
+  window.addEventListener("pointermove", (e) => { if (SHOTS.dragging && e.buttons === 0) endDrag(); }, true);
+  const intent = (e) => {
+    const el = slider(e);
+    const label = el && labelOf(el);
+    if (label && !SHOTS.dragging) planShots(label);
+  };
+  document.addEventListener("pointerover", intent, true);
+  // a key's move is shown from its shot at once (Plotly draws it a moment later): no shot is
+  // made in the way of the next key for a moment after each
+  window.addEventListener("keydown", (e) => {
+    SHOTS.quiet = performance.now() + SHOT_QUIET;
+    if (slider(e)) SHOTS.keyAt = performance.now();
+  }, true);
+}
+
+// after key presses shown from shots: Plotly draws each chart's last position in the chart itself
+// once the keys and the page are quiet (the server's answer to the last key usually does it first)
+function settleKeys(ms = KEY_SETTLE) {
+  clearTimeout(SHOTS.settle);
+  SHOTS.settle = setTimeout(() => {
+    if (SHOTS.dragging) return; // the drag's end draws them
+    if (pageRuns() || performance.now() - (SHOTS.keyAt || 0) < ms) {
+      return void settleKeys(300);
+    }
+    drawShown();
+  }, ms);
+}
+
+// every slider move: the latest position per label, drawn at once for a key when nothing was
+// drawn in the last animation frame, else at the next one (a drag: the moves in between are skipped)
+export const MOVED = new Map();
+export function follow() {
+  cancelAnimationFrame(window.__dpvizMoveFrame);
+  clearTimeout(window.__dpvizMoveTimer);
+  window.__dpvizMoveFrame = null;
+  window.__dpvizFollowed = performance.now();
+  const byShot = SHOTS.dragging || performance.now() - (SHOTS.keyAt || -1e9) < KEY_MOVE;
+  // every chart's place and size read before any chart changes: a read after a change would make
+  // the browser lay the page out again there and then, once per chart
+  const charts = [];
+  for (const gd of CHARTS) {
+    if (!gd.isConnected) CHARTS.delete(gd);
+    else charts.push([gd, inWindow(gd), byShot ? size(gd) : null]);
+  }
+  for (const [label, index] of MOVED) {
+    for (const [gd, seen, box] of charts) {
+      const figure = figureAt(gd, label, index);
+      if (!figure) continue;
+      const shot = byShot && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index, box));
+      if (shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`)) {
+        if (!SHOTS.dragging) settleKeys();
+      } else show(gd, figure, `${label}=${index}`, seen);
+    }
+    for (const el of TEXTS) {
+      if (!el.isConnected) {
+        TEXTS.delete(el);
+        continue;
+      }
+      const html = htmlAt(el, label, index);
+      if (html !== null && el.__dpvizShown !== html) {
+        el.innerHTML = html;
+        el.__dpvizShown = html;
+      }
+    }
+  }
+  MOVED.clear();
+}
+
+export function watchSliders() {
+  watchDrags();
+  if (window.__dpvizSliderWatch) return;
+  window.__dpvizSliderWatch = new MutationObserver((records) => {
+    for (const r of records) {
+      const el = r.target;
+      if (el.tagName === "INPUT" && el.type === "range" && el.getAttribute("aria-label")) {
+        // a move, not Streamlit drawing the slider again where it was
+        const label = el.getAttribute("aria-label");
+        if (known(label) !== +el.value) MOVED.set(label, +el.value);
+        AT.set(label, +el.value);
+      }
+    }
+    if (!MOVED.size || window.__dpvizMoveFrame) return;
+    // a key's move at once; a drag's in the next animation frame, just before the browser draws
+    // it (at once, the charts' changes would be laid out again when the slider reads its own size)
+    if (!SHOTS.dragging && performance.now() - (window.__dpvizFollowed || 0) > 20) follow();
+    else {
+      // the next animation frame, or in 32 ms if the page draws none meanwhile (a tab in the background)
+      window.__dpvizMoveFrame = requestAnimationFrame(follow);
+      window.__dpvizMoveTimer = setTimeout(follow, 32);
+    }
+  });
+  window.__dpvizSliderWatch.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["aria-valuetext"] });
+}
