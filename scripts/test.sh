@@ -1,54 +1,92 @@
 #!/usr/bin/env bash
-# Install dpviz and its test tools into a fresh .venv, make sure Chromium is there (for the
-# image-export and real-browser tests), and run the whole test suite.
+# dpviz's tests, in two tiers (README, "Tests"):
+#
+#   bash scripts/test.sh            every test, from a fresh .venv (what CI runs): installs dpviz's
+#                                   requirements and the test tools, the Debian packages the tests
+#                                   drive (Chromium, HAProxy, poppler, PostgreSQL, Node.js) and
+#                                   axe-core, then runs Node's tests of the page's chart script
+#                                   and the whole pytest suite
+#   bash scripts/test.sh quick      the unit, figure and AppTest tests: no server, browser,
+#                                   database, kernel or cluster (the markers in pyproject.toml);
+#                                   reuses .venv while the requirements files are unchanged
+#
+# Arguments after the tier go to pytest (bash scripts/test.sh quick -k frames; bash scripts/test.sh
+# tests/core -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "Making a fresh virtual environment in .venv (the previous one, if any, is removed)..."
-rm -rf .venv
-python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-echo "Installing dpviz's requirements and the test tools with pip (a minute or two on a first run)..."
-.venv/bin/python -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
-
-# Debian packages the tests drive: Chromium (image export, the real browser, the PDF report),
-# HAProxy (the hosted start command's proxy in front of several server processes), poppler
-# (pdftotext, pdfimages, pdftoppm: the tests read the PDF report back as a reader's tools do) and
-# PostgreSQL (the class store a hosted demo with several server processes shares; the tests start
-# and stop a server of their own).
-missing=()
-command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
-command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
-command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
-compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
-if [ "${#missing[@]}" -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing ${missing[*]} (Debian packages) for the browser, export and serving tests..."
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "Missing ${missing[*]} and cannot apt-get it here: the tests that need it will be skipped" \
-         "(install Debian's 'chromium', 'haproxy', 'poppler-utils' and 'postgresql', or set BROWSER_PATH)." >&2
-  fi
+TIER=full
+if [ "${1:-}" = "quick" ]; then
+  TIER=quick
+  shift
 fi
 
-# axe-core (the accessibility rules behind Lighthouse's audit), which the accessibility tests run in
-# Chromium: npm's own package, unpacked into the venv (npm comes from Debian when missing)
-AXE_VERSION=4.10.3
-if [ ! -f .venv/axe/axe.min.js ]; then
-  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing npm (Debian) to fetch axe-core for the accessibility tests..."
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
-  fi
-  if command -v npm >/dev/null 2>&1; then
-    echo "Fetching axe-core ${AXE_VERSION} (npm pack) for the accessibility tests..."
-    mkdir -p .venv/axe
-    (cd .venv/axe && npm pack --silent "axe-core@${AXE_VERSION}" >/dev/null \
-      && tar -xzf "axe-core-${AXE_VERSION}.tgz" package/axe.min.js && mv package/axe.min.js . && rm -rf package ./*.tgz)
+want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+if [ "$TIER" = quick ] && [ -x .venv/bin/python ] && [ "$(cat .venv/.requirements 2>/dev/null)" = "$want" ]; then
+  echo "Reusing .venv (requirements unchanged since it was made)."
+else
+  echo "Making a fresh virtual environment in .venv (the previous one, if any, is removed)..."
+  rm -rf .venv
+  python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  echo "Installing dpviz's requirements and the test tools with pip (a minute or two on a first run)..."
+  .venv/bin/python -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
+  echo "$want" > .venv/.requirements
+fi
+
+apt_install() {  # apt_install PACKAGE...: Debian packages, where this user may install them
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing $* (Debian packages) for the tests..."
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   else
-    echo "npm is missing: the accessibility tests will fail (install Debian's 'npm')." >&2
+    echo "Missing $* and cannot apt-get it here: the tests that need it will be skipped or fail" \
+         "(install Debian's $*)." >&2
+  fi
+}
+
+# Node.js runs the page's chart script's own tests (tests/js, node --test)
+command -v node >/dev/null 2>&1 || apt_install nodejs
+
+if [ "$TIER" = full ]; then
+  # Debian packages the tests drive: Chromium (image export, the real browser, the PDF report),
+  # HAProxy (the hosted start command's proxy in front of several server processes), poppler
+  # (pdftotext, pdfimages, pdftoppm: the tests read the PDF report back as a reader's tools do) and
+  # PostgreSQL (the class store a hosted demo with several server processes shares; the tests start
+  # and stop a server of their own).
+  missing=()
+  command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
+  command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+  command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
+  [ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
+
+  # axe-core (the accessibility rules behind Lighthouse's audit), which the accessibility tests run
+  # in Chromium: npm's own package, unpacked into the venv
+  AXE_VERSION=4.10.3
+  if [ ! -f .venv/axe/axe.min.js ]; then
+    if command -v npm >/dev/null 2>&1; then
+      echo "Fetching axe-core ${AXE_VERSION} (npm pack) for the accessibility tests..."
+      mkdir -p .venv/axe
+      (cd .venv/axe && npm pack --silent "axe-core@${AXE_VERSION}" >/dev/null \
+        && tar -xzf "axe-core-${AXE_VERSION}.tgz" package/axe.min.js && mv package/axe.min.js . && rm -rf package ./*.tgz)
+    else
+      echo "npm is missing: the accessibility tests will fail (install Debian's 'npm')." >&2
+    fi
   fi
 fi
 
 # the metric engine's compiled loops are built at install, not at a visitor's first view
 .venv/bin/python -m dpviz build
 
+if command -v node >/dev/null 2>&1; then
+  echo "Node's tests of the page's chart script (webui/live_js, tests/js):"
+  node --test --test-reporter=spec tests/js/
+else
+  echo "Node.js is missing: the chart script's own tests (tests/js) are not run." >&2
+  [ "$TIER" = full ] && exit 1
+fi
+
+if [ "$TIER" = quick ]; then
+  exec .venv/bin/python -m pytest -m "not (browser or server or postgres or kernel or chromium or cluster or slow)" "$@"
+fi
 exec .venv/bin/python -m pytest "$@"

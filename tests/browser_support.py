@@ -40,10 +40,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(tmp_path: Path, extra_env: dict | None = None, cpus: set[int] | None = None):
+def start_server(
+    tmp_path: Path, extra_env: dict | None = None, cpus: set[int] | None = None, cache_from: Path | None = None
+):
     """Start `streamlit run app.py` on a free port; wait for /_stcore/health. ``cpus``: the cores
-    the server may use (a benchmark that keeps the browser off the server's cores)."""
+    the server may use (a benchmark that keeps the browser off the server's cores). ``cache_from``:
+    a prepared cache (the tests' ``warm_cache``) the server starts with a copy of; without it, the
+    server starts on an empty cache, as a fresh install does."""
     port = _free_port()
+    if cache_from is not None:
+        from warm_cache import copy_into
+
+        copy_into(cache_from, tmp_path / "cache")
     # the supervised start command's control files in the test's own folder (removed with it)
     env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), DPVIZ_RUN_DIR=str(tmp_path / "run"))
     env.update(extra_env or {})
@@ -82,7 +90,7 @@ def stop_server(proc, log) -> None:
 def chart_js(expr: str) -> str:
     """JS: ``expr`` (an expression over the page's charts, ``all``: document order), with the
     chart it picks scrolled into view first, as a reader looks at a chart: dpviz redraws a chart
-    out of view when it comes into view (webui/live_chart.js). ``None`` while there is no such chart."""
+    out of view when it comes into view (webui/live_js/). ``None`` while there is no such chart."""
     return (
         "(() => { const all = document.querySelectorAll('.js-plotly-plot'); const c = " + expr + "; "
         "if (c) c.scrollIntoView({block: 'nearest'}); return c; })()"
@@ -103,6 +111,26 @@ def slider_geometry(slider) -> list[float]:
 def look_at(page, selector: str) -> None:
     """Scroll the element ``selector`` picks into the middle of the window, as a reader who looks at it."""
     page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+
+
+# every chart element under a selector drawn as it now stands: a chart that came into view draws
+# what it held back (webui/live_js/chart.js show) once its watcher has seen it; then two frames
+DRAWN_IN_VIEW = """async (sel) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  await frame(); await frame();
+  for (const gd of document.querySelectorAll(sel + ' .dpviz-chart')) {
+    for (let i = 0; i < 600 && gd.__dpvizPending; i++) await frame();
+    await Promise.resolve(gd.__dpvizLast).catch(() => null);
+  }
+  await frame(); await frame();
+}"""
+
+
+def look_at_drawn(page, selector: str) -> None:
+    """:func:`look_at`, then wait until the charts under ``selector`` are drawn as they now stand
+    (not a fixed pause: a chart out of view is redrawn when it comes into view)."""
+    look_at(page, selector)
+    page.evaluate(DRAWN_IN_VIEW, selector)
 
 
 def wait_for_charts(page, n: int) -> None:

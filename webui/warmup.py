@@ -49,8 +49,9 @@ def _warm_and_say() -> None:
     )
 
 
-def warm_defaults() -> int:
-    """Compute every registered figure, then every declared panel, on its page's defaults; returns
+def warm_defaults(frames: bool = True) -> int:
+    """Compute every registered figure, then every declared panel, on its page's defaults, every
+    lesson's charts and, with ``frames``, each live chart's frames (:func:`warm_frames`); returns
     how many figures were computed. One that fails is logged and skipped: the page will show its
     message to the visitor."""
     from dpviz import papers, tools
@@ -69,7 +70,7 @@ def warm_defaults() -> int:
                 views.prefill_panel(panel, {p.name: p.default for p in panel.params})
             except Exception:  # noqa: BLE001
                 log.exception("warm-up of the %s panel failed", panel.id)
-    return done + warm_lessons() + warm_frames()
+    return done + warm_lessons() + (warm_frames() if frames else 0)
 
 
 def warm_frames() -> int:

@@ -91,12 +91,13 @@ def test_a_class_on_one_server_with_sqlite(server, browser):
 
 
 @needs_postgres
-def test_a_class_on_two_processes_sharing_postgres(browser, tmp_path):
+def test_a_class_on_two_processes_sharing_postgres(browser, tmp_path, warm_cache):
     pg = Postgres()
     try:
         proc, url, log = start_server(
             tmp_path,
             {"DPVIZ_HOSTED": "1", "DPVIZ_PROCESSES": "2", "DPVIZ_WARMUP": "0", "DPVIZ_CLASS_DB": pg.url},
+            cache_from=warm_cache,
         )
         try:
             # the teacher on one process, the students on both

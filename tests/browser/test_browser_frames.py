@@ -1,5 +1,5 @@
 """Charts that follow the slider in the browser (frames: dpviz/frames.py, webui/live_frames.py,
-webui/live_chart.js), in Chromium against a server with frames on:
+webui/live_js/), in Chromium against a server with frames on:
 
 - at random positions of each slider, what a chart shows (Plotly's data as drawn) is, number for
   number, the figure the server computes at that position in this test's own process;
@@ -33,7 +33,7 @@ MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
 # what a chart shows: per trace its name and numeric x and y (typed arrays read out), the title
 def _words(text):
     """A title or legend name as words: the page wraps long ones to the chart's width
-    (webui/live_chart.js fitLayout), which changes only where the lines break."""
+    (webui/live_js/text_fit.js fitLayout), which changes only where the lines break."""
     return None if text is None else " ".join(re.sub(r"<[^>]+>", " ", str(text)).split())
 
 
@@ -61,8 +61,10 @@ def _shown(page, where: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def frames_server(tmp_path_factory):
-    proc, url, log = start_server(tmp_path_factory.mktemp("frames"), {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"})
+def frames_server(tmp_path_factory, warm_cache):
+    proc, url, log = start_server(
+        tmp_path_factory.mktemp("frames"), {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"}, cache_from=warm_cache
+    )
     yield url
     stop_server(proc, log)
 
@@ -391,7 +393,7 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
     """Along a slider a chart's tick labels change width (ADePT's ε chart: 0.001 at one end, 100k at
     the other), and Plotly widened or narrowed the left margin to fit them, drawing the chart a second
     time whenever it did. A chart keeps the widest margins it has needed at its size
-    (live_chart.js ``keepSides``): once both ends have been drawn, the plot's left edge stands
+    (live_js/chart.js ``keepSides``): once both ends have been drawn, the plot's left edge stands
     still and every frame is one Plotly draw. Tick labels are let run past the edge (no per-label
     measuring to hide them): they are fitted, and the overlap test fails a text off the chart."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -440,7 +442,7 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
 
 
 def _all_shots_made(page, fid: str, label: str) -> None:
-    """Until the chart ``fid`` holds a shot (live_chart.js) of every position along ``label`` at its
+    """Until the chart ``fid`` holds a shot (live_js/shots.js) of every position along ``label`` at its
     size, and no shot is being made."""
     page.wait_for_function(
         """([fid, label]) => {
@@ -475,7 +477,7 @@ def _plot_clip(page, fid: str) -> dict:
 )
 def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_server, browser, path, fid, label):
     """While the mouse drags a slider, a chart shows its shot of each position (the frame drawn ahead
-    by Plotly into a hidden chart, live_chart.js): on screen, pixel for pixel, what Plotly draws in
+    by Plotly into a hidden chart, live_js/shots.js): on screen, pixel for pixel, what Plotly draws in
     the chart itself at that position once the mouse is let go; the shot's clip paths are its own
     (none points at another shot's, or the hidden chart's); the page mid-drag passes axe-core;
     after release no shot is left. A key press on the slider shows its position's shot at once,
@@ -566,7 +568,7 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
             f"() => !document.querySelector('{where} .dpviz-shot')"
             " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         )
-        page.wait_for_timeout(800)  # past the settling draw (live_chart.js settleKeys)
+        page.wait_for_timeout(800)  # past the settling draw (live_js/sliders.js settleKeys)
         # the chart itself draws the shot's frame
         assert _chart(page, where, "(gd) => !gd.__dpvizShot && gd.__dpvizShown === window.__keyFigure")
         assert page.locator('[data-testid="stException"]').count() == 0

@@ -71,9 +71,9 @@ def _all_rss(pid: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def hosted(tmp_path_factory):
+def hosted(tmp_path_factory, warm_cache):
     tmp = tmp_path_factory.mktemp("hosted")
-    proc, url, log = start_server(tmp, {"DPVIZ_HOSTED": "1"})
+    proc, url, log = start_server(tmp, {"DPVIZ_HOSTED": "1"}, cache_from=warm_cache)
     yield proc, url
     stop_server(proc, log)
 

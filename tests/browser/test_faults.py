@@ -70,8 +70,8 @@ def tab(browser):
 
 
 @pytest.fixture
-def hosted(tmp_path):
-    proc, url, log = start_server(tmp_path, HOSTED)
+def hosted(tmp_path, warm_cache):
+    proc, url, log = start_server(tmp_path, HOSTED, cache_from=warm_cache)
     yield url, run_dir_of(tmp_path), tmp_path
     stop_server(proc, log)
 
@@ -204,9 +204,9 @@ def test_a_rolling_restart_replaces_every_process_while_the_proxy_answers(hosted
 
 
 @pytest.fixture
-def hosted_on_postgres(tmp_path):
+def hosted_on_postgres(tmp_path, warm_cache):
     pg = Postgres()
-    proc, url, log = start_server(tmp_path, {**HOSTED, "DPVIZ_CLASS_DB": pg.url})
+    proc, url, log = start_server(tmp_path, {**HOSTED, "DPVIZ_CLASS_DB": pg.url}, cache_from=warm_cache)
     yield url, pg
     stop_server(proc, log)
     pg.stop()

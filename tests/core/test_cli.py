@@ -186,6 +186,7 @@ def test_mdp_stats_csv_and_bad_embedding(tmp_path):
 
 
 @needs_chromium
+@pytest.mark.slow
 def test_figures_quick_regenerates_every_paper_figure(tmp_path):
     out = cli("figures", "--out", str(tmp_path / "r"), "--quick")
     assert out.returncode == 0, out.stderr

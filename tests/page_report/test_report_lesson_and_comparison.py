@@ -59,6 +59,7 @@ def test_a_lesson_report_holds_every_step_answer_and_chart(tmp_path):
     assert read.setting_values() == {"lesson": "adept", "step": "all"}
 
 
+@pytest.mark.kernel
 def test_one_step_and_its_notebook(tmp_path, monkeypatch):
     _, html = write_lesson("hoho", 5, tmp_path / "s.html")
     _, nb = write_lesson("hoho", 5, tmp_path / "s.ipynb")

@@ -19,6 +19,7 @@ SETTINGS = {
 }
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("page", list(SETTINGS))
 def test_notebook_runs_and_gives_the_reports_tables(tmp_path, monkeypatch, page):
     raw = SETTINGS[page]

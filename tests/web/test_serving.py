@@ -86,6 +86,7 @@ async def _open_home(url: str, n: int, cookie: str | None) -> list[float]:
 
 
 @needs_haproxy
+@pytest.mark.server
 def test_two_processes_behind_haproxy_keep_each_browser_on_its_process(tmp_path):
     proc, url, log = start_server(
         tmp_path, {"DPVIZ_HOSTED": "1", "DPVIZ_PROCESSES": "2", "DPVIZ_WARMUP": "0", "PYTHONUNBUFFERED": "1"}

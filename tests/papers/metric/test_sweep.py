@@ -41,6 +41,7 @@ def test_local_run_writes_partitions_and_a_manifest(tmp_path, reference):
     assert len(reference) == 12 * 3
 
 
+@pytest.mark.cluster
 def test_two_dask_workers_equal_one_process(tmp_path, reference):
     _run(tmp_path, n_workers=2)
     pd.testing.assert_frame_equal(S.load(tmp_path), reference)
@@ -51,6 +52,7 @@ def test_partitioning_does_not_change_results(tmp_path, reference):
     pd.testing.assert_frame_equal(S.load(tmp_path), reference)
 
 
+@pytest.mark.cluster
 def test_a_killed_worker_then_a_rerun_completes_with_identical_results(tmp_path, reference):
     """Kill one worker process as soon as the first partition is done; Dask retries or the
     run fails; either way the rerun resumes from the finished partitions."""
@@ -94,6 +96,7 @@ def test_other_parameters_in_the_same_directory_are_refused(tmp_path):
         _run(tmp_path, local=True, samples=41)
 
 
+@pytest.mark.cluster
 def test_cli_sweep_and_bad_arguments(tmp_path):
     cmd = [
         sys.executable,
