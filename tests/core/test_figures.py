@@ -1,13 +1,14 @@
 """Figure registry: every spec computes its declared table and renders with the house template."""
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpviz import memo, registry, tables
+from dpviz import caches, memo, registry, tables
 from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
@@ -28,11 +29,64 @@ def test_every_figure_computes_its_columns_and_renders(fid):
     assert len(spec.caption.split(". ")) >= 2  # a few sentences of explanation
 
 
-@pytest.mark.parametrize("fid", IDS)
-def test_figures_are_pure_functions_of_their_parameters(fid):
-    a = registry.run(fid, SMALL.get(fid, {}))[1]
-    b = registry.run(fid, SMALL.get(fid, {}))[1]
+def _from_scratch(fid, raw, folder, monkeypatch) -> pd.DataFrame:
+    """The figure's table computed with nothing kept from an earlier run: every in-process cache
+    emptied and an empty disk cache."""
+    caches.empty_all()
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(folder))
+    return registry.run(fid, raw, draw=False)[1]
+
+
+def _another_setting(spec, raw: dict) -> dict:
+    """``raw`` with its seed moved on, else its first number moved within its range: a run between
+    the two compared leaves another setting's state behind, as a visitor's last move does."""
+    names = {p.name: p for p in spec.params}
+    if "seed" in names:
+        return {**raw, "seed": str(int(raw.get("seed", names["seed"].default)) + 1)}
+    for p in spec.params:
+        if p.kind in ("float", "int") and p.min is not None and p.max is not None and p.max > p.min:
+            value = float(raw.get(p.name, p.default))
+            other = value * 2 if value * 2 <= p.max else (value + p.min) / 2
+            return {**raw, p.name: str(int(other) if p.kind == "int" else other)}
+    return raw
+
+
+def assert_pure(fid, raw, tmp_path, monkeypatch) -> None:
+    """Two runs of the figure at ``raw``, each from scratch, with a run at another setting between
+    them, give the same table: a figure that reads state a module keeps (a global an earlier run
+    set, a cache keyed by less than its parameters) fails."""
+    spec = registry.get(fid)
+    a = _from_scratch(fid, raw, tmp_path / "first", monkeypatch)
+    _from_scratch(fid, _another_setting(spec, raw), tmp_path / "between", monkeypatch)
+    b = _from_scratch(fid, raw, tmp_path / "second", monkeypatch)
     pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("fid", IDS)
+def test_figures_are_pure_functions_of_their_parameters(fid, tmp_path, monkeypatch):
+    assert_pure(fid, SMALL.get(fid, {}), tmp_path, monkeypatch)
+
+
+def test_the_purity_check_fails_on_a_figure_that_reads_a_module_level_variable(tmp_path, monkeypatch):
+    """The check above can fail: a figure whose table reads a module-level variable that its last
+    run set (here the seed) gives another table on the second run, caches emptied or not."""
+    spec = registry.get("adept-privacy-loss")
+    monkeypatch.setitem(_STATE, "last_seed", 0)
+
+    def compute_reading_a_global(values, progress=None):
+        df = pd.DataFrame({c: [float(_STATE["last_seed"])] for c in spec.columns})
+        _STATE["last_seed"] = values["seed"]
+        return df
+
+    impure = dataclasses.replace(
+        spec, compute=compute_reading_a_global, prepare=None, evaluate=None, live=(), mark=None, disk_cache=False
+    )
+    monkeypatch.setitem(registry.REGISTRY, spec.id, impure)
+    with pytest.raises(AssertionError):
+        assert_pure(spec.id, {"samples": "5000", "seed": "1"}, tmp_path, monkeypatch)
+
+
+_STATE = {"last_seed": 0}  # the module-level variable the impure figure above reads
 
 
 def test_seed_changes_random_figures():
