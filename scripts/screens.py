@@ -1,8 +1,11 @@
 """One command for the pages' screenshots: every page of dpviz, once its charts are drawn, at a
 laptop's 1280 x 800 and a phone's 390 x 844, as a person first sees it (the window), into
-docs/screens/ (the whole pages, in a tall window, are docs/screenshots/: see the README).
+docs/screens/ (the whole pages, in a tall window, are docs/screenshots/: see the README); and the
+gallery, every chart alone at the size the page draws it, on each page's defaults and after one
+changed setting (tests/paper_pages.py GALLERY_VIEWS), into docs/gallery/ to be looked at one by one.
 
     .venv/bin/python scripts/screens.py            (starts a server of its own, on defaults)
+    .venv/bin/python scripts/screens.py gallery    (the gallery; each picture checked non-blank)
 
 It drives the same headless Chromium (Debian's ``chromium``, through Playwright) as the browser
 tests, against a server started as they start one.
@@ -61,5 +64,72 @@ def main() -> None:
         stop_server(proc, log)
 
 
+def _chart_ids(page) -> list[str]:
+    """Figure id of every chart in page order, read from the chart's element key (chart-<id>)."""
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('[class*="st-key-chart-"]')).map(
+            e => Array.from(e.classList).find(c => c.startsWith('st-key-chart-')).slice('st-key-chart-'.length))"""
+    )
+
+
+def _shoot(page, locator, out: Path) -> None:
+    """An element screenshot of ``locator`` into ``out``, once Plotly has drawn it; refuses a blank one."""
+    from PIL import Image, ImageStat
+
+    locator.scroll_into_view_if_needed()
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    page.wait_for_timeout(400)  # Plotly's transitions
+    locator.screenshot(path=str(out))
+    with Image.open(out) as im:
+        if im.size[0] < 500 or im.size[1] < 250 or ImageStat.Stat(im.convert("L")).stddev[0] <= 5:
+            raise SystemExit(f"{out.name} looks blank ({im.size}): look at the page")
+    print(f"wrote {out.relative_to(ROOT)}", flush=True)
+
+
+def gallery() -> None:
+    """Every chart alone, on each page's defaults and after one changed setting, and the audit
+    page's chart for each example, into docs/gallery/ with its index (README.md)."""
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server, wait_for_charts
+    from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, url_path
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "docs" / "gallery"
+    out.mkdir(parents=True, exist_ok=True)
+    proc, url, log = start_server(Path(tempfile.mkdtemp()))
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for key, state, query in GALLERY_VIEWS:
+                page = browser.new_page(viewport={"width": 1500, "height": 1100})
+                page.set_default_timeout(300_000)
+                page.goto(f"{url}/{url_path(key)}" + (f"?{query}" if query else ""))
+                wait_for_charts(page, 6)
+                page.wait_for_selector("text=Notes.")  # the page's last line: the script ran to the end
+                for fid in _chart_ids(page):
+                    _shoot(page, page.locator(f".st-key-chart-{fid}"), out / f"{fid}--{state}.png")
+                page.close()
+            for example in AUDIT_EXAMPLES:
+                page = browser.new_page(viewport={"width": 1500, "height": 1100})
+                page.set_default_timeout(300_000)
+                page.goto(f"{url}/Audit_a_mechanism?example={example}")
+                wait_for_charts(page, 1)
+                _shoot(page, page.locator(".st-key-audit-chart"), out / f"audit--{example}.png")
+                page.close()
+            browser.close()
+    finally:
+        stop_server(proc, log)
+    lines = [
+        "# Gallery: every chart alone, at the size the page draws it",
+        "",
+        "Written by `python scripts/screens.py gallery`: each chart on its page's defaults and after one",
+        "changed setting (the settings are `GALLERY_VIEWS` in `tests/paper_pages.py`).",
+        "",
+    ]
+    for shot in sorted(out.glob("*.png")):
+        fid, state = shot.stem.split("--")
+        lines += [f"## {fid} ({state})", "", f"![{fid}, {state}]({shot.name})", ""]
+    (out / "README.md").write_text("\n".join(lines))
+
+
 if __name__ == "__main__":
-    main()
+    gallery() if sys.argv[1:] == ["gallery"] else main()

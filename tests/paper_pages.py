@@ -30,3 +30,24 @@ def charts(node) -> list:
 
     mine = [e for e in node.get("bidi_component") if e.proto.component_name == CHART_COMPONENT]
     return [*node.get("plotly_chart"), *mine]
+
+
+# The gallery's views (scripts/screens.py gallery: every chart alone, docs/gallery/): each page on
+# its defaults and after one changed setting per page. tests/web/test_app.py draws each of them.
+GALLERY_VIEWS = [
+    ("adept", "default", ""),
+    ("adept", "changed", "dim=9&clip=7&epsilon=1.3&sweep=dim&geometry_dim=3&distributions=uniform,normal,normal_tight"),
+    ("metric", "default", ""),
+    (
+        "metric",
+        "changed",
+        "words=12&epsilons=1,2,5,10,20,40&hist_epsilons=5,9,12&target_stat=s_w&target=500&compare=fasttext-local",
+    ),
+    ("hoho", "default", ""),
+    ("hoho", "changed", "epsilons=0.001,1&lambdas=1,10,50&r=50&lambda_=2&sentence_index=3"),
+    ("partial", "default", ""),
+    ("partial", "changed", "view=contours&sigma=3&alpha=8"),
+]
+AUDIT_EXAMPLES = ("laplace", "adept", "metric")
+"""The audit page's examples the gallery shows: a numeric one (histograms and a threshold) and
+categorical ones (bars of words)."""

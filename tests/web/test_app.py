@@ -1,12 +1,11 @@
 """Streamlit AppTest smoke tests of each page (the real browser is in test_browser.py)."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from paper_pages import charts, charts_drawn, page_file
+from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, charts, charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
 
 from dpviz import papers, registry
@@ -230,15 +229,6 @@ def test_a_link_value_off_the_slider_grid_is_shown_as_typed_and_kept():
     assert at.query_params["epsilon"] in ("2.37", ["2.37"])
 
 
-@pytest.fixture(autouse=True)
-def _restore_main_module():
-    """AppTest installs the script it runs as ``__main__``; multiprocessing's spawn (Dask's local
-    cluster in later tests) would re-run that script in every worker. Put the real one back."""
-    main = sys.modules["__main__"]
-    yield
-    sys.modules["__main__"] = main
-
-
 def _page_with_a_failing_chart():
     """A chart whose computation hits a bug (not a refused input), beside one that works."""
     from dpviz import registry
@@ -382,3 +372,22 @@ def test_every_paper_page_answers_a_target_and_draws_its_frontier(key, query, ta
     assert not at.exception
     assert at.select_slider(key=slider).value == pytest.approx(wanted, rel=1e-12)
     assert len(charts(at)) == charts_drawn(key)  # the frontier among them
+
+
+@pytest.mark.parametrize("key, state, query", GALLERY_VIEWS, ids=[f"{k}-{s}" for k, s, _ in GALLERY_VIEWS])
+def test_the_gallery_settings_draw_every_chart(key, state, query):
+    """Each page on the settings the gallery shows (scripts/screens.py gallery): every chart it
+    draws without a click, each once, and no error."""
+    at = _run(page_file(key), dict(kv.split("=", 1) for kv in query.split("&") if kv))
+    assert not at.exception and not at.error
+    drawn = charts(at)
+    assert len(drawn) >= charts_drawn(key)  # and an on-demand chart another test computed, from the cache
+    keys = [c.proto.id for c in drawn]
+    assert len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("example", AUDIT_EXAMPLES)
+def test_the_audit_pages_examples_draw_their_chart(example):
+    at = _run("pages/5_Audit_a_mechanism.py", {"example": example})
+    assert not at.exception  # (a verdict of violation is an error box by design)
+    assert len(charts(at)) == 1
