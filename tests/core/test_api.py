@@ -6,6 +6,7 @@ import pytest
 from cli_support import cli
 
 import dpviz
+from dpviz import caches
 from dpviz.errors import InputError
 
 
@@ -30,10 +31,15 @@ def test_figure_returns_the_chart_and_the_table_the_command_line_writes(tmp_path
     assert set(table.dim) == set(range(1, 9))
 
 
-def test_strings_and_python_values_mean_the_same():
-    _, a = dpviz.figure("hoho-bounds", epsilon="0.5", lambda_="20")
-    _, b = dpviz.figure("hoho-bounds", epsilon=0.5, lambda_=20)
-    pd.testing.assert_frame_equal(a, b)
+def test_strings_and_python_values_mean_the_same(tmp_path, monkeypatch):
+    """Each computed from scratch: with the caches between them, the second call read the first's
+    table back by its key and the comparison could not fail."""
+    tables = []
+    for k, kwargs in enumerate(({"epsilon": "0.5", "lambda_": "20"}, {"epsilon": 0.5, "lambda_": 20})):
+        caches.empty_all()
+        monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path / str(k)))
+        tables.append(dpviz.figure("hoho-bounds", **kwargs)[1])
+    pd.testing.assert_frame_equal(*tables)
 
 
 @pytest.mark.parametrize("kwargs, cli_set", [({"dims": "0-3"}, "dims=0-3"), ({"nonsense": 1}, "nonsense=1")])
