@@ -61,13 +61,15 @@ Z95 = 1.959963984540054
 @dataclass(frozen=True)
 class Measure:
     """A column a target may bound: the bound's sense, whether the page computes it exactly, what
-    it is in words (and its unit), and whether it is a privacy or a utility measure."""
+    it is in words (and its unit), whether it is a privacy or a utility measure, and the range its
+    values lie in where they have one (a share, an AUC, a cosine): a target outside it is refused."""
 
     column: str
     sense: str  # "at most" / "at least"
     exact: bool
     label: str
     kind: str  # "privacy" / "utility" / "setting"
+    bounds: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,7 @@ PAGES: dict[str, Page] = {
         (
             Measure("epsilon_actual", "at most", True, "the ε really guaranteed", "privacy"),
             Measure("rms_error_relative", "at most", True, "RMS error / C", "utility"),
-            Measure("cosine", "at least", False, "mean cosine to the clipped vector", "utility"),
+            Measure("cosine", "at least", False, "mean cosine to the clipped vector", "utility", (-1.0, 1.0)),
         ),
         _adept_params,
         _adept_prepare,
@@ -280,8 +282,10 @@ PAGES: dict[str, Page] = {
         "epsilon",
         ("ome", "sue", "oue"),
         (
-            Measure("auc_mean", "at most", True, "the linking attack's AUC", "privacy"),
-            Measure("reconstruction_mean", "at most", True, "share of bits the attack reads back", "privacy"),
+            Measure("auc_mean", "at most", True, "the linking attack's AUC", "privacy", (0.0, 1.0)),
+            Measure(
+                "reconstruction_mean", "at most", True, "share of bits the attack reads back", "privacy", (0.0, 1.0)
+            ),
         ),
         _hoho_params,
         _hoho_prepare,
@@ -294,8 +298,15 @@ PAGES: dict[str, Page] = {
         (
             Measure("n_w", "at most", False, "average N_w: releases that keep the word", "privacy"),
             Measure("s_w", "at least", False, "average S_w: distinct outputs", "privacy"),
-            Measure("share_kept", "at least", False, "share of releases that keep the word", "utility"),
-            Measure("mean_cosine", "at least", False, "mean cosine of the released word to the original", "utility"),
+            Measure("share_kept", "at least", False, "share of releases that keep the word", "utility", (0.0, 1.0)),
+            Measure(
+                "mean_cosine",
+                "at least",
+                False,
+                "mean cosine of the released word to the original",
+                "utility",
+                (-1.0, 1.0),
+            ),
         ),
         _metric_params,
         _metric_prepare,
@@ -440,6 +451,11 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
             raise InputError(f"the target {name}={raw!r} is not a number.") from None
         if not math.isfinite(value):
             raise InputError(f"the target {name}={raw!r} is not a finite number.")
+        if measure.bounds is not None and not measure.bounds[0] <= value <= measure.bounds[1]:
+            low, high = measure.bounds
+            raise InputError(
+                f"the target {name}={value:g} is outside what {measure.label} can be: [{low:g}, {high:g}]."
+            )
         if measure.kind == "setting":
             if not lo <= value <= hi:
                 raise InputError(f"the target {name}={value:g} is outside the slider's range [{lo:g}, {hi:g}].")

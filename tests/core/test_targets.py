@@ -156,6 +156,12 @@ def test_partial_sigma_is_the_closed_form():
         ("nowhere", {"cosine": "1"}, "cannot be calibrated"),
         ("partial", {"sigma": "1e9"}, "outside the slider's range"),
         ("adept", {}, "give a target"),
+        # a bounded measure: a target it can never take is refused, not "met across the whole range"
+        ("hoho", {"auc_mean": "2"}, r"outside what the linking attack's AUC can be: \[0, 1\]"),
+        ("hoho", {"reconstruction_mean": "1.5"}, r"can be: \[0, 1\]"),
+        ("metric", {"share_kept": "1.01"}, r"can be: \[0, 1\]"),
+        ("metric", {"mean_cosine": "-1.5"}, r"can be: \[-1, 1\]"),
+        ("adept", {"cosine": "2"}, r"can be: \[-1, 1\]"),
     ],
 )
 def test_bad_targets_are_one_sentence(page, targets, words):
@@ -182,6 +188,14 @@ def test_the_notebook_and_the_command_line_agree(capsys):
     assert all({"epsilon", "reachable", "epsilon_actual", "cosine"} <= set(r) for r in records)
     assert main(["calibrate", "adept", "--target", "cosine=oops"]) == 2
     assert "not a number" in capsys.readouterr().err
+
+
+def test_an_auc_above_one_is_refused_on_the_command_line_with_exit_2(capsys):
+    from dpviz.cli import main
+
+    assert main(["calibrate", "hoho", "--target", "auc_mean=2"]) == 2
+    err = capsys.readouterr().err
+    assert "outside what the linking attack's AUC can be: [0, 1]" in err and len(err.strip().splitlines()) == 1
 
 
 METRIC_FAST = {"words": "20", "samples": "200", "seed": "3"}
