@@ -36,6 +36,9 @@ CPU_SECONDS = 8
 WALL_SECONDS = 20.0
 MEMORY_BYTES = 1 << 30
 PARALLEL = 1
+BUSY_SHARE = 0.5
+"""A child killed by the wall clock having used less than this share of its CPU-seconds was starved
+of CPU by a busy machine (:class:`Busy`), not too costly."""
 
 _SLOTS = threading.BoundedSemaphore(PARALLEL)
 _HELPER: subprocess.Popen | None = None
@@ -44,6 +47,12 @@ _HELPER_LOCK = threading.Lock()
 
 class LimitExceeded(InputError):
     """The work needed more time or memory than a visitor's request may take."""
+
+
+class Busy(LimitExceeded):
+    """The wall clock ran out while the work had used little of its CPU time: the machine was busy
+    (other visitors, other processes), not the work too costly. A caller that remembers refusals
+    does not remember this one: the same request may well finish the next time."""
 
 
 class WorkerError(InputError):
@@ -155,9 +164,13 @@ def _serve_one(request: dict) -> tuple:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     if answer is not None:
         return answer
+    if answer is None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        used = usage.ru_utime + usage.ru_stime
+        if used < BUSY_SHARE * float(request["cpu_seconds"]):  # killed by the wall clock, starved of CPU
+            return ("busy", used)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL, signal.SIGSEGV):
         return ("limit", None)
     return ("died", os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status))
@@ -286,6 +299,11 @@ def run_limited(
         return payload
     if status in ("memory", "limit"):
         raise LimitExceeded(too_costly)
+    if status == "busy":
+        raise Busy(
+            f"{what} could not finish in {wall_seconds:.0f} s: the server is busy (it had {payload:.1f} of its "
+            f"{cpu_seconds} CPU-seconds); try again in a minute."
+        )
     if status == "error":
         raise WorkerError(*payload)
     raise RuntimeError(f"the worker process ended with status {payload}")

@@ -206,12 +206,41 @@ def test_sandbox_limits_each_resource():
     with pytest.raises(sandbox.LimitExceeded, match="memory"):
         sandbox.run_limited(_allocate, (3,), memory_bytes=2**30)
     assert sandbox.run_limited(_allocate, (0.1,), memory_bytes=2**30) == int(0.1 * 2**30)
-    with pytest.raises(sandbox.LimitExceeded, match="1 s"):
-        sandbox.run_limited(_sleep, (30,), wall_seconds=1)
+    with pytest.raises(sandbox.Busy, match="could not finish in 1 s: the server is busy"):
+        sandbox.run_limited(_sleep, (30,), wall_seconds=1)  # the wall clock, with no CPU used: busy
+
     with pytest.raises(sandbox.WorkerError, match="a sentence from the worker"):
         sandbox.run_limited(_raise_value_error, ())
     with pytest.raises(RuntimeError):  # a genuine bug is not dressed up as the visitor's mistake
         sandbox.run_limited(_bug, (), expected=(ValueError,))
+
+
+def test_a_busy_machine_is_said_but_not_remembered_as_the_formulas_cost(monkeypatch):
+    """A run the wall clock ended while the machine gave it little CPU (Busy) is refused this once;
+    the same formula is analysed when asked again. A formula over its CPU-seconds stays refused."""
+    real, calls = sandbox.run_limited, []
+
+    def busy_once(fn, args, **kw):
+        calls.append(args)
+        if len(calls) == 1:
+            raise sandbox.Busy("Analysing this formula could not finish in 20 s: the server is busy")
+        return real(fn, args, **kw)
+
+    monkeypatch.setattr(sandbox, "run_limited", busy_once)
+    expr = "a*b + 3*a"  # a formula no other test analyses
+    with pytest.raises(FormulaError, match="the server is busy"):
+        ps.analyse(expr, "a=0:1,b=0:1", 5)
+    assert ps.analyse(expr, "a=0:1,b=0:1", 5).attributes and len(calls) == 2
+
+    def costly(fn, args, **kw):
+        calls.append(args)
+        raise sandbox.LimitExceeded("Analysing this formula needs more than the 8 CPU-seconds")
+
+    monkeypatch.setattr(sandbox, "run_limited", costly)
+    for _ in range(2):
+        with pytest.raises(FormulaError, match="CPU-seconds"):
+            ps.analyse("a*b + 4*a", "a=0:1,b=0:1", 5)
+    assert len(calls) == 3  # remembered: asked of the worker once
 
 
 def test_compiling_refuses_what_numpy_cannot_evaluate():

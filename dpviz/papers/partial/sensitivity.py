@@ -123,7 +123,8 @@ _ANALYSES = caches.memo("partial.analyses")  # (formula, ranges, N) -> its analy
 def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     """The analysis of a typed query, made in a limited worker process (:mod:`dpviz.sandbox`) and
     remembered per (formula, ranges, N), refusals included, so a formula that exhausted its limits
-    is not tried again on every rerun. Raises FormulaError with a user-facing sentence."""
+    is not tried again on every rerun (but not a run the wall clock ended while a busy machine had
+    given it little CPU: :class:`dpviz.sandbox.Busy`). Raises FormulaError with a user-facing sentence."""
     if int(individuals) != individuals or individuals < 1:
         raise FormulaError(f"individuals must be a whole number >= 1, got {individuals}")
     key = (expr, ranges, int(individuals))
@@ -136,6 +137,8 @@ def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
             return sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
         except sandbox.WorkerError as err:
             return FormulaError(str(err))
+        except sandbox.Busy as err:  # the machine was busy, not the formula costly: said, not remembered
+            raise FormulaError(str(err)) from err
         except sandbox.LimitExceeded as err:
             return FormulaError(f"{err} Write a simpler formula (fewer nested functions, no huge constants).")
 
