@@ -245,7 +245,7 @@ def test_metric_targets_against_a_grid_of_the_words_own_draws(column, target):
 
 
 def test_metric_compares_its_embeddings_and_refuses_a_bad_target():
-    t = calibrate_page("metric", {"share_kept": 2.0}, METRIC_FAST)
+    t = calibrate_page("metric", {"s_w": 1e9}, METRIC_FAST)  # more distinct outputs than draws
     r = _row(t, "glove-6b-50d")
     assert not r.reachable and "not reachable in [0.1, 1000]" in r.note
     with pytest.raises(InputError, match="is not a target on the metric page"):
