@@ -141,7 +141,7 @@ def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, w
     """Scrolled to the first, a middle and the last chart the sliders drive, the slider panel's
     top stays under the app's header, the same each time, and it takes under a quarter of the
     window (a phone shows the sliders without their introducing line)."""
-    from browser_support import look_at
+    from browser_support import look_at_drawn
 
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
@@ -149,8 +149,7 @@ def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, w
         wait_for_charts(page, charts_drawn("adept"))
         spots = []
         for fid in ("adept-sensitivity", "adept-privacy-loss", "adept-frontier"):
-            look_at(page, f".st-key-chart-{fid}")
-            page.wait_for_timeout(400)
+            look_at_drawn(page, f".st-key-chart-{fid}")
             chart_top = page.evaluate(
                 f"() => document.querySelector('.st-key-chart-{fid}').getBoundingClientRect().top"
             )
@@ -262,7 +261,7 @@ def test_no_chart_draws_text_over_text(server, browser, path, query, charts, wid
     """At 1280 x 800 and on a phone (390 x 844), in every chart the page draws: no title, tick
     label, legend entry or label over another or closer beside it than a few pixels, no legend
     over a text, and none running off the chart."""
-    from browser_support import look_at
+    from browser_support import look_at_drawn
 
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(f"{server}/{path}?{query}")
@@ -280,8 +279,7 @@ def test_no_chart_draws_text_over_text(server, browser, path, query, charts, wid
     assert len(ids) >= charts
     found = {}
     for fid in ids:
-        look_at(page, f".st-key-chart-{fid}")
-        page.wait_for_timeout(300)
+        look_at_drawn(page, f".st-key-chart-{fid}")
         overlaps = page.evaluate(OVERLAPS, fid)
         if overlaps:
             found[fid] = overlaps[:3]
@@ -316,15 +314,14 @@ def test_pixel_maps_show_their_numbers_and_keep_the_colour_bar_clear_of_the_pane
     where the panels are stacked one per row, it lies under the last one, across most of the width
     (beside them it took a quarter of the width and ran the height of all six, and the cells were
     too narrow for their numbers)."""
-    from browser_support import look_at
+    from browser_support import look_at_drawn
 
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
         page.goto(f"{server}/Partial_sensitivity?{PS_FAST}")
         page.wait_for_selector(".st-key-chart-partial-dpsgd .dpviz-chart .heatmaplayer", timeout=300_000)
         _settled(page)
-        look_at(page, ".st-key-chart-partial-dpsgd")
-        page.wait_for_timeout(500)
+        look_at_drawn(page, ".st-key-chart-partial-dpsgd")
         got = page.evaluate(PIXEL_MAPS)
     finally:
         page.close()

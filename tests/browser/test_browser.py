@@ -14,11 +14,12 @@ import pandas as pd
 import pytest
 from browser_support import (
     FAST,
+    HOHO_FAST,
+    MDP_FAST,
     PS_FAST,
     ROOT,
     chart_html,
     chart_js,
-    chart_text,
     close_export,
     open_export,
     slide_right,
@@ -52,7 +53,7 @@ def has_3d_scene(page, index: int) -> bool:
 def wait_chart_text(page, index: int, text: str, present: bool = True) -> None:
     page.wait_for_function(
         "([i, t, present]) => { const c = " + chart_js("all[i]") + "; "
-        # by its words' letters: the page wraps long titles to the chart's width (live_chart.js fitLayout)
+        # by its words' letters: the page wraps long titles to the chart's width (live_js/text_fit.js fitLayout)
         "const flat = (s) => s.replace(/\\s+/g, ''); "
         "return !!c && flat(c.innerText).includes(flat(t)) === present; }",  # a chart being redrawn is briefly absent
         arg=[index, text, present],
@@ -99,7 +100,7 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
         assert (
             pg.get_by_role("slider", name="Dimension n").get_attribute("aria-valuetext") == "49"
         )  # off the grid, as typed
-        assert "n = 49: 2C√n = 140" in chart_text(pg, 0)
+        wait_chart_text(pg, 0, "n = 49: 2C√n = 140")
         assert "seed=11" in pg.url
         ctx.close()
     finally:
@@ -128,7 +129,7 @@ def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path
             timeout=120_000,
         )
         assert pg.locator(".js-plotly-plot").count() == charts_drawn("metric")
-        assert "1,000 draws per word" in chart_text(pg, 0)
+        wait_chart_text(pg, 0, "1,000 draws per word")
         ctx.close()
     finally:
         stop_server(proc, log)
@@ -150,8 +151,8 @@ def test_deep_link_sets_controls_and_moving_the_slider_changes_chart_and_url(ser
     assert slider.get_attribute("aria-valuetext") == "100"
     assert page.get_by_role("slider", name="Privacy budget ε (claimed)").get_attribute("aria-valuetext") == "2"
     assert page.get_by_role("spinbutton", name="Random seed", exact=True).input_value() == "3"
-    assert "n = 100: 2C√n = 200" in chart_text(page, 0)
-    assert "ADePT claims ε = 2" in chart_text(page, 1)
+    wait_chart_text(page, 0, "n = 100: 2C√n = 200")
+    wait_chart_text(page, 1, "ADePT claims ε = 2")
     assert page.locator('[data-testid="stException"]').count() == 0
 
     slider.focus()
@@ -174,7 +175,7 @@ def test_bad_url_parameters_show_a_message_and_the_page_works(server, page):
     assert "epsilon = '-1' is not allowed" in alerts
     assert "no parameter 'colour'" in alerts
     assert page.get_by_role("slider", name="Dimension n").get_attribute("aria-valuetext") == "64"
-    assert "n = 64" in chart_text(page, 0)
+    wait_chart_text(page, 0, "n = 64")
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "dim=" not in page.url and "colour" not in page.url
 
@@ -182,14 +183,14 @@ def test_bad_url_parameters_show_a_message_and_the_page_works(server, page):
 def test_downloads_give_a_parsable_csv_and_a_png(server, page):
     page.goto(f"{server}/ADePT_sensitivity?{FAST}")
     wait_for_charts(page, 6)
-    dialog = open_export(page, nth=2)  # third chart: the violation rates
+    dialog = open_export(page, "adept-violations")  # the violation rates
     with page.expect_download() as dl:
         dialog.get_by_role("button", name="⬇ CSV").click()
     df = pd.read_csv(dl.value.path())
     assert list(df.columns) == ["dim", "distribution", "violation_rate", "ci_low", "ci_high"]
     assert df["dim"].max() == 40 and df["violation_rate"].between(0, 1).all()
     close_export(page)
-    dialog = open_export(page, nth=0)
+    dialog = open_export(page, "adept-sensitivity")
     with page.expect_download(timeout=120_000) as dl:
         dialog.get_by_role("button", name="⬇ PNG").click()
     data = Path(dl.value.path()).read_bytes()
@@ -210,22 +211,19 @@ def test_partial_page_deep_link_and_a_hostile_formula(server, page):
     wait_for_charts(page, 6)
     box = page.get_by_role("textbox", name="Query per individual f", exact=True)
     assert box.input_value() == "a*b"
-    assert "Global sensitivity 2.236068 at (a = 1, b = 2)" in chart_text(page, 0)
+    wait_chart_text(page, 0, "Global sensitivity 2.236068 at (a = 1, b = 2)")
     assert page.locator('[data-testid="stException"]').count() == 0
 
     submit(box, "__import__('os').system('id')")
     page.wait_for_function("document.body.innerText.includes('cannot be used in a formula')", timeout=60_000)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 3", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert "Training SGD and DP-SGD" in chart_text(page, 0)  # the network section still works
+    wait_chart_text(page, 0, "Training SGD and DP-SGD")  # the network section still works
 
     submit(box, "a**2 + b")
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=60_000)
     page.wait_for_url(re.compile(r"expr=a"), timeout=60_000)
-    assert "Global sensitivity 2.236068" in chart_text(page, 0)  # g = sqrt(4a^2 + 1) at a = 1: sqrt(5)
-
-
-MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
+    wait_chart_text(page, 0, "Global sensitivity 2.236068")  # g = sqrt(4a^2 + 1) at a = 1: sqrt(5)
 
 
 def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
@@ -239,7 +237,7 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
         "(v) => (document.querySelector('input[aria-label=\"Values of ε\"]') || {}).value === v", arg="2,5,10,30"
     )
     assert box.input_value() == "2,5,10,30"
-    assert "Average plausible deniability" in chart_text(page, 1)
+    wait_chart_text(page, 1, "Average plausible deniability")
     assert page.locator('[data-testid="stException"]').count() == 0
     submit(box, "3,6,12")
     page.wait_for_url(re.compile(r"epsilons=3%2C6%2C12|epsilons=3,6,12"), timeout=90_000)
@@ -247,9 +245,6 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     submit(box, "3,-6")
     page.wait_for_function("document.body.innerText.includes(\"epsilons = '3,-6' is not allowed\")", timeout=60_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-
-
-HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
 
 
 def test_hoho_page_deep_link_and_the_example_number_input(server, page):
@@ -263,7 +258,7 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
         "(v) => (document.querySelector('input[aria-label=\"Example sentence (#)\"]') || {}).value === v", arg="7"
     )
     assert box.input_value() == "7"
-    assert "#7:" in chart_text(page, 1)
+    wait_chart_text(page, 1, "#7:")
     assert page.locator('[data-testid="stException"]').count() == 0
     submit(box, "12")
     page.wait_for_url(re.compile(r"sentence_index=12"), timeout=60_000)
@@ -281,7 +276,7 @@ def test_adept_selectbox_multiselect_radio_and_list_controls(server, page):
     settled(page, r"sweep=dim", 5, before)
     wait_chart_text(page, 5, "dimension n (log scale)")
 
-    assert "uniform" in chart_text(page, 2)
+    wait_chart_text(page, 2, "uniform")
     before = chart_html(page, 2)
     unselect(page, "uniform U[-C, C]")
     settled(page, r"distributions=", 2, before)
@@ -328,7 +323,7 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
 def test_hoho_multiselect_slider_and_list_controls(server, page):
     page.goto(f"{server}/HoHo_attack?{HOHO_FAST}")
     wait_for_charts(page, 6)
-    assert "SUE" in chart_text(page, 2)
+    wait_chart_text(page, 2, "SUE")
     before = chart_html(page, 2)
     unselect(page, "SUE")
     settled(page, r"mechanisms=ome%2Coue|mechanisms=ome,oue", 2, before)

@@ -54,7 +54,12 @@ def _take_a_class(browser, url: str, processes=(None, None, None, None)) -> None
             page.get_by_label("Join a class: its code").fill(code.lower())  # typed as a student might
             page.get_by_role("button", name="Join", exact=True).click()
             page.get_by_text(f"Class {code}: your teacher leads").wait_for()
-            assert page.get_by_role("button", name="Next ▶").is_disabled()
+            # the student's one Next button, disabled (while the page redraws, the one it replaces may
+            # still stand beside it)
+            page.wait_for_function(
+                "() => { const b = [...document.querySelectorAll('button')].filter("
+                "(e) => e.innerText.trim() === 'Next ▶'); return b.length === 1 && b[0].disabled; }"
+            )
             students.append(page)
 
         teacher.get_by_role("button", name="Next ▶").click()

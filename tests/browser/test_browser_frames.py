@@ -20,14 +20,23 @@ import time
 import numpy as np
 import plotly.io as pio
 import pytest
-from browser_support import FAST, PS_FAST, axe_check, look_at, slider_geometry, start_server, stop_server
+from browser_support import (
+    FAST,
+    HOHO_FAST,
+    MDP_FAST,
+    PS_FAST,
+    axe_check,
+    look_at,
+    look_at_drawn,
+    slider_geometry,
+    start_server,
+    stop_server,
+)
 
 from dpviz import frames, registry
 from dpviz.params import validate
 
 pytestmark = pytest.mark.timeout(900)
-HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
-MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
 
 
 # what a chart shows: per trace its name and numeric x and y (typed arrays read out), the title
@@ -61,9 +70,11 @@ def _shown(page, where: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def frames_server(tmp_path_factory, warm_cache):
+def frames_server(tmp_path_factory, warm_cache, warm_frames):
     proc, url, log = start_server(
-        tmp_path_factory.mktemp("frames"), {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"}, cache_from=warm_cache
+        tmp_path_factory.mktemp("frames"),
+        {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"},
+        cache_from=[warm_cache, warm_frames],
     )
     yield url
     stop_server(proc, log)
@@ -214,19 +225,21 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
         _wait_frames(page, label)
         rng = random.Random(f"{path}-{key}")
         options = _options(page, charts[0], label)
-        for fid in charts:
-            look_at(page, f".st-key-chart-{fid}")
-            linked = _other_positions(page, fid, label)
-            for _ in range(3):  # three random positions reached by key presses, the chart in view
-                target = rng.randrange(len(options))
-                unmoved = 0
-                while (here := _position(page, label)) != target:
-                    # a slider that stops answering presses (each _press tries three times) fails
-                    # here with where it stands, not at the test's timeout 15 min later
-                    assert unmoved < 3, f"{label} stuck at position {here} on its way to {target}"
-                    _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
-                    unmoved = unmoved + 1 if _position(page, label) == here else 0
-                value = options[target]
+        linked = {fid: _other_positions(page, fid, label) for fid in charts}
+        # three random positions reached by key presses; at each, every chart that follows the
+        # slider is looked at (one out of view is drawn when it comes into view) and compared
+        for _ in range(3):
+            target = rng.randrange(len(options))
+            unmoved = 0
+            while (here := _position(page, label)) != target:
+                # a slider that stops answering presses (each _press tries three times) fails
+                # here with where it stands, not at the test's timeout 15 min later
+                assert unmoved < 3, f"{label} stuck at position {here} on its way to {target}"
+                _press(page, label, "ArrowRight" if here < target else "ArrowLeft")
+                unmoved = unmoved + 1 if _position(page, label) == here else 0
+            value = options[target]
+            for fid in charts:
+                look_at(page, f".st-key-chart-{fid}")
                 # drawn from its frame (before the server's answer, a reference to the same frame)
                 _wait_drawn_by_plotly(page, f".st-key-chart-{fid}", label, target, value)
                 shown = _shown(page, f".st-key-chart-{fid}")
@@ -247,7 +260,9 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
                 # to them (a slider created without the session's value as its default fell back to
                 # its first position, ε = 0.0001, when the browser mounted it again: webui.widgets)
                 for other, at in _other_positions(page, fid, label).items():
-                    assert abs(at - linked[other]) <= 1, f"{other} moved from position {linked[other]} to {at}"
+                    assert abs(at - linked[fid][other]) <= 1, (
+                        f"{other} moved from position {linked[fid][other]} to {at}"
+                    )
                 # to 1e-12: relative for numbers above 1, absolute below (probabilities near 0 are
                 # rounding noise that differs between processes in the last bits)
                 where = frames.difference(shown, expected, tol=1e-12, floor=1.0)
@@ -266,8 +281,7 @@ def test_a_drag_redraws_from_frames_and_tells_the_server_once(frames_server, bro
         page.goto(f"{frames_server}/Partial_sensitivity?{PS_FAST}")
         label = "Gaussian noise σ"
         _wait_frames(page, label)
-        look_at(page, ".st-key-chart-partial-individuals")
-        page.wait_for_timeout(1000)
+        look_at_drawn(page, ".st-key-chart-partial-individuals")
         page.evaluate(
             "window.__tags = []; document.addEventListener('dpviz-drawn', e => window.__tags.push(e.detail), true)"
         )
@@ -282,9 +296,17 @@ def test_a_drag_redraws_from_frames_and_tells_the_server_once(frames_server, bro
         during = len(sent) - before
         drawn = page.evaluate("[...new Set(window.__tags.filter(t => t.startsWith('Gaussian noise σ=')))].length")
         page.mouse.up()
-        page.wait_for_timeout(2000)
-        runs = [BackMsg.FromString(d) for d in sent[before:] if isinstance(d, bytes)]
-        runs = [m for m in runs if m.WhichOneof("type") == "rerun_script"]
+
+        def reruns():
+            msgs = [BackMsg.FromString(d) for d in sent[before:] if isinstance(d, bytes)]
+            return [m for m in msgs if m.WhichOneof("type") == "rerun_script"]
+
+        for _ in range(300):  # the release's run asked for (pumping the page's events), then ended
+            if reruns():
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+        runs = reruns()
         assert during == 0  # the drag itself asks the server for nothing
         assert drawn >= 5  # the chart followed the drag from its frames
         assert len(runs) == 1 and runs[0].rerun_script.fragment_id  # one run of the live section, on release
@@ -309,7 +331,7 @@ def test_a_link_off_the_grid_is_drawn_by_the_server(frames_server, browser):
         assert page.get_by_role("slider", name=label).get_attribute("aria-valuetext") == "3.33"
         _press(page, label, "ArrowRight")  # onto the grid: the next frame, exactly
         page.wait_for_function("() => location.search.includes('sigma=3.5')", timeout=60_000)
-        page.wait_for_timeout(500)
+        _wait_drawn_by_plotly(page, ".st-key-chart-partial-individuals", label, _position(page, label), 3.5)
         following = _server_figure("partial-individuals", _query(PS_FAST), "sigma", 3.5)
         assert frames.close(_shown(page, ".st-key-chart-partial-individuals"), following, tol=1e-12, floor=1.0)
         assert not frames.close(following, expected, tol=1e-12, floor=1.0)

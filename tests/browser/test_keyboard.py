@@ -61,6 +61,19 @@ def _changed(a, b) -> int:
     return sum(ImageChops.difference(a, b).convert("L").histogram()[41:])  # pixels that changed, not by a shade
 
 
+# the focused control drawn as it stays: no transition or animation running on it, its ancestors or
+# its children (a focus ring fades in or out), then two animation frames so the last state is
+# painted; with `again`, the control focused last time (after its blur, as it fades out)
+SETTLED = """(again) => new Promise((done) => {
+  const el = again ? window.__tabbed : (window.__tabbed = document.activeElement || document.body);
+  const near = (a) => { const t = a.effect && a.effect.target; return t && (t.contains(el) || el.contains(t)); };
+  const check = () => document.getAnimations().some((a) => a.playState === "running" && near(a))
+    ? requestAnimationFrame(check)
+    : requestAnimationFrame(() => requestAnimationFrame(done));
+  check();
+})"""
+
+
 def _tab_through(page, stops: int = 250) -> list[dict]:
     """Tab from the top of the page until the focus comes back to where it started; every stop
     with whether its focus was visible (changed pixels) and not hidden (points of it in sight)."""
@@ -68,7 +81,7 @@ def _tab_through(page, stops: int = 250) -> list[dict]:
     seen, first = [], None
     for _ in range(stops):
         page.keyboard.press("Tab")
-        page.wait_for_timeout(120)
+        page.evaluate(SETTLED, False)
         stop = page.evaluate(FOCUSED)
         key = (stop["tag"], stop["name"])
         if stop["tag"] == "BODY" or key == first:
@@ -78,7 +91,7 @@ def _tab_through(page, stops: int = 250) -> list[dict]:
         on_screen = right - left >= 1 and bottom - top >= 1  # focused off the window: nobody sees it
         focused = _pixels(page, stop["box"]) if on_screen else None
         page.evaluate("document.activeElement.blur()")  # the next Tab goes on from here (Chromium)
-        page.wait_for_timeout(120)
+        page.evaluate(SETTLED, True)
         stop["changed"] = _changed(focused, _pixels(page, stop["box"])) if on_screen else 0
         seen.append(stop)
     return seen
