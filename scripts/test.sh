@@ -3,7 +3,8 @@
 #
 #   bash scripts/test.sh            every test, from a fresh .venv (what CI runs): installs dpviz's
 #                                   requirements and the test tools, the Debian packages the tests
-#                                   drive (Chromium, HAProxy, poppler, PostgreSQL, Node.js) and
+#                                   drive (Chromium and its headless shell, HAProxy, poppler,
+#                                   PostgreSQL, Node.js) and
 #                                   axe-core, then runs Node's tests of the page's chart script
 #                                   and the whole pytest suite
 #   bash scripts/test.sh quick      the unit, figure and AppTest tests: no server, browser,
@@ -54,6 +55,8 @@ if [ "$TIER" = full ]; then
   # and stop a server of their own).
   missing=()
   command -v chromium >/dev/null 2>&1 || [ -n "${BROWSER_PATH:-}" ] || missing+=(chromium)
+  # the browser tests drive Chromium's headless shell (a third less CPU per page than the full browser)
+  command -v chromium-headless-shell >/dev/null 2>&1 || missing+=(chromium-headless-shell)
   command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
   command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
@@ -86,7 +89,11 @@ else
   [ "$TIER" = full ] && exit 1
 fi
 
+# the tests spread over the cores by file (a file's module fixtures, its server, stay in one process):
+# DPVIZ_TEST_WORKERS processes (default 2; 0 runs them in this one)
+WORKERS=(-n "${DPVIZ_TEST_WORKERS:-2}" --dist loadfile)
+[ "${DPVIZ_TEST_WORKERS:-2}" = 0 ] && WORKERS=()
 if [ "$TIER" = quick ]; then
-  exec .venv/bin/python -m pytest -m "not (browser or server or postgres or kernel or chromium or cluster or slow)" "$@"
+  exec .venv/bin/python -m pytest "${WORKERS[@]}" -m "not (browser or server or postgres or kernel or chromium or cluster or slow)" "$@"
 fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest "${WORKERS[@]}" "$@"

@@ -4,6 +4,7 @@ server (through the same start script as Docker) on a free port, and waiting for
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +19,11 @@ from webui.figure_card import EXPORT_LABEL
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = find_chromium()
+TEST_BROWSER = shutil.which("chromium-headless-shell") or CHROMIUM
+"""What the browser tests drive: Debian's ``chromium-headless-shell`` where it is installed (the same
+Chromium without the full browser's windowing layers: a third less of the browser's CPU per page
+opened here, ADePT, Partial and HoHo opened three times each), else ``chromium``. The benchmarks
+and the screenshots keep the full browser a reader has."""
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and not os.environ.get("DPVIZ_REQUIRE_BROWSER"),
     reason="no Chromium here (CI installs it and sets DPVIZ_REQUIRE_BROWSER=1)",
@@ -41,17 +47,21 @@ def _free_port() -> int:
 
 
 def start_server(
-    tmp_path: Path, extra_env: dict | None = None, cpus: set[int] | None = None, cache_from: Path | None = None
+    tmp_path: Path,
+    extra_env: dict | None = None,
+    cpus: set[int] | None = None,
+    cache_from: Path | list[Path] | None = None,
 ):
     """Start `streamlit run app.py` on a free port; wait for /_stcore/health. ``cpus``: the cores
     the server may use (a benchmark that keeps the browser off the server's cores). ``cache_from``:
-    a prepared cache (the tests' ``warm_cache``) the server starts with a copy of; without it, the
-    server starts on an empty cache, as a fresh install does."""
+    a prepared cache (the tests' ``warm_cache``), or several laid one over the other, that the server
+    starts with a copy of; without it, the server starts on an empty cache, as a fresh install does."""
     port = _free_port()
     if cache_from is not None:
         from warm_cache import copy_into
 
-        copy_into(cache_from, tmp_path / "cache")
+        for warm in cache_from if isinstance(cache_from, list) else [cache_from]:
+            copy_into(warm, tmp_path / "cache")
     # the supervised start command's control files in the test's own folder (removed with it)
     env = dict(os.environ, DPVIZ_CACHE_DIR=str(tmp_path / "cache"), DPVIZ_RUN_DIR=str(tmp_path / "run"))
     env.update(extra_env or {})
@@ -146,6 +156,11 @@ def wait_for_charts(page, n: int) -> None:
 
 
 PS_FAST = "per_class=100&sgd_steps=100&dpsgd_steps=100&eval_per_class=50"
+MDP_FAST = "words=3&samples=100&knn_words=20&epsilons=2,5,10,30"
+HOHO_FAST = "targets=0.05&epsilons=0.1,1&lambdas=1,10&audit_samples=2000"
+WARM_QUERIES = (("adept", FAST), ("partial", PS_FAST), ("metric", MDP_FAST), ("hoho", HOHO_FAST))
+"""The reduced settings the browser tests open the paper pages at, which the warm cache holds
+(tests/warm_cache.py) beside the defaults."""
 
 
 EXPORT = EXPORT_LABEL  # the label of a chart card's button that opens its downloads and Reproduce box

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def _restore_main_module():
     sys.modules["__main__"] = main
 
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, needs_chromium, start_server, stop_server  # noqa: E402
+from browser_support import CHROMIUM_ARGS, TEST_BROWSER, needs_chromium, start_server, stop_server  # noqa: E402
 from warm_cache import WarmCache  # noqa: E402
 
 # what a fixture brings with it, as markers of every test that uses it
@@ -222,26 +221,44 @@ def _needs_warm_cache(item) -> bool:
 def pytest_collection_finish(session):
     """When the run has a test whose server starts warm, the warm cache is made in the background
     from now on, while the tests that need none run first (see the ordering above)."""
-    if any(_needs_warm_cache(item) for item in session.items) and "cache" not in _WARM:
-        folder = Path(tempfile.mkdtemp(prefix="dpviz-warm-")) / "cache"
-        _WARM["cache"] = WarmCache(folder)
+    if any(_needs_warm_cache(item) for item in session.items):
+        _warm(session.config).start()
+
+
+def _warm_root(config) -> Path:
+    """Where this run's warm cache lives: beside pytest's temporary folders, one for all of a
+    run's processes (pytest-xdist's workers each have a folder inside the run's)."""
+    base = config._tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "warm-cache"
+
+
+def _warm(config) -> WarmCache:
+    if "cache" not in _WARM:
+        _WARM["cache"] = WarmCache(_warm_root(config))
+    return _WARM["cache"]
 
 
 def pytest_sessionfinish(session, exitstatus):
     made = _WARM.pop("cache", None)
     if made is not None:
         made.stop()
-        shutil.rmtree(made.folder.parent, ignore_errors=True)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's last process: its warm cache goes (a GB)
+        shutil.rmtree(_warm_root(session.config), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def warm_cache() -> Path:
+def warm_cache(pytestconfig) -> Path:
     """A cache folder with every page's defaults computed (charts, panels, lessons, the fastText
-    stand-in, each live chart's frames: tests/warm_cache.py), made once per run in the background;
-    a server gets a copy (``start_server(..., cache_from=warm_cache)``)."""
-    if "cache" not in _WARM:  # asked for outside a collected run's order (a plugin, a rerun)
-        _WARM["cache"] = WarmCache(Path(tempfile.mkdtemp(prefix="dpviz-warm-")) / "cache")
-    return _WARM["cache"].wait()
+    stand-in: tests/warm_cache.py), made once per run in the background; a server gets a copy
+    (``start_server(..., cache_from=warm_cache)``)."""
+    return _warm(pytestconfig).start().wait("charts")
+
+
+@pytest.fixture(scope="session")
+def warm_frames(pytestconfig, warm_cache) -> Path:
+    """Each live chart's frames along its sliders on the pages' defaults, in a folder of their own
+    (made beside :func:`warm_cache`); the frames tests' server gets both."""
+    return _warm(pytestconfig).wait("frames")
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +274,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
         yield b
         b.close()
 

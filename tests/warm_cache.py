@@ -1,18 +1,23 @@
 """One warm cache for the servers the tests start: every page's defaults computed once per run
-(each chart's table and JSON, the panels, every lesson's charts and answers, the fastText stand-in,
-and each live chart's frames along its sliders: :func:`webui.warmup.warm_defaults`, what a hosted
-server's warm-up computes) into a folder that each server gets a copy of (:func:`copy_into`). A
-server on it opens every page on its defaults at once; the tests that are about a cold start
-start on an empty cache.
+(each chart's table and JSON, the panels, every lesson's charts and answers, the fastText stand-in:
+:func:`webui.warmup.warm_defaults`, what a hosted server's warm-up computes; and each live chart's
+frames along its sliders, :func:`webui.warmup.warm_frames`), and the same at the reduced settings
+the browser tests open the paper pages at (``browser_support.WARM_QUERIES``), into folders that
+each server gets a copy of (:func:`copy_into`). A server on it opens every page on its defaults at once; the tests
+that are about a cold start start on an empty cache.
 
 It is made in the background while the tests that need no server run (tests/conftest.py starts it
-when the run has a test that needs it, and runs those tests last), by two processes of its own
-sharing the work: one computes the charts, panels and lessons, the other the frames, which read the
-charts' prepared states the first writes or compute them (the cache's writes are atomic renames,
-so two processes can share it)."""
+when the run has a test that needs it, and runs those tests last), by two processes of its own, one
+per core, each into a folder of its own: ``charts`` (the charts, panels and lessons: what every
+warm server gets, ready first) and ``frames`` (the frames, with the prepared states they need: only
+the frames tests' server waits for them, and gets both folders). Each part says it is done by a
+file beside its folder (``<part>.done``, or ``<part>.failed`` with its output), so that every
+process of a run (pytest-xdist's workers too) waits on the same files; the first to take the lock
+starts the parts."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -23,12 +28,63 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 _WARM = """
-import sys
-from webui import warmup
-part = sys.argv[1]
-done = warmup.warm_frames() if part == "frames" else warmup.warm_defaults(frames=False)
+import sys, traceback
+from pathlib import Path
+sys.path.insert(0, "tests")
+import warm_cache
+part, root = sys.argv[1], Path(sys.argv[2])
+try:
+    done = warm_cache.compute(part)
+except BaseException:
+    (root / f"{part}.failed").write_text(traceback.format_exc())
+    raise
 print(f"{part}: {done} computed", flush=True)
+(root / f"{part}.done").write_text(str(done))
 """
+
+
+def _page_values(key: str, query: str) -> dict:
+    """A paper page's parameters at a link's query (the rest at their defaults)."""
+    from dpviz import registry
+    from dpviz.params import validate
+
+    values, errors = validate(registry.page_params(key), dict(kv.split("=", 1) for kv in query.split("&") if kv))
+    assert not errors, errors
+    return values
+
+
+def compute(part: str) -> int:
+    """What the part ``charts`` or ``frames`` holds, computed into ``$DPVIZ_CACHE_DIR``: the pages'
+    defaults as a hosted warm-up computes them, and the same at each of the browser tests' reduced
+    settings (browser_support.WARM_QUERIES); how many were computed."""
+    from browser_support import WARM_QUERIES
+
+    from dpviz import papers, registry
+    from webui import live_frames, views, warmup
+
+    if part == "charts":
+        done = warmup.warm_defaults(frames=False)
+        for key, query in WARM_QUERIES:
+            values = _page_values(key, query)
+            done += sum(views.prefill(spec, values) for spec in registry.paper_figures(key) if not spec.on_demand)
+        return done
+    done = warmup.warm_frames()
+    for key, query in WARM_QUERIES:
+        values = _page_values(key, query)
+        sliders = [p for p in registry.page_params(key) if p.slider]
+        for spec in registry.paper_figures(key):
+            for p in sliders:
+                if not spec.on_demand and p.name in {q.name for q in spec.params}:
+                    live_frames.build(spec, values, p.name)
+                    done += 1
+        for panel in papers.get(key).panels:  # the try-it box follows ε too
+            for p in sliders:
+                if panel.html and p.name in {q.name for q in panel.params}:
+                    live_frames.text_frames_now(panel, values, p)
+                    done += 1
+    return done
+
+
 PARTS = ("charts", "frames")
 LINK_FROM = 1 << 20
 """Files of this many bytes or more are hard-linked into a server's copy, not copied (the fastText
@@ -37,49 +93,58 @@ so a server never changes a file in place and the copies cannot reach each other
 
 
 class WarmCache:
-    """The warm cache being made in ``folder``: :meth:`wait` until it is whole."""
+    """The warm cache under ``root`` (a folder per part, made by :meth:`start`): :meth:`wait` for a part."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.started = time.monotonic()
-        folder.mkdir(parents=True, exist_ok=True)
-        env = dict(
-            os.environ,
-            DPVIZ_CACHE_DIR=str(folder),
-            DPVIZ_FRAMES="1",
-            OMP_NUM_THREADS="1",
-            OPENBLAS_NUM_THREADS="1",
-            MKL_NUM_THREADS="1",
-        )
-        env.pop("DPVIZ_HOSTED", None)
-        self.logs = {part: folder.parent / f"warm-{part}.log" for part in PARTS}
-        self.procs = {
-            part: subprocess.Popen(
-                [sys.executable, "-c", _WARM, part],
-                cwd=ROOT,
-                env=env,
-                stdout=open(self.logs[part], "w"),
-                stderr=subprocess.STDOUT,
-            )
-            for part in PARTS
-        }
-        self.seconds: float | None = None
+    def __init__(self, root: Path):
+        self.root = root
+        self.procs: dict[str, subprocess.Popen] = {}
 
-    def wait(self) -> Path:
-        """The folder, once both parts are done; RuntimeError with a part's output if it failed."""
-        for part, proc in self.procs.items():
-            code = proc.wait(timeout=1800)
-            if code != 0:
-                raise RuntimeError(
-                    f"the warm cache's {part} failed (exit {code}):\n{self.logs[part].read_text()[-3000:]}"
+    def start(self) -> WarmCache:
+        """Start the parts, unless a process of this run already did (the lock and its ``started`` file)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / "start.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if (self.root / "started").exists():
+                return self
+            for part in PARTS:
+                (self.root / part).mkdir(exist_ok=True)
+                env = dict(
+                    os.environ,
+                    DPVIZ_CACHE_DIR=str(self.root / part),
+                    DPVIZ_FRAMES="1",
+                    OMP_NUM_THREADS="1",
+                    OPENBLAS_NUM_THREADS="1",
+                    MKL_NUM_THREADS="1",
                 )
-        if self.seconds is None:
-            self.seconds = time.monotonic() - self.started
-            print(f"\nwarm cache ready {self.seconds:.0f} s after it was started: {self.folder}", file=sys.stderr)
-        return self.folder
+                env.pop("DPVIZ_HOSTED", None)
+                self.procs[part] = subprocess.Popen(
+                    [sys.executable, "-c", _WARM, part, str(self.root)],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=open(self.root / f"{part}.log", "w"),
+                    stderr=subprocess.STDOUT,
+                )
+            (self.root / "started").write_text(str(time.time()))
+        return self
+
+    def wait(self, part: str, seconds: float = 1800) -> Path:
+        """The folder of ``part`` once it is whole; RuntimeError with its output if it failed."""
+        deadline = time.monotonic() + seconds
+        while not (self.root / f"{part}.done").exists():
+            failed = self.root / f"{part}.failed"
+            proc = self.procs.get(part)
+            if failed.exists() or (proc is not None and proc.poll() not in (None, 0)):
+                log = (self.root / f"{part}.log").read_text(errors="replace")
+                raise RuntimeError(f"the warm cache's {part} failed:\n{log[-3000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the warm cache's {part} was not ready in {seconds:.0f} s")
+            time.sleep(0.5)
+        started = float((self.root / "started").read_text())
+        print(f"\nwarm cache: {part} ready {time.time() - started:.0f} s after it was started", file=sys.stderr)
+        return self.root / part
 
     def stop(self) -> None:
-        """End the parts still running (a run that ends before a server test needed the cache)."""
+        """End the parts this process started that still run (a run that ended before it needed them)."""
         for proc in self.procs.values():
             if proc.poll() is None:
                 proc.terminate()
@@ -87,7 +152,8 @@ class WarmCache:
 
 
 def copy_into(warm: Path, cache: Path) -> None:
-    """``cache`` made a copy of the warm cache ``warm`` (large files hard-linked, see :data:`LINK_FROM`)."""
+    """``warm`` (a part of the warm cache) copied into ``cache``, over what it holds (large files
+    hard-linked, see :data:`LINK_FROM`)."""
 
     def place(src: str, dst: str) -> None:
         if os.path.getsize(src) >= LINK_FROM:
