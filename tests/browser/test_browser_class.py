@@ -12,6 +12,7 @@ import re
 import pytest
 from browser_support import start_server, stop_server
 from db_support import Postgres, needs_postgres
+from playwright.sync_api import expect
 
 from dpviz.proxy_config import COOKIE
 
@@ -74,9 +75,9 @@ def _take_a_class(browser, url: str, processes=(None, None, None, None)) -> None
             page.get_by_text(f"Your prediction: {float(guess):.1f}").wait_for()
         teacher.get_by_text("Your class: 3 answered.").wait_for(timeout=30_000)
         chart = teacher.locator(".js-plotly-plot").last
-        chart.wait_for()
-        text = chart.inner_text()
-        assert "3 answered" in text and "true: 8.0" in text
+        # the class's chart redrawn with the three answers (the sentence above can come a moment first)
+        expect(chart).to_contain_text("3 answered", timeout=30_000)
+        assert "true: 8.0" in chart.inner_text()
 
         students[1].get_by_role("button", name="Reveal the answer").click()
         box = students[1].locator('[data-testid="stAlertContentWarning"]').filter(has_text="The answer: 8.0.")
