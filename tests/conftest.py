@@ -56,6 +56,9 @@ FIXTURE_MARKS = {
     "postgres": ("postgres",),
 }
 SLOW = (
+    "core/test_build_once.py::test_two_processes_on_an_empty_cache_train_fasttext_once",
+    "lessons/test_lessons.py::test_shipped_lessons_pass_lesson_check[metric-dp]",
+    "papers/metric/test_metric_dp.py::test_engine_equals_faiss_brute_force_on_real_glove",
     "auditing/test_audit_mechanisms.py::test_built_in_examples_reach_the_expected_verdict[metric]",
     "auditing/test_audit_mechanisms.py::test_built_in_examples_reach_the_expected_verdict[ome]",
     "auditing/test_mechanisms.py::test_never_above_the_exact_ome_loss_over_seeds",
