@@ -13,6 +13,7 @@ tests, against a server started as they start one.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -34,34 +35,44 @@ def pages() -> list[tuple[str, str, int]]:
     return out + [("audit", "Audit_a_mechanism", 0), ("lessons", "Lessons", 0)]
 
 
-def main() -> None:
-    """Start a server, take every page at every size, stop the server."""
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server, wait_for_charts
+@contextlib.contextmanager
+def _browser_on_a_server():
+    """A server of its own (on an empty cache, as a fresh install) and Chromium, the full browser a
+    reader has: yields (browser, url); both stopped after."""
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
     from playwright.sync_api import sync_playwright
 
-    out = ROOT / "docs" / "screens"
-    out.mkdir(parents=True, exist_ok=True)
     proc, url, log = start_server(Path(tempfile.mkdtemp()))
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for width, height in SIZES:
-                for name, path, charts in pages():
-                    page = browser.new_page(viewport={"width": width, "height": height})
-                    page.set_default_timeout(300_000)
-                    page.goto(f"{url}/{path}")
-                    page.wait_for_selector('[data-testid="stApp"]')
-                    if charts:
-                        wait_for_charts(page, charts)
-                    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
-                    page.wait_for_timeout(1500)  # Plotly's last transitions
-                    stem = out / f"{name}-{width}x{height}"
-                    page.screenshot(path=f"{stem}.png")
-                    print(f"wrote {stem}.png", flush=True)
-                    page.close()
+            yield browser, url
             browser.close()
     finally:
         stop_server(proc, log)
+
+
+def main() -> None:
+    """Start a server, take every page at every size, stop the server."""
+    from browser_support import wait_for_charts
+
+    out = ROOT / "docs" / "screens"
+    out.mkdir(parents=True, exist_ok=True)
+    with _browser_on_a_server() as (browser, url):
+        for width, height in SIZES:
+            for name, path, charts in pages():
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.set_default_timeout(300_000)
+                page.goto(f"{url}/{path}")
+                page.wait_for_selector('[data-testid="stApp"]')
+                if charts:
+                    wait_for_charts(page, charts)
+                page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+                page.wait_for_timeout(1500)  # Plotly's last transitions
+                stem = out / f"{name}-{width}x{height}"
+                page.screenshot(path=f"{stem}.png")
+                print(f"wrote {stem}.png", flush=True)
+                page.close()
 
 
 def _chart_ids(page) -> list[str]:
@@ -89,35 +100,28 @@ def _shoot(page, locator, out: Path) -> None:
 def gallery() -> None:
     """Every chart alone, on each page's defaults and after one changed setting, and the audit
     page's chart for each example, into docs/gallery/ with its index (README.md)."""
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server, wait_for_charts
+    from browser_support import wait_for_charts
     from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, url_path
-    from playwright.sync_api import sync_playwright
 
     out = ROOT / "docs" / "gallery"
     out.mkdir(parents=True, exist_ok=True)
-    proc, url, log = start_server(Path(tempfile.mkdtemp()))
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for key, state, query in GALLERY_VIEWS:
-                page = browser.new_page(viewport={"width": 1500, "height": 1100})
-                page.set_default_timeout(300_000)
-                page.goto(f"{url}/{url_path(key)}" + (f"?{query}" if query else ""))
-                wait_for_charts(page, 6)
-                page.wait_for_selector("text=Notes.")  # the page's last line: the script ran to the end
-                for fid in _chart_ids(page):
-                    _shoot(page, page.locator(f".st-key-chart-{fid}"), out / f"{fid}--{state}.png")
-                page.close()
-            for example in AUDIT_EXAMPLES:
-                page = browser.new_page(viewport={"width": 1500, "height": 1100})
-                page.set_default_timeout(300_000)
-                page.goto(f"{url}/Audit_a_mechanism?example={example}")
-                wait_for_charts(page, 1)
-                _shoot(page, page.locator(".st-key-audit-chart"), out / f"audit--{example}.png")
-                page.close()
-            browser.close()
-    finally:
-        stop_server(proc, log)
+    with _browser_on_a_server() as (browser, url):
+        for key, state, query in GALLERY_VIEWS:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.set_default_timeout(300_000)
+            page.goto(f"{url}/{url_path(key)}" + (f"?{query}" if query else ""))
+            wait_for_charts(page, 6)
+            page.wait_for_selector("text=Notes.")  # the page's last line: the script ran to the end
+            for fid in _chart_ids(page):
+                _shoot(page, page.locator(f".st-key-chart-{fid}"), out / f"{fid}--{state}.png")
+            page.close()
+        for example in AUDIT_EXAMPLES:
+            page = browser.new_page(viewport={"width": 1500, "height": 1100})
+            page.set_default_timeout(300_000)
+            page.goto(f"{url}/Audit_a_mechanism?example={example}")
+            wait_for_charts(page, 1)
+            _shoot(page, page.locator(".st-key-audit-chart"), out / f"audit--{example}.png")
+            page.close()
     lines = [
         "# Gallery: every chart alone, at the size the page draws it",
         "",
