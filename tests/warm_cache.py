@@ -60,7 +60,7 @@ def compute(part: str) -> int:
     from browser_support import WARM_QUERIES
 
     from dpviz import papers, registry
-    from webui import live_frames, views, warmup
+    from webui import views, warmup
 
     if part == "charts":
         done = warmup.warm_defaults(frames=False)
@@ -70,18 +70,7 @@ def compute(part: str) -> int:
         return done
     done = warmup.warm_frames()
     for key, query in WARM_QUERIES:
-        values = _page_values(key, query)
-        sliders = [p for p in registry.page_params(key) if p.slider]
-        for spec in registry.paper_figures(key):
-            for p in sliders:
-                if not spec.on_demand and p.name in {q.name for q in spec.params}:
-                    live_frames.build(spec, values, p.name)
-                    done += 1
-        for panel in papers.get(key).panels:  # the try-it box follows ε too
-            for p in sliders:
-                if panel.html and p.name in {q.name for q in panel.params}:
-                    live_frames.text_frames_now(panel, values, p)
-                    done += 1
+        done += warmup.warm_page_frames(papers.get(key), _page_values(key, query))
     return done
 
 

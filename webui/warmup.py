@@ -83,26 +83,35 @@ def warm_frames() -> int:
         return 0
     done = 0
     for paper in papers.all_papers():
-        params = registry.page_params(paper.key)
-        values = {p.name: p.default for p in params}
-        sliders = [p for p in params if p.slider]
-        for spec in registry.paper_figures(paper.key):
-            for p in sliders:
-                if spec.on_demand or p.name not in {q.name for q in spec.params}:
-                    continue
+        done += warm_page_frames(paper, {p.name: p.default for p in registry.page_params(paper.key)})
+    return done
+
+
+def warm_page_frames(paper, values: dict) -> int:
+    """One paper page's live charts' frames along each of its sliders at ``values`` (every parameter
+    of the page), and its HTML panels' (the try-it box); returns how many sets were computed or read.
+    One that fails is logged and skipped."""
+    from webui import live_frames
+
+    done = 0
+    sliders = [p for p in registry.page_params(paper.key) if p.slider]
+    for spec in registry.paper_figures(paper.key):
+        for p in sliders:
+            if spec.on_demand or p.name not in {q.name for q in spec.params}:
+                continue
+            try:
+                live_frames.build(spec, values, p.name)
+                done += 1
+            except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
+                log.exception("frames of %s along %s failed", spec.id, p.name)
+    for panel in paper.panels:  # a panel drawn as HTML follows its sliders too (the try-it box)
+        for p in sliders:
+            if panel.html and p.name in {q.name for q in panel.params}:
                 try:
-                    live_frames.build(spec, values, p.name)
+                    live_frames.text_frames_now(panel, values, p)
                     done += 1
-                except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
-                    log.exception("frames of %s along %s failed", spec.id, p.name)
-        for panel in paper.panels:  # a panel drawn as HTML follows its sliders too (the try-it box)
-            for p in sliders:
-                if panel.html and p.name in {q.name for q in panel.params}:
-                    try:
-                        live_frames.text_frames_now(panel, values, p)
-                        done += 1
-                    except Exception:  # noqa: BLE001
-                        log.exception("frames of the %s panel along %s failed", panel.id, p.name)
+                except Exception:  # noqa: BLE001
+                    log.exception("frames of the %s panel along %s failed", panel.id, p.name)
     return done
 
 
