@@ -15,6 +15,10 @@
 # tests/core -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# compiled modules (and pytest's rewritten test modules) are kept in __pycache__, where an
+# environment said not to: every test process, server and command-line call compiled dpviz and
+# the tests again (7 s of each pytest process's 11-s start)
+unset PYTHONDONTWRITEBYTECODE
 TIER=full
 if [ "${1:-}" = "quick" ]; then
   TIER=quick
@@ -89,11 +93,20 @@ else
   [ "$TIER" = full ] && exit 1
 fi
 
-# the tests spread over the cores by file (a file's module fixtures, its server, stay in one process):
-# DPVIZ_TEST_WORKERS processes (default 2; 0 runs them in this one)
-WORKERS=(-n "${DPVIZ_TEST_WORKERS:-2}" --dist loadfile)
+# the tests spread over the cores: the full run by file (a file's module fixtures, its server, stay
+# in one process); the quick tier, which starts no server, test by test, an idle process taking
+# tests from the busy one's share (pytest-xdist's worksteal: 2 min 57 s against 3 min 03 s by
+# file, whose last file ran on alone). DPVIZ_TEST_WORKERS processes (default 2; 0 runs them in
+# this one), DPVIZ_TEST_DIST another of pytest-xdist's ways.
+DIST=loadfile
+[ "$TIER" = quick ] && DIST=worksteal
+WORKERS=(-n "${DPVIZ_TEST_WORKERS:-2}" --dist "${DPVIZ_TEST_DIST:-$DIST}")
 [ "${DPVIZ_TEST_WORKERS:-2}" = 0 ] && WORKERS=()
 if [ "$TIER" = quick ]; then
+  # the fastText stand-in the tests train (25 s) is kept in the venv between quick runs, one folder
+  # per version of its training code (tests/shared_models.py); the full run trains it once
+  models=$(sha256sum dpviz/data/fasttext_local.py | cut -c1-16)
+  export DPVIZ_TEST_MODELS="$PWD/.venv/test-models/$models"
   exec .venv/bin/python -m pytest "${WORKERS[@]}" -m "not (browser or server or postgres or kernel or chromium or cluster or slow)" "$@"
 fi
 exec .venv/bin/python -m pytest "${WORKERS[@]}" "$@"

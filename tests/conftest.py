@@ -22,8 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _isolated_cache(tmp_path_factory):
-    os.environ["DPVIZ_CACHE_DIR"] = str(tmp_path_factory.mktemp("dpviz-cache"))
+def _isolated_cache(tmp_path_factory, pytestconfig):
+    cache = tmp_path_factory.mktemp("dpviz-cache")
+    os.environ["DPVIZ_CACHE_DIR"] = str(cache)
+    os.environ[shared_models.ENV] = str(_models_root(pytestconfig))
+    shared_models.share_models(cache)  # the fastText stand-in trained once per run (tests/shared_models.py)
     os.environ.pop("DPVIZ_HOSTED", None)
     # charts are drawn by the server on every move, as without frames; the tests of frames turn
     # them on for their own servers (tests/browser/test_browser_frames.py)
@@ -54,6 +57,7 @@ def _restore_main_module():
     sys.modules["__main__"] = main
 
 
+import shared_models  # noqa: E402
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, needs_chromium, start_server, stop_server  # noqa: E402
 from warm_cache import WarmCache  # noqa: E402
 
@@ -237,15 +241,32 @@ def _needs_warm_cache(item) -> bool:
 def pytest_collection_finish(session):
     """When the run has a test whose server starts warm, the warm cache is made in the background
     from now on, while the tests that need none run first (see the ordering above)."""
+    os.environ[shared_models.ENV] = str(_models_root(session.config))  # the warm cache's builders share them too
     if any(_needs_warm_cache(item) for item in session.items):
         _warm(session.config).start()
 
 
-def _warm_root(config) -> Path:
-    """Where this run's warm cache lives: beside pytest's temporary folders, one for all of a
-    run's processes (pytest-xdist's workers each have a folder inside the run's)."""
+def _run_root(config) -> Path:
+    """The folder of the whole run: pytest's temporary folder, or with pytest-xdist the run's folder
+    that holds each worker's."""
     base = config._tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "warm-cache"
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _warm_root(config) -> Path:
+    """Where this run's warm cache lives, one for all of a run's processes."""
+    return _run_root(config) / "warm-cache"
+
+
+def _models_root(config) -> Path:
+    """Where this run's trained models live, one for all its caches (tests/shared_models.py)."""
+    return _run_root(config) / "models"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own, which gives the run its temporary folder
+def pytest_configure(config):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's first process: models kept by the last quick run
+        shared_models.bring_kept(_models_root(config))
 
 
 def _warm(config) -> WarmCache:
@@ -260,6 +281,8 @@ def pytest_sessionfinish(session, exitstatus):
         made.stop()
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's last process: its warm cache goes (a GB)
         shutil.rmtree(_warm_root(session.config), ignore_errors=True)
+        shared_models.keep(_models_root(session.config))
+        shutil.rmtree(_models_root(session.config), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -58,10 +58,12 @@ def compute(part: str) -> int:
     defaults as a hosted warm-up computes them, and the same at each of the browser tests' reduced
     settings (browser_support.WARM_QUERIES); how many were computed."""
     from browser_support import WARM_QUERIES
+    from shared_models import share_models
 
     from dpviz import papers, registry
     from webui import views, warmup
 
+    share_models(Path(os.environ["DPVIZ_CACHE_DIR"]))
     if part == "charts":
         done = warmup.warm_defaults(frames=False)
         for key, query in WARM_QUERIES:

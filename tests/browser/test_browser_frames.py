@@ -183,6 +183,9 @@ def _press(page, label: str, key: str) -> None:
     slider = page.get_by_role("slider", name=label)
     before = slider.get_attribute("aria-valuetext")
     for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost
+        # pressed once the page's last run has ended: a run that ends just after a press may draw
+        # the slider again at the value the run began with (loaded machines: presses in a row lost)
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
         slider.focus()
         page.keyboard.press(key)
         deadline = time.monotonic() + 3
@@ -466,17 +469,37 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
 def _all_shots_made(page, fid: str, label: str) -> None:
     """Until the chart ``fid`` holds a shot (live_js/shots.js) of every position along ``label`` at its
     size, and no shot is being made."""
-    page.wait_for_function(
-        """([fid, label]) => {
-            const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
-            const S = window.__dpvizShots;
-            if (!gd || !gd.__dpvizShots || !S || S.busy || S.queue.length) return false;
-            const has = (i) => gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i));
-            return gd.__dpviz.sliders[label].options.every((_, i) => has(i)); }""",
-        arg=[fid, label],
-        timeout=300_000,
-        polling=500,
-    )
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            """([fid, label]) => {
+                const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+                const S = window.__dpvizShots;
+                if (!gd || !gd.__dpvizShots || !S || S.busy || S.queue.length) return false;
+                const has = (i) => gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i));
+                return gd.__dpviz.sliders[label].options.every((_, i) => has(i)); }""",
+            arg=[fid, label],
+            timeout=240_000,
+            polling=500,
+        )
+    except PlaywrightTimeout:
+        # what the maker was doing, so that a failure says why and not only that it waited
+        state = page.evaluate(
+            """([fid, label]) => {
+                const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+                const S = window.__dpvizShots || {};
+                const keys = gd && gd.__dpviz
+                    ? gd.__dpviz.sliders[label].options.map((_, i) => window.__dpvizShotKey(gd, label, i)) : [];
+                const has = (k) => gd.__dpvizShots && gd.__dpvizShots.has(k);
+                const r = gd ? gd.getBoundingClientRect() : null;
+                return {busy: S.busy, queue: (S.queue || []).length, made: S.made, planned: S.planned,
+                        running: !!document.querySelector('[data-testid="stStatusWidget"]'), dragging: !!S.dragging,
+                        missing: keys.filter(k => !has(k)).map(k => [k, S.tried ? S.tried.get(k) || 0 : null]),
+                        box: r && [r.top, r.bottom, innerHeight]}; }""",
+            [fid, label],
+        )
+        raise AssertionError(f"not every shot of {fid} along {label} was made: {state}") from None
 
 
 def _plot_clip(page, fid: str) -> dict:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from shared_models import share_models
 
 from dpviz import caches, memo, registry, tables
 from dpviz.params import ParamError
@@ -34,6 +35,7 @@ def _from_scratch(fid, raw, folder, monkeypatch) -> pd.DataFrame:
     emptied and an empty disk cache."""
     caches.empty_all()
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(folder))
+    share_models(folder)  # (the fastText stand-in is an input, trained once per run)
     return registry.run(fid, raw, draw=False)[1]
 
 

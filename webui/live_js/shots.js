@@ -103,7 +103,7 @@ async function makeShot(gd, label, index) {
   const config = Object.assign({}, state.config, { staticPlot: true, displayModeBar: false, responsive: false });
   try {
     await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
-    if (gd.__dpviz !== state) return;
+    if (gd.__dpviz !== state) return void SHOTS.tried.delete(key); // the page drew the chart anew meanwhile: not a failure
     keepSides(gd, box, host);
     if (shotKey(gd, label, index) !== key) return; // the margins grew: this frame again, later
     gd.__dpvizShots = gd.__dpvizShots || new Map();
