@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dpviz's tests, in two tiers (README, "Tests"):
+# dpviz's tests, in two tiers (docs/testing.md):
 #
 #   bash scripts/test.sh            every test, from a fresh .venv (what CI runs): installs dpviz's
 #                                   requirements and the test tools, the Debian packages the tests
