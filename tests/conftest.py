@@ -276,10 +276,9 @@ def _warm(config) -> WarmCache:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    made = _WARM.pop("cache", None)
-    if made is not None:
-        made.stop()
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's last process: its warm cache goes (a GB)
+        if _warm_root(session.config).exists():
+            WarmCache(_warm_root(session.config)).stop()  # builders still running, started by any process
         shutil.rmtree(_warm_root(session.config), ignore_errors=True)
         shared_models.keep(_models_root(session.config))
         shutil.rmtree(_models_root(session.config), ignore_errors=True)

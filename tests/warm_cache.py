@@ -20,10 +20,13 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from shared_models import share_models
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +61,6 @@ def compute(part: str) -> int:
     defaults as a hosted warm-up computes them, and the same at each of the browser tests' reduced
     settings (browser_support.WARM_QUERIES); how many were computed."""
     from browser_support import WARM_QUERIES
-    from shared_models import share_models
 
     from dpviz import papers, registry
     from webui import views, warmup
@@ -115,18 +117,33 @@ class WarmCache:
                     stdout=open(self.root / f"{part}.log", "w"),
                     stderr=subprocess.STDOUT,
                 )
+                (self.root / f"{part}.pid").write_text(str(self.procs[part].pid))
             (self.root / "started").write_text(str(time.time()))
         return self
+
+    def _builder(self, part: str) -> int | None:
+        """The process id of ``part``'s builder while it runs (whichever of the run's processes
+        started it), else None: its pid file, checked against the process's command line."""
+        try:
+            pid = int((self.root / f"{part}.pid").read_text())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, ValueError, IndexError):
+            return None
+        return pid if str(self.root).encode() in cmdline and state != "Z" else None
 
     def wait(self, part: str, seconds: float = 1800) -> Path:
         """The folder of ``part`` once it is whole; RuntimeError with its output if it failed."""
         deadline = time.monotonic() + seconds
         while not (self.root / f"{part}.done").exists():
             failed = self.root / f"{part}.failed"
-            proc = self.procs.get(part)
-            if failed.exists() or (proc is not None and proc.poll() not in (None, 0)):
+            for proc in self.procs.values():
+                proc.poll()  # (a builder this process started and that ended is no zombie)
+            # failed, or ended without saying so (killed: once by the end of the test process that
+            # had started it, while the other waited 30 min on it)
+            if failed.exists() or (self._builder(part) is None and not (self.root / f"{part}.done").exists()):
                 log = (self.root / f"{part}.log").read_text(errors="replace")
-                raise RuntimeError(f"the warm cache's {part} failed:\n{log[-3000:]}")
+                raise RuntimeError(f"the warm cache's {part} failed or was ended:\n{log[-3000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the warm cache's {part} was not ready in {seconds:.0f} s")
             time.sleep(0.5)
@@ -135,11 +152,15 @@ class WarmCache:
         return self.root / part
 
     def stop(self) -> None:
-        """End the parts this process started that still run (a run that ended before it needed them)."""
+        """End the builders that still run, by their pids (a run that ended before it needed
+        them): called by the run's last process only, since another test process may still be
+        waiting on a builder this one started."""
+        for part in PARTS:
+            pid = self._builder(part)
+            if pid is not None:
+                os.kill(pid, signal.SIGTERM)
         for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(timeout=30)
+            proc.wait(timeout=30)
 
 
 def copy_into(warm: Path, cache: Path) -> None:
@@ -155,4 +176,8 @@ def copy_into(warm: Path, cache: Path) -> None:
                 pass
         shutil.copy2(src, dst)
 
-    shutil.copytree(warm, cache, symlinks=True, dirs_exist_ok=True, copy_function=place)
+    def linked(folder: str, names: list[str]) -> list[str]:  # the run's shared models: linked below
+        return [n for n in names if os.path.islink(os.path.join(folder, n))]
+
+    shutil.copytree(warm, cache, dirs_exist_ok=True, copy_function=place, ignore=linked)
+    share_models(cache)

@@ -168,12 +168,14 @@ def _wait_drawn_by_plotly(page, where: str, label: str, position: int, value) ->
     """Until Plotly has drawn the chart under ``where`` itself at slider ``label``'s ``position``
     (its frame), or the server's figure at ``value``: a key press shown from a shot dispatches its
     tag while the chart's data is still the last position's, and Plotly draws the frame a moment
-    later. The page's run on release may put the chart in a new element meanwhile."""
+    later. The page's run on release may put the chart in a new element meanwhile. A server's
+    drawing counts only when it drew the chart's latest message (a message whose reference waits
+    for its frames leaves the last drawing in place, with that drawing's tag)."""
     page.wait_for_function(
         "([sel, label, i, v]) => { const gd = document.querySelector(`${sel} .dpviz-chart`);"
         " const d = gd && gd.__dpviz && !gd.__dpvizShot && gd.__dpvizDrawn;"
-        " return d && (d.tag === `${label}=${i}` ||"
-        " (gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
+        " return d && (d.tag === `${label}=${i}` || (d.state === gd.__dpviz &&"
+        " gd.__dpviz.sliders[label].at === v && d.tag.startsWith('server'))); }",
         arg=[where, label, position, value],
         timeout=60_000,
     )

@@ -153,7 +153,7 @@ export function show(gd, figure, tag, now) {
       if (settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
     }).then(() => {
       keepSides(gd, box);
-      gd.__dpvizDrawn = { tag, at: performance.now() };
+      gd.__dpvizDrawn = { tag, at: performance.now(), state }; // (which of the server's messages it drew)
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
       describeSoon(gd);
     });

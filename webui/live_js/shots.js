@@ -203,7 +203,7 @@ export function showShot(gd, shot, tag) {
     gd.__dpvizShot = shot;
     SHOTS.shown++;
   }
-  gd.__dpvizDrawn = { tag, at: performance.now() };
+  gd.__dpvizDrawn = { tag, at: performance.now(), state: gd.__dpviz };
   gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
   return true;
 }
