@@ -434,6 +434,7 @@ PAGES_FAST = {
 )
 def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart):
     from PIL import Image
+    from playwright.sync_api import expect
 
     from dpviz import registry
 
@@ -447,8 +448,9 @@ def test_every_page_downloads_a_parsable_csv_and_a_png(server, page, path, chart
     df = pd.read_csv(dl.value.path())
     assert len(df) > 0 and list(df.columns) == list(registry.get(figure_id).columns)
     # the dialog says how to get the same figure again: this view's link and its command line
-    text = dialog.inner_text()
-    assert f"python -m dpviz figure {figure_id}" in text and f"{server}/{path}?" in text
+    # (its code blocks are drawn a moment after the sentences that introduce them)
+    expect(dialog).to_contain_text(f"python -m dpviz figure {figure_id}", timeout=30_000)
+    expect(dialog).to_contain_text(f"{server}/{path}?", timeout=30_000)
     with page.expect_download(timeout=120_000) as dl:  # the same card's PNG button (by its key, not its place)
         dialog.locator(f".st-key-dl-png-{figure_id}").get_by_role("button", name="⬇ PNG").click()
     assert dl.value.suggested_filename == f"{figure_id}.png"
