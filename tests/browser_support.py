@@ -143,10 +143,19 @@ def look_at_drawn(page, selector: str) -> None:
     page.evaluate(DRAWN_IN_VIEW, selector)
 
 
+RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+"""Whether the page's run has ended (Streamlit shows its status widget while one runs)."""
+
+
+def wait_run_ended(page, timeout: float | None = None) -> None:
+    """Until the page's run has ended (``timeout`` ms, else the page's own default)."""
+    page.wait_for_function(RUN_ENDED, timeout=timeout)
+
+
 def wait_for_charts(page, n: int) -> None:
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    wait_run_ended(page, timeout=90_000)
     # every chart element of the finished run drawn (a chart that replaced a first answer is a new
     # element, drawn a moment after the run ends; until then the charts' order on the page is not theirs)
     page.wait_for_function(

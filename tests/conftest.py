@@ -22,10 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _isolated_cache(tmp_path_factory, pytestconfig):
+def _isolated_cache(tmp_path_factory):
     cache = tmp_path_factory.mktemp("dpviz-cache")
     os.environ["DPVIZ_CACHE_DIR"] = str(cache)
-    os.environ[shared_models.ENV] = str(_models_root(pytestconfig))
     shared_models.share_models(cache)  # the fastText stand-in trained once per run (tests/shared_models.py)
     os.environ.pop("DPVIZ_HOSTED", None)
     # charts are drawn by the server on every move, as without frames; the tests of frames turn
@@ -241,7 +240,6 @@ def _needs_warm_cache(item) -> bool:
 def pytest_collection_finish(session):
     """When the run has a test whose server starts warm, the warm cache is made in the background
     from now on, while the tests that need none run first (see the ordering above)."""
-    os.environ[shared_models.ENV] = str(_models_root(session.config))  # the warm cache's builders share them too
     if any(_needs_warm_cache(item) for item in session.items):
         _warm(session.config).start()
 
@@ -265,6 +263,8 @@ def _models_root(config) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after pytest's own, which gives the run its temporary folder
 def pytest_configure(config):
+    # every process of the run, and the warm cache's builders it starts, share the run's models
+    os.environ[shared_models.ENV] = str(_models_root(config))
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's first process: models kept by the last quick run
         shared_models.bring_kept(_models_root(config))
 

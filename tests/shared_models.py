@@ -36,16 +36,17 @@ def _trained(folder: Path) -> list[Path]:
     return [m for m in folder.glob("fasttext-local-v*") if m.is_dir() and (m / "settings.json").exists()]
 
 
+def link_or_copy(src: str, dst: str) -> None:
+    """The file ``src`` hard-linked at ``dst`` (the same file system), else copied."""
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system
+        shutil.copy2(src, dst)
+
+
 def _link_tree(src: Path, dst: Path) -> None:
-    """``src`` copied to ``dst`` as hard links (the same file system), else as copies."""
-
-    def place(a: str, b: str) -> None:
-        try:
-            os.link(a, b)
-        except OSError:
-            shutil.copy2(a, b)
-
-    shutil.copytree(src, dst, copy_function=place)
+    """``src`` copied to ``dst`` as hard links where it can be."""
+    shutil.copytree(src, dst, copy_function=link_or_copy)
 
 
 def bring_kept(run_models: Path) -> None:

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from shared_models import share_models
+from shared_models import link_or_copy, share_models
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,13 +168,7 @@ def copy_into(warm: Path, cache: Path) -> None:
     hard-linked, see :data:`LINK_FROM`)."""
 
     def place(src: str, dst: str) -> None:
-        if os.path.getsize(src) >= LINK_FROM:
-            try:
-                os.link(src, dst)
-                return
-            except OSError:  # another file system
-                pass
-        shutil.copy2(src, dst)
+        (link_or_copy if os.path.getsize(src) >= LINK_FROM else shutil.copy2)(src, dst)
 
     def linked(folder: str, names: list[str]) -> list[str]:  # the run's shared models: linked below
         return [n for n in names if os.path.islink(os.path.join(folder, n))]

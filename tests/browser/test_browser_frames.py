@@ -31,6 +31,7 @@ from browser_support import (
     slider_geometry,
     start_server,
     stop_server,
+    wait_run_ended,
 )
 
 from dpviz import frames, registry
@@ -187,7 +188,7 @@ def _press(page, label: str, key: str) -> None:
     for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost
         # pressed once the page's last run has ended: a run that ends just after a press may draw
         # the slider again at the value the run began with (loaded machines: presses in a row lost)
-        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+        wait_run_ended(page, timeout=60_000)
         slider.focus()
         page.keyboard.press(key)
         deadline = time.monotonic() + 3
@@ -310,7 +311,7 @@ def test_a_drag_redraws_from_frames_and_tells_the_server_once(frames_server, bro
             if reruns():
                 break
             page.wait_for_timeout(100)
-        page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+        wait_run_ended(page, timeout=60_000)
         runs = reruns()
         assert during == 0  # the drag itself asks the server for nothing
         assert drawn >= 5  # the chart followed the drag from its frames
@@ -586,7 +587,7 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
             during = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
             page.mouse.up()
             page.wait_for_function(f"!document.querySelector('{where} .dpviz-shot')")
-            page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+            wait_run_ended(page)
             page.wait_for_timeout(500)
             # the chart itself now draws the shot's frame
             assert _chart(page, where, "(gd) => gd.__dpvizShown === window.__shotFigure && !gd.__dpvizShot")
