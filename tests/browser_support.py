@@ -147,9 +147,27 @@ RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 """Whether the page's run has ended (Streamlit shows its status widget while one runs)."""
 
 
-def wait_run_ended(page, timeout: float | None = None) -> None:
-    """Until the page's run has ended (``timeout`` ms, else the page's own default)."""
-    page.wait_for_function(RUN_ENDED, timeout=timeout)
+def wait_run_ended(page, timeout: float | None = None, hold_ms: int = 0) -> None:
+    """Until the page's run has ended (``timeout`` ms, else the page's own default) and stayed
+    ended for ``hold_ms``. A run stopped for a rerun (a second widget event while it ran) ends
+    and the next one starts a frame or two later: between them no status widget is shown, though
+    the elements the stopped run had not reached yet are still the previous run's."""
+    if not hold_ms:
+        page.wait_for_function(RUN_ENDED, timeout=timeout)
+        return
+    page.evaluate("window.__dpvizEndedAt = null")  # counted from this call, not an earlier one
+    page.wait_for_function(
+        """hold => {
+            if (document.querySelector('[data-testid="stStatusWidget"]')) {
+                window.__dpvizEndedAt = null;
+                return false;
+            }
+            window.__dpvizEndedAt ??= performance.now();
+            return performance.now() - window.__dpvizEndedAt >= hold;
+        }""",
+        arg=hold_ms,
+        timeout=timeout,
+    )
 
 
 def wait_for_charts(page, n: int) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from browser_support import wait_for_charts
+from browser_support import wait_for_charts, wait_run_ended
 
 
 def _settled(page) -> None:
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    # held a second: a run stopped for a rerun leaves the elements it had not reached yet (the
+    # downloads, at the end) from the run before, with no status widget until the rerun starts
+    wait_run_ended(page, timeout=120_000, hold_ms=1000)
 
 
 def test_example_then_own_files_then_download(server, page, tmp_path):
