@@ -10,8 +10,9 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY --chown=dpviz:dpviz . .
 # the metric engine's compiled loops are built into the image (numba's cache beside the code), not
-# at a visitor's first view
-RUN python -m dpviz build && chown -R dpviz:dpviz /app
+# at a visitor's first view; the pages' defaults and their frames are computed by each process's
+# hosted warm-up at start (the same code as `dpviz build` without --engine-only), into its cache
+RUN python -m dpviz build --engine-only && chown -R dpviz:dpviz /app
 USER dpviz
 ENV PYTHONUNBUFFERED=1 BROWSER_PATH=/usr/bin/chromium DPVIZ_HOSTED=1 \
     DPVIZ_CACHE_DIR=/home/dpviz/.cache/dpviz PORT=8501 PYTHON=python

@@ -116,7 +116,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     cb.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
     cb.add_argument("--json", action="store_true", help="one JSON record per mechanism and target")
-    sub.add_parser("build", help="compile the metric engine's loops now (once per installation), not at a first view")
+    bd = sub.add_parser(
+        "build",
+        help="at install: compile the metric engine's loops, then compute every page's charts and live "
+        "charts' frames on its defaults into the cache (a fresh install's first visitor drags at frame rate)",
+    )
+    bd.add_argument("--engine-only", action="store_true", help="only compile the metric engine's loops")
+    bd.add_argument("--pages", help="only these pages' charts and frames, comma-separated keys (adept,metric,...)")
+    bd.add_argument("--quiet", action="store_true", help="no progress on stderr")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
     dl.add_argument(
         "model", help="glove-wiki-gigaword-300, fasttext-wiki-news-subwords-300 or word2vec-google-news-300"
@@ -150,6 +157,20 @@ def _writing(what: str) -> Iterator[None]:
         yield
     except OSError as err:
         raise ExportError(f"cannot write {what}: {err.strerror or err}.") from None
+
+
+def _page_keys(text: str | None) -> set[str] | None:
+    """The pages ``--pages`` names (comma-separated keys; None: every page)."""
+    if text is None:
+        return None
+    from dpviz import papers, tools
+
+    known = [p.key for p in (*papers.all_papers(), *tools.all_tools())]
+    keys = {k.strip() for k in text.split(",") if k.strip()}
+    unknown = sorted(keys - set(known))
+    if unknown or not keys:
+        raise ParamError(f"--pages: {', '.join(unknown) or 'nothing'} is not a page; the pages are {', '.join(known)}.")
+    return keys
 
 
 def _parse_sets(items: Sequence[str]) -> dict[str, str]:
@@ -372,7 +393,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "build":
             from dpviz.papers.metric.mechanism import compile_engine
 
+            pages = _page_keys(args.pages)  # a wrong name is said before any work
             sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
+            if not args.engine_only:
+                # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
+                # named, as the declarations name their views, not imported (dpviz never imports it)
+                from dpviz.panels import resolve
+
+                sys.stderr.write(resolve("webui.warmup:build")(printer(args.quiet), pages) + "\n")
             return 0
         if args.command == "download":
             from dpviz.data import gensim_models

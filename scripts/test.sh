@@ -82,8 +82,9 @@ if [ "$TIER" = full ]; then
   fi
 fi
 
-# the metric engine's compiled loops are built at install, not at a visitor's first view
-.venv/bin/python -m dpviz build
+# the metric engine's compiled loops are built at install, not at a visitor's first view (the pages and
+# their frames, which `dpviz build` also computes at install, the tests compute into caches of their own)
+.venv/bin/python -m dpviz build --engine-only
 
 if command -v node >/dev/null 2>&1; then
   echo "Node's tests of the page's chart script (webui/live_js, tests/js):"

@@ -1,7 +1,7 @@
 """One warm cache for the servers the tests start: every page's defaults computed once per run
 (each chart's table and JSON, the panels, every lesson's charts and answers, the fastText stand-in:
 :func:`webui.warmup.warm_defaults`, what a hosted server's warm-up computes; and each live chart's
-frames along its sliders, :func:`webui.warmup.warm_frames`), and the same at the reduced settings
+frames along its sliders, by ``python -m dpviz build``), and the same at the reduced settings
 the browser tests open the paper pages at (``browser_support.WARM_QUERIES``), into folders that
 each server gets a copy of (:func:`copy_into`). A server on it opens every page on its defaults at once; the tests
 that are about a cold start start on an empty cache.
@@ -72,7 +72,16 @@ def compute(part: str) -> int:
             values = _page_values(key, query)
             done += sum(views.prefill(spec, values) for spec in registry.paper_figures(key) if not spec.on_demand)
         return done
-    done = warmup.warm_frames()
+    # the pages' defaults by the install's own command, `dpviz build` (its output, in frames.log, is
+    # read by tests/web/test_build.py)
+    pages = ",".join(p.key for p in papers.all_papers())
+    out = subprocess.run(
+        [sys.executable, "-m", "dpviz", "build", "--quiet", "--pages", pages], cwd=ROOT, capture_output=True, text=True
+    )
+    print(out.stderr, flush=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"dpviz build failed ({out.returncode})")
+    done = 0
     for key, query in WARM_QUERIES:
         done += warmup.warm_page_frames(papers.get(key), _page_values(key, query))
     return done

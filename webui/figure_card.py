@@ -118,7 +118,7 @@ def chart_frames(
     for p in live:
         if p.name not in own:
             continue
-        key, held = live_frames.frames_for(spec, values, p.name)
+        key, held = live_frames.frames_for(spec, values, p.name, by=live_frames.asker(spec.id, p.name))
         sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
         if held is None:
             mounts.append(lambda p=p, key=key: live_frames.pending_element(where, spec.id, p.name, key))

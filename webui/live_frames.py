@@ -5,8 +5,10 @@ kept, who computes them, and the element that carries them to the browser.
   bytes the browser receives: in this process (``web.frames``, shared by every session) and on
   disk (:func:`dpviz.tables.cached_blob`, shared by the server processes, computed once).
 - **Computed** off the visitor's path: a page that finds frames missing asks for them and draws
-  its charts as before; one background thread per process computes them, one set at a time, at a
-  lower CPU priority than the visitors' work (the hosted warm-up asks for the pages' defaults).
+  its charts as before; a background thread per process computes them (:mod:`webui.frames_queue`:
+  one set at a time, each request on behalf of an asker, :func:`asker`, whose newer request
+  withdraws its older one); ``python -m dpviz build`` and the hosted warm-up compute the pages'
+  defaults beforehand (:mod:`webui.warmup`).
   While frames are pending, their element asks the server again every 2 s (a trigger that reruns
   the live section), which then sends them with their charts.
 - **Sent** by a frames element (``webui/live_js/``, under the component ``dpviz_frames``)
@@ -22,10 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import logging
 import os
-import threading
-import time
 import zlib
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -37,23 +36,14 @@ from dpviz.frames import compute_frames, slider_grid
 from dpviz.params import Param, format_value
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
+from webui import frames_queue
 
 FRAMES_COMPONENT = "dpviz_frames"
-_FRAMES = caches.memo("web.frames")
-_PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
-_LOCK = threading.Condition()
-_WORKER: list[threading.Thread] = []
-_WORKING: set[str] = set()
-STALE = 30.0
-"""Seconds after which frames nobody asked for again are not computed (a page that waits for
-frames asks again every 2 s; a slider that moved on asks for others)."""
-log = logging.getLogger("dpviz.frames")
+_FRAMES = caches.memo("web.frames")  # the same memo as frames_queue's (one per name and process)
 
 
 def _top(spec: FigureSpec, slider: str) -> float:
-    from webui.widgets import _top as widget_top  # the slider's own range: one rule for both
-
-    return widget_top(spec.param(slider))
+    return _top_of(spec.param(slider))
 
 
 def frames_key(spec: FigureSpec, values: dict[str, Any], slider: str) -> str:
@@ -97,13 +87,22 @@ def _get(key: str, kind: str, canonical: dict[str, str], compute) -> Held:
     return _FRAMES.get(key, lambda: _held(tables.cached_blob(kind, canonical, compute)))
 
 
-def _lookup(key: str, kind: str, canonical: dict[str, str], compute) -> Held | None:
+def _lookup(key: str, kind: str, canonical: dict[str, str], compute, asker: tuple | None = None) -> Held | None:
     """Frames ``key`` if this process holds them or the disk does; else None, and a request to
-    the background worker."""
+    the background worker on behalf of ``asker``."""
     if _FRAMES.contains(key) or tables.blob_cached(kind, canonical):
         return _get(key, kind, canonical, compute)
-    request(key, lambda progress: _get(key, kind, canonical, lambda: compute(progress)))
+    frames_queue.request(key, lambda progress: _get(key, kind, canonical, lambda: compute(progress)), asker)
     return None
+
+
+def asker(owner: str, slider: str) -> tuple:
+    """Who asks for the frames of chart (or panel) ``owner`` along ``slider`` in this session (a
+    token kept in the session's state)."""
+    token = st.session_state.get("_dpviz_frames_asker")
+    if token is None:
+        token = st.session_state["_dpviz_frames_asker"] = os.urandom(8).hex()
+    return (token, owner, slider)
 
 
 def build(spec: FigureSpec, values: dict[str, Any], slider: str, progress=None) -> Held:
@@ -126,14 +125,16 @@ def enabled() -> bool:
     return os.environ.get("DPVIZ_FRAMES", "1") != "0"
 
 
-def frames_for(spec: FigureSpec, values: dict[str, Any], slider: str) -> tuple[str, Held | None]:
+def frames_for(
+    spec: FigureSpec, values: dict[str, Any], slider: str, by: tuple | None = None
+) -> tuple[str, Held | None]:
     """The key and the frames of ``spec`` along ``slider``; None (and a request to the
-    background worker) while they are not computed. On disk already: read now."""
+    background worker on behalf of ``by``, :func:`asker`) while they are not computed. On disk
+    already: read now."""
     own = {p.name: values[p.name] for p in spec.params}
     key = frames_key(spec, own, slider)
-    held = _lookup(
-        key, f"{spec.id}.frames", _canonical(spec, own, slider), lambda progress: _compute(spec, own, slider, progress)
-    )
+    canonical = _canonical(spec, own, slider)
+    held = _lookup(key, f"{spec.id}.frames", canonical, lambda progress: _compute(spec, own, slider, progress), by)
     return key, held
 
 
@@ -151,63 +152,6 @@ def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> b
                 if values[p.name] in held.grid:
                     return True
     return False
-
-
-def request(key: str, job) -> None:
-    """Ask the background worker for frames ``key``, made by ``job(progress)``; asking again only
-    says they are still wanted. The worker takes the most recently asked for first, and drops what
-    nobody asked for in :data:`STALE` seconds: a slider's intermediate positions (each asks for
-    the other slider's frames there) do not hold up the frames a page waits for now."""
-    with _LOCK:
-        if _FRAMES.contains(key) or key in _WORKING:
-            return
-        _PENDING[key] = (time.monotonic(), job)
-        if not _WORKER or not _WORKER[0].is_alive():
-            _WORKER[:] = [threading.Thread(target=_work, name="dpviz-frames", daemon=True)]
-            _WORKER[0].start()
-        _LOCK.notify()
-
-
-def pending(keys) -> bool:
-    """Whether any of ``keys`` is still asked for or being computed."""
-    with _LOCK:
-        return any(k in _PENDING or k in _WORKING for k in keys)
-
-
-def _next() -> tuple[str, Any]:
-    """The most recently asked-for job still wanted (waiting for one); stale ones are dropped."""
-    with _LOCK:
-        while True:
-            now = time.monotonic()
-            for k in [k for k, (t, _) in _PENDING.items() if now - t > STALE]:
-                del _PENDING[k]
-            if _PENDING:
-                key = max(_PENDING, key=lambda k: _PENDING[k][0])
-                _, job = _PENDING.pop(key)
-                _WORKING.add(key)
-                return key, job
-            _LOCK.wait(timeout=5.0)
-
-
-def _work() -> None:
-    """The background worker: one set of frames at a time, at a lower priority than the
-    visitors' work (Linux: this thread's nice value), each logged if it fails."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-    except (AttributeError, OSError):
-        pass
-    while True:
-        key, job = _next()
-        try:
-            from webui.views import wait_idle
-
-            wait_idle()
-            job(lambda *_: wait_idle())  # yields to visitors between positions
-        except Exception:  # noqa: BLE001 - a chart without frames still works (the server draws it)
-            log.exception("frames %s failed", key)
-        finally:
-            with _LOCK:
-                _WORKING.discard(key)
 
 
 @functools.cache
@@ -254,21 +198,42 @@ def _asked() -> None:
 # a panel drawn as HTML (Panel.html) follows its sliders too -------------------------------------
 
 
-def text_frames_for(panel, values: dict[str, Any], slider: Param, now: bool = False) -> tuple[str, Held | None]:
+def _top_of(p: Param) -> float:
+    from webui.widgets import _top as widget_top  # the slider's own range: one rule for both
+
+    return widget_top(p)
+
+
+def _text_key(panel, own: dict[str, Any], slider: Param) -> tuple[str, dict[str, str]]:
+    """The key and the canonical parameters of ``panel``'s HTML frames along ``slider``."""
+    others = sorted((p.name, format_value(p, own[p.name])) for p in panel.params if p.name != slider.name)
+    top = _top_of(slider)
+    key = hashlib.sha256(repr((panel.id, slider.name, others, top, hosted_mode())).encode()).hexdigest()[:24]
+    return key, {**dict(others), "_slider": slider.name, "_top": str(top), "_hosted": str(hosted_mode())}
+
+
+def on_disk(what, values: dict[str, Any], slider: Param) -> bool:
+    """Whether the frames of ``what`` (a figure's spec, or a panel drawn as HTML) along ``slider``
+    at ``values`` are in the disk cache (what ``dpviz build`` leaves for the defaults)."""
+    own = {p.name: values[p.name] for p in what.params}
+    if isinstance(what, FigureSpec):
+        return tables.blob_cached(f"{what.id}.frames", _canonical(what, own, slider.name))
+    return tables.blob_cached(f"panel-{what.id}.frames", _text_key(what, own, slider)[1])
+
+
+def text_frames_for(
+    panel, values: dict[str, Any], slider: Param, now: bool = False, by: tuple | None = None
+) -> tuple[str, Held | None]:
     """The key and the HTML frames of ``panel`` along ``slider`` (its HTML at every position);
-    None (and a request to the background worker) while they are not computed, unless ``now``."""
+    None (and a request to the background worker on behalf of ``by``) while they are not
+    computed, unless ``now``."""
     from dpviz.panels import resolve
 
     own = {p.name: values[p.name] for p in panel.params}
-    others = sorted((p.name, format_value(p, own[p.name])) for p in panel.params if p.name != slider.name)
-    from webui.widgets import _top as widget_top
-
-    top = widget_top(slider)
-    key = hashlib.sha256(repr((panel.id, slider.name, others, top, hosted_mode())).encode()).hexdigest()[:24]
-    canonical = {**dict(others), "_slider": slider.name, "_top": str(top), "_hosted": str(hosted_mode())}
+    key, canonical = _text_key(panel, own, slider)
 
     def compute(progress=None) -> bytes:
-        grid = slider_grid(slider, top)
+        grid = slider_grid(slider, _top_of(slider))
         pages = []
         for k, v in enumerate(grid):
             report(progress, k / len(grid), f"{panel.title}: {k + 1} of {len(grid)}")
@@ -279,7 +244,7 @@ def text_frames_for(panel, values: dict[str, Any], slider: Param, now: bool = Fa
 
     if now:
         return key, _get(key, f"panel-{panel.id}.frames", canonical, compute)
-    return key, _lookup(key, f"panel-{panel.id}.frames", canonical, compute)
+    return key, _lookup(key, f"panel-{panel.id}.frames", canonical, compute, by)
 
 
 def text_frames_now(panel, values: dict[str, Any], slider: Param) -> Held:
@@ -298,7 +263,7 @@ def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param
     for p in live:
         if p.name not in own:
             continue
-        key, held = text_frames_for(panel, values, p)
+        key, held = text_frames_for(panel, values, p, by=asker(panel.id, p.name))
         if held is None:
             later.append(lambda p=p, key=key: pending_element(where, panel.id, p.name, key))
         else:

@@ -1,0 +1,137 @@
+"""Benchmark: how soon a fresh install's page holds its frames (issue: live from the first second).
+
+Per paper page, on a freshly started server (one process, scripts/serve.sh), headless Chromium at
+1280 x 800, the page opened by its plain link:
+
+- **first view**: seconds from opening the page until its charts are drawn and its run has ended;
+- **frames on opening**: seconds from there until every chart on the page holds its frames for
+  every slider that drives it (until then a key press or a drag of that slider is a server run);
+- **frames after a step**: a key press (ArrowRight) on the page's first slider, and from the end
+  of that run the seconds until every chart holds its frames for every slider at the new setting
+  (the other sliders' frames are computed after the release; the pressed slider's stay).
+
+Two servers per page, the baseline in the same run: an **empty cache** (a fresh install before
+this change) and a copy of a cache filled by ``python -m dpviz build`` (what ``scripts/start.sh``
+runs at install), whose seconds are printed first. The machine is the reader's: nothing waits for
+the server to be quiet.
+
+    python benchmarks/bench_frames_ready.py
+    python benchmarks/bench_frames_ready.py --pages Metric_DP,HoHo_attack --built /tmp/built
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests")]
+
+from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
+
+PAGES = ["ADePT_sensitivity", "Metric_DP", "HoHo_attack", "Partial_sensitivity"]
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# every chart (and the try-it text) that a slider drives holds that slider's frames
+ALL_FRAMES = """() => {
+  const els = [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz);
+  if (!els.length || !window.__dpvizFrames) return false;
+  return els.every(e => Object.values(e.__dpviz.sliders || {}).every(s => window.__dpvizFrames.get(s.frames)));
+}"""
+MISSING = """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
+  .flatMap(e => Object.entries(e.__dpviz.sliders || {})
+    .filter(([, s]) => !(window.__dpvizFrames && window.__dpvizFrames.get(s.frames)))
+    .map(([label]) => `${e.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/)?.[0]} ${label}`))"""
+
+
+def build_cache(folder: Path) -> float:
+    """``python -m dpviz build`` into ``folder``; its seconds."""
+    start = time.perf_counter()
+    env = dict(os.environ, DPVIZ_CACHE_DIR=str(folder))
+    subprocess.run([sys.executable, "-m", "dpviz", "build", "--quiet"], cwd=ROOT, env=env, check=True)
+    return time.perf_counter() - start
+
+
+def _until(page, expression: str, limit: float) -> float | None:
+    """Seconds until ``expression`` holds in the page (None: not within ``limit`` seconds)."""
+    start = time.perf_counter()
+    try:
+        page.wait_for_function(expression, timeout=limit * 1000, polling=100)
+    except Exception:  # noqa: BLE001 - a timeout is a figure here ("> limit")
+        return None
+    return time.perf_counter() - start
+
+
+def measure(browser, path: str, cache_from: Path | None, limit: float) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="dpviz-ready-"))
+    proc, url, log = start_server(tmp, extra_env={"DPVIZ_FRAMES": "1"}, cache_from=cache_from)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        start = time.perf_counter()
+        page.goto(f"{url}/{path}")
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
+        page.wait_for_function(IDLE, timeout=300_000)
+        first = time.perf_counter() - start
+        opening = _until(page, ALL_FRAMES, limit)
+        missing = [] if opening is not None else page.evaluate(MISSING)
+        page.get_by_role("slider").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(300)
+        page.wait_for_function(IDLE, timeout=300_000)
+        step = _until(page, ALL_FRAMES, limit)
+        page.close()
+        return {"first": first, "opening": opening, "step": step, "missing": missing}
+    finally:
+        stop_server(proc, log)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _s(x: float | None, limit: float) -> str:
+    return f"> {limit:.0f}" if x is None else f"{x:.1f}"
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", default=",".join(PAGES))
+    ap.add_argument("--built", help="a cache folder `dpviz build` already filled (default: build one now)")
+    ap.add_argument("--limit", type=float, default=120.0, help="seconds to wait for the frames")
+    args = ap.parse_args()
+    if args.built:
+        built, seconds = Path(args.built), None
+    else:
+        built = Path(tempfile.mkdtemp(prefix="dpviz-built-"))
+        seconds = build_cache(built)
+        print(f"python -m dpviz build into an empty cache: {seconds:.0f} s")
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
+        for path in args.pages.split(","):
+            for name, cache in (("after dpviz build", built), ("empty cache", None)):
+                r = measure(browser, path, cache, args.limit)
+                rows.append((path, name, r))
+                print(
+                    f"{path:22s} {name:18s} first view {r['first']:5.1f} s  frames on opening "
+                    f"{_s(r['opening'], args.limit):>6} s  after a step {_s(r['step'], args.limit):>6} s"
+                    + (f"  (missing: {', '.join(r['missing'][:4])})" if r["missing"] else ""),
+                    flush=True,
+                )
+        browser.close()
+    print("\npage                   frames on opening: built / empty (ratio)   first view: built / empty")
+    for path in args.pages.split(","):
+        b, e = (r for p_, _, r in rows if p_ == path)
+        ratio = f"{(e['opening'] or args.limit) / max(b['opening'], 0.05):.0f}x" if b["opening"] is not None else "-"
+        print(
+            f"{path:22s} {_s(b['opening'], args.limit):>6} / {_s(e['opening'], args.limit):>6} s ({ratio})"
+            f"          {b['first']:.1f} / {e['first']:.1f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

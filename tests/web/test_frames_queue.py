@@ -1,0 +1,98 @@
+"""The background worker's queue of frames (webui.frames_queue.request): a newer request of one
+asker (a session's chart and slider) replaces its older one; work nobody asks for any more is
+dropped from the queue, or stopped between two positions if it is being computed."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+from webui import frames_queue
+
+_IDS = itertools.count()
+
+
+def _keys(n: int) -> list[str]:
+    run = next(_IDS)
+    return [f"test-queue-{run}-{i}-{time.monotonic_ns()}" for i in range(n)]
+
+
+class _Jobs:
+    """Jobs of five positions each that record which started, which reached each position and
+    which finished; the first position of a job waits for ``gate`` (the test moves on meanwhile)."""
+
+    def __init__(self):
+        self.started, self.finished, self.positions = [], [], []
+        self.gate = threading.Event()
+        self.done = threading.Event()
+
+    def job(self, key: str, last: bool = False):
+        def run(progress) -> None:
+            self.started.append(key)
+            for k in range(5):
+                progress(k / 5, "")
+                self.positions.append(key)
+                if k == 0:
+                    self.gate.wait(60)
+            self.finished.append(key)
+            if last:
+                self.done.set()
+
+        return run
+
+
+def _wait(what, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        assert time.monotonic() < deadline, "the frames worker did not get there"
+        time.sleep(0.01)
+
+
+def test_three_quick_moves_compute_the_other_sliders_frames_once_for_the_last():
+    jobs, (k1, k2, k3) = _Jobs(), _keys(3)
+    by = ("session", "chart", "lambda_")
+    frames_queue.request(k1, jobs.job(k1), by)
+    _wait(lambda: jobs.positions == [k1])  # the first is being computed when the next moves come
+    frames_queue.request(k2, jobs.job(k2), by)
+    frames_queue.request(k3, jobs.job(k3, last=True), by)
+    assert not frames_queue.pending([k2]), "the middle setting is dropped, not queued"
+    jobs.gate.set()
+    assert jobs.done.wait(120)
+    _wait(lambda: not frames_queue.pending([k1, k2, k3]))
+    assert jobs.finished == [k3]
+    assert jobs.started == [k1, k3]
+    assert jobs.positions.count(k1) == 1, "the first stops at its next position"
+    assert not frames_queue.wanted(k1) and not frames_queue.wanted(k3)
+
+
+def test_frames_another_asker_still_wants_are_kept_and_asking_again_changes_nothing():
+    jobs, (k1, k2, k3) = _Jobs(), _keys(3)
+    a, b = ("a", "chart", "epsilon"), ("b", "chart", "epsilon")
+    jobs.gate.set()
+    busy, blocker = threading.Event(), threading.Event()
+    frames_queue.request(k1, lambda progress: busy.set() or blocker.wait(60), ("c", "chart", "n"))
+    assert busy.wait(120)  # the worker is busy with another chart while the requests come
+    frames_queue.request(k2, jobs.job(k2, last=True), a)
+    frames_queue.request(k2, jobs.job(k2, last=True), b)
+    frames_queue.request(k2, jobs.job(k2, last=True), a)  # the page asks again every 2 s: still one
+    frames_queue.request(k3, jobs.job(k3), a)  # a moves on; b still wants k2
+    assert frames_queue.pending([k2]) and frames_queue.wanted(k2)
+    frames_queue.request(k3, jobs.job(k3), b)  # and now nobody does
+    assert not frames_queue.wanted(k2)
+    blocker.set()
+    _wait(lambda: not frames_queue.pending([k1, k2, k3]))
+    assert jobs.finished == [k3]
+
+
+def test_a_request_that_names_nobody_is_never_withdrawn():
+    jobs, (k1, k2) = _Jobs(), _keys(2)
+    by = ("session", "chart", "sigma")
+    frames_queue.request(k1, jobs.job(k1, last=True))  # the warm-up, say
+    frames_queue.request(k1, jobs.job(k1, last=True), by)
+    _wait(lambda: jobs.positions == [k1])
+    frames_queue.request(k2, jobs.job(k2), by)  # the visitor moves on; the warm-up still wants k1
+    jobs.gate.set()
+    assert jobs.done.wait(120)
+    _wait(lambda: not frames_queue.pending([k1, k2]))
+    assert sorted(jobs.finished) == sorted([k1, k2])

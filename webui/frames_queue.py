@@ -1,0 +1,139 @@
+"""The background worker's queue of frames (:mod:`webui.live_frames`): one thread per process
+computes them, one set at a time, the most recently asked for first, at a lower CPU priority than
+the visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two
+positions).
+
+Each request names who asks (:func:`webui.live_frames.asker`: the session, the chart, the
+slider; None: nobody who moves on, such as the warm-up). An asker's newer request withdraws its
+older one, which leaves the queue if nobody else asks for it and, if it is being computed,
+stops at its next position (:func:`wanted`): three quick moves of ε compute the other sliders'
+frames once, at the last ε. What nobody asked for again in :data:`STALE` seconds is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+from dpviz import caches
+
+_FRAMES = caches.memo("web.frames")  # frames this process holds (webui.live_frames keeps them)
+_PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
+_ASKERS: dict[str, set] = {}  # key -> who asks for it now (session, chart, slider; None: anyone)
+_ASKS: dict[tuple, str] = {}  # asker -> the key it asks for now
+_LOCK = threading.Condition()
+_WORKER: list[threading.Thread] = []
+_WORKING: set[str] = set()
+STALE = 30.0
+"""Seconds after which frames nobody asked for again are not computed (a page that waits for
+frames asks again every 2 s; a slider that moved on asks for others)."""
+log = logging.getLogger("dpviz.frames")
+
+
+def request(key: str, job, by: tuple | None = None) -> None:
+    """Ask the background worker for frames ``key``, made by ``job(progress)``, on behalf of
+    ``by`` (:func:`asker`; None: nobody who moves on, such as the warm-up); asking again only
+    says they are still wanted. ``by``'s earlier request, for another key, is withdrawn
+    (:func:`_withdraw`). The worker takes the most recently asked for first, and drops what
+    nobody asked for in :data:`STALE` seconds."""
+    with _LOCK:
+        if by is not None and _ASKS.get(by, key) != key:
+            _withdraw(by, _ASKS.pop(by))
+        if _FRAMES.contains(key):
+            return
+        if by is not None:
+            _ASKS[by] = key
+        _ASKERS.setdefault(key, set()).add(by)
+        if key in _WORKING:
+            return
+        _PENDING[key] = (time.monotonic(), job)
+        if not _WORKER or not _WORKER[0].is_alive():
+            _WORKER[:] = [threading.Thread(target=_work, name="dpviz-frames", daemon=True)]
+            _WORKER[0].start()
+        _LOCK.notify()
+
+
+def _withdraw(by: tuple, key: str) -> None:
+    """``by`` no longer asks for ``key`` (under the lock): a key nobody asks for any more is
+    dropped from the queue, and, if it is being computed, stopped at its next position
+    (:func:`wanted`). A key asked for by nobody in particular (the warm-up) stays."""
+    askers = _ASKERS.get(key)
+    if askers is None:
+        return
+    askers.discard(by)
+    if not askers:
+        del _ASKERS[key]
+        _PENDING.pop(key, None)
+
+
+def _forget(key: str) -> None:
+    """``key`` is done or dropped (under the lock): its askers ask for nothing any more."""
+    for by in _ASKERS.pop(key, ()):
+        if by is not None and _ASKS.get(by) == key:
+            del _ASKS[by]
+
+
+def wanted(key: str) -> bool:
+    """Whether the frames ``key`` being computed are still wanted: by an asker, or by a request
+    that named none (which nobody withdraws)."""
+    with _LOCK:
+        return key in _ASKERS
+
+
+def pending(keys) -> bool:
+    """Whether any of ``keys`` is still asked for or being computed."""
+    with _LOCK:
+        return any(k in _PENDING or k in _WORKING for k in keys)
+
+
+def _next() -> tuple[str, Any]:
+    """The most recently asked-for job still wanted (waiting for one); stale ones are dropped."""
+    with _LOCK:
+        while True:
+            now = time.monotonic()
+            for k in [k for k, (t, _) in _PENDING.items() if now - t > STALE]:
+                del _PENDING[k]
+                _forget(k)
+            if _PENDING:
+                key = max(_PENDING, key=lambda k: _PENDING[k][0])
+                _, job = _PENDING.pop(key)
+                _WORKING.add(key)
+                return key, job
+            _LOCK.wait(timeout=5.0)
+
+
+class Withdrawn(Exception):
+    """Frames nobody wants any more, stopped between two positions."""
+
+
+def _work() -> None:
+    """The background worker: one set of frames at a time, at a lower priority than the
+    visitors' work (Linux: this thread's nice value), each logged if it fails."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+    from webui.views import wait_idle
+
+    while True:
+        key, job = _next()
+
+        def between(*_, key=key) -> None:  # between two positions: visitors first; dropped work stops
+            wait_idle()
+            if not wanted(key):
+                raise Withdrawn(key)
+
+        try:
+            between()
+            job(between)
+        except Withdrawn:
+            log.info("frames %s withdrawn: nobody asks for them any more", key)
+        except Exception:  # noqa: BLE001 - a chart without frames still works (the server draws it)
+            log.exception("frames %s failed", key)
+        finally:
+            with _LOCK:
+                _WORKING.discard(key)
+                _forget(key)
