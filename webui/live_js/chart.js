@@ -3,7 +3,7 @@ import { decodedData, framesMessage, inflateFrames } from "./frames.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
 import { describeBox, describeSoon } from "./describe.js";
 import { current, refFigure } from "./positions.js";
-import { SHOTS, dropShot, pageRuns, planSoon } from "./shots.js";
+import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { watchSliders } from "./sliders.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
@@ -143,6 +143,7 @@ function refit(gd, box) {
 // redraw a chart with a figure now, or when it comes into view
 export function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
+  noteShown(gd);
   if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return void dropShot(gd); // already drawn (or on its way)
   gd.__dpvizShownState = state;
   const draw = () => plotly(state.plotly).then((Plotly) => {

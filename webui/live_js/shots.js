@@ -203,6 +203,8 @@ export function showShot(gd, shot, tag) {
     gd.__dpvizShot = shot;
     SHOTS.shown++;
   }
+  gd.__dpvizShotOrder = nextOrder(); // (a later show() of another figure makes this shot stale)
+  gd.__dpvizShotTag = tag;
   gd.__dpvizDrawn = { tag, at: performance.now(), state: gd.__dpviz };
   gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
   return true;
@@ -231,10 +233,28 @@ export function endDrag() {
   planSoon(300);
 }
 
-// every chart showing a shot drawn by Plotly at the shot's position (show drops the shot once drawn)
+// the order of shots shown and of figures given to Plotly, per chart
+function nextOrder() {
+  window.__dpvizOrder = (window.__dpvizOrder || 0) + 1;
+  return window.__dpvizOrder;
+}
+
+// a figure given to Plotly (chart.js's show): a shot shown before it is no longer the chart's
+export function noteShown(gd) {
+  gd.__dpvizShowOrder = nextOrder();
+}
+
+// whether the chart's shot is what it shows now: shown after the last figure given to Plotly (a
+// server's answer drawn while a key's shot waited to be drawn by Plotly supersedes the shot)
+export function shotCurrent(gd) {
+  return Boolean(gd.__dpvizShot) && (gd.__dpvizShotOrder || 0) > (gd.__dpvizShowOrder || 0);
+}
+
+// every chart showing a shot drawn by Plotly at the shot's position, with the shot's own tag (show
+// drops the shot once drawn); a shot a later figure superseded is not drawn again over it
 export function drawShown() {
   for (const gd of CHARTS) {
     const shot = gd.__dpvizShot;
-    if (shot) show(gd, shot.figure, gd.__dpvizDrawn ? gd.__dpvizDrawn.tag : "shot", true);
+    if (shot && shotCurrent(gd)) show(gd, shot.figure, gd.__dpvizShotTag || "shot", true);
   }
 }
