@@ -36,7 +36,7 @@ class Budget:
 
 BUDGETS: tuple[Budget, ...] = (
     Budget("figures.states", "live figures' prepared states (every paper), per fixed setting", 64, 512 * MB),
-    Budget("figures.bases", "marked figures' fixed part, drawn once, as Plotly dicts", 64, 64 * MB),
+    Budget("figures.bases", "marked figures' fixed part, drawn once, as Plotly dicts", 64, 64 * MB, frozen=True),
     Budget("embeddings", "loaded embeddings (vocabulary and in-memory vectors)", 16, storage.embeddings_budget),
     Budget("hoho.vectors", "HoHo: a corpus's sentences and their GloVe sentence vectors", 8, 512 * MB),
     Budget("hoho.attacks", "HoHo: the attack's sufficient counts per (corpus, mechanism, share, seed)", 16, 512 * MB),

@@ -45,9 +45,22 @@ pio = LazyModule("plotly.io", on_load=_register)
 
 
 def style(fig: go.Figure, title: str, height: int = HEIGHT) -> go.Figure:
-    """Apply the dpviz template explicitly (so exports look like the page)."""
-    pio.templates  # noqa: B018 - loads plotly.io, which registers the template
-    fig.update_layout(template=TEMPLATE_NAME, title=title, height=height)
+    """Apply the dpviz template explicitly (so exports look like the page).
+
+    The template is set as Plotly sets its default template on a new figure: the registered
+    template object, already validated, assigned with the layout's validation off. By name
+    (``update_layout(template="dpviz")``) Plotly deep-copies and validates the whole template for
+    every figure: 13 ms of a frame's drawing, against 1.4 ms; the figure is the same
+    (tests/core/test_theme.py)."""
+    templates = pio.templates  # loads plotly.io, which registers the template
+    layout = fig.layout
+    validate = layout._validate
+    layout._validate = False
+    try:
+        layout.template = templates[TEMPLATE_NAME]
+    finally:
+        layout._validate = validate
+    fig.update_layout(title=title, height=height)
     return fig
 
 

@@ -75,7 +75,30 @@ def test_a_frozen_memo_measures_each_entry_once_and_still_keeps_its_byte_bound(m
     assert len(measured) == 6  # one measurement per insertion, not one per entry held
     assert frozen.keys() == [3, 4, 5] and frozen.nbytes() == 24_000
     measured.clear()
-    growing = ProcessMemo(maxsize=100, max_bytes=10**9)
+    now = [0.0]
+    growing = ProcessMemo(maxsize=100, max_bytes=10**9, clock=lambda: now[0])
     for k in range(6):
         growing.get(k, lambda: np.zeros(10))
-    assert len(measured) == 1 + 2 + 3 + 4 + 5 + 6  # every entry measured again at each insertion
+    assert len(measured) == 1 + 1 + 1 + 1 + 1 + 1 + 1  # the first insertion measured all (itself) twice
+    now[0] = 1.0  # a second later: every entry measured again at the next insertion
+    growing.get(6, lambda: np.zeros(10))
+    assert len(measured) == 7 + 1 + 7
+
+
+def test_an_entry_that_grew_is_counted_at_the_next_insertion_a_second_later():
+    import numpy as np
+
+    now = [0.0]
+    memo = ProcessMemo(maxsize=100, max_bytes=20_000, clock=lambda: now[0])
+
+    class Lazy:  # an object that loads its data after it is stored (a cached property)
+        data = None
+
+    lazy = memo.get("lazy", Lazy)
+    memo.get("small", lambda: np.zeros(10))
+    lazy.data = np.zeros(2000)  # 16,000 bytes now
+    memo.get("other", lambda: np.zeros(1000))  # 8,000 more: within the second, not seen yet
+    assert memo.keys() == ["lazy", "small", "other"]
+    now[0] = 1.5
+    memo.get("last", lambda: np.zeros(10))  # every entry measured: over 20,000, the oldest goes
+    assert "lazy" not in memo.keys() and memo.nbytes() <= 20_000
