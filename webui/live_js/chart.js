@@ -157,6 +157,9 @@ export function show(gd, figure, tag, now) {
       gd.__dpvizDrawn = { tag, at: performance.now(), state }; // (which of the server's messages it drew)
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
       describeSoon(gd);
+      // shots planned once it is drawn: a plan made while its first drawing waited for plotly.js
+      // found no chart to shoot, and nothing planned again (a page that made no shot at all)
+      if (CHARTS.has(gd)) planSoon();
     });
   });
   gd.__dpvizShown = figure;
