@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from dpviz.build_once import build_once
-from dpviz.data.embeddings import Embedding
+from dpviz.data.embedding import Embedding
 from dpviz.storage import cache_dir
 
 VERSION = 1

@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from dpviz.build_once import build_once
-from dpviz.data.embeddings import Embedding, EmbeddingError
+from dpviz.data.embedding import Embedding, EmbeddingError
 
 DOWNLOAD_BASE = "https://github.com/RaRe-Technologies/gensim-data/releases/download"
 
@@ -125,7 +125,7 @@ def _whole(folder: Path) -> bool:
 def _convert_into(name: str, folder: Path, progress: Callable[[float, str], None] | None) -> None:
     from gensim.models import KeyedVectors
 
-    from dpviz.data.embeddings import check_memory
+    from dpviz.data.embedding import check_memory
 
     src = model_file(name)
     if progress:

@@ -33,6 +33,7 @@ from dpviz.classroom import ClassInfo, StoreUnavailable
 from dpviz.errors import InputError
 from dpviz.page_report import url_path
 from webui import identity
+from webui.panels.lesson_pending import save_pending
 from webui.url_state import app_base
 
 POLL = "2s"
@@ -179,8 +180,6 @@ def follow(code: str, number: int) -> None:
     """Every page in a class asks where the class is, every few seconds, and follows the teacher's
     step; a student's unsaved prediction is saved here. A store that does not answer is asked
     again at the next poll, silently (the page keeps what it shows)."""
-    from webui.panels.lesson_student import save_pending  # here: lesson_student imports this module
-
     saved = save_pending(code)
     try:
         info = classroom.store().get(code, patience=WAIT)

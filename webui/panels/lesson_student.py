@@ -11,11 +11,11 @@ import math
 import streamlit as st
 
 from dpviz import classroom
-from dpviz.classroom import StoreUnavailable
 from dpviz.errors import InputError
 from dpviz.lessons.answers import shown
 from dpviz.lessons.format import Question
 from webui import identity
+from webui.panels.lesson_pending import pending_key, send_prediction
 from webui.panels.lesson_seat import Seat, go
 
 
@@ -35,11 +35,6 @@ def prediction(q: Question, key: str, number: int, place: Seat):
     return mine
 
 
-def pending_key(key: str) -> str:
-    """The session key of a student's prediction that is not saved yet."""
-    return f"_pending-{key}"
-
-
 def saved_prediction(place: Seat, key: str, number: int):
     """A student's prediction for step ``number``: this session's, else the store's (a reload, or a
     new session on another process after a crash), else None."""
@@ -52,36 +47,6 @@ def saved_prediction(place: Seat, key: str, number: int):
         if mine is not None:
             st.session_state[f"_pred-{key}"] = mine
     return mine
-
-
-def send_prediction(place: Seat, key: str, number: int, value) -> str | None:
-    """Save a student's prediction; returns a sentence if it is not saved yet (kept and retried at
-    every poll) or refused (a limit), None when saved."""
-    try:
-        classroom.store().predict(place.code, identity.student(), number, value, identity.client_address())
-    except StoreUnavailable:
-        st.session_state[pending_key(key)] = (number, value)
-        return None
-    except InputError as err:
-        return str(err)
-    st.session_state.pop(pending_key(key), None)
-    return None
-
-
-def save_pending(code: str) -> bool:
-    """Save every prediction of this session that waits for the store; True if any was saved now."""
-    saved = False
-    for name in [k for k in st.session_state if str(k).startswith("_pending-")]:
-        number, value = st.session_state[name]
-        try:
-            classroom.store().predict(code, identity.student(), number, value, identity.client_address())
-        except StoreUnavailable:
-            continue
-        except InputError:
-            pass
-        del st.session_state[name]
-        saved = True
-    return saved
 
 
 def prediction_form(q: Question, key: str, number: int, place: Seat) -> None:
@@ -110,7 +75,7 @@ def prediction_form(q: Question, key: str, number: int, place: Seat) -> None:
         return
     value = value if q.choices else float(value)
     if place.role == "student":
-        refused = send_prediction(place, key, number, value)
+        refused = send_prediction(place.code, key, number, value)
         if refused:
             st.error(refused)
             return
