@@ -1,6 +1,11 @@
 """Fixes of Streamlit behaviour dpviz depends on, installed once per server process by
 :func:`install` (every page calls it through :func:`webui.nav.page_setup`).
 
+**Guarded.** Each fix replaces a private name of Streamlit's; :data:`REVIEWED` lists the versions
+they were checked against. On another version each fix goes in only where its target is found
+(a missing one is logged and Streamlit's own behaviour stays), a warning says the fixes need a
+review, and a test fails until they had one (tests/web/test_streamlit_fixes.py).
+
 **A file dropped while a rerun starts was lost** (Streamlit 1.67). A file box first asks the
 server for an upload address (a ``file_urls_request``) and uploads only when the answer comes.
 The server queues the answer for the browser; but when the same batch of browser messages also
@@ -41,13 +46,18 @@ a test holds it to Streamlit's own presenter on the same inputs.
 
 from __future__ import annotations
 
+import importlib
+import logging
 from typing import Any
 
+import streamlit
 from streamlit import config
-from streamlit.components.v2 import presentation
-from streamlit.components.v2.bidi_component import main as bidi_main
-from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
-from streamlit.runtime.runtime import Runtime
+
+REVIEWED = ("1.67.0",)
+"""The Streamlit versions these fixes were written for and checked against (requirements.txt pins
+one). On another version every fix whose target is still there is installed, and a warning is
+logged once; a test fails until the fixes are reviewed against it and it is added here."""
+log = logging.getLogger("dpviz.streamlit_fixes")
 
 RUNLESS_TYPES = frozenset({"file_urls_response"})
 """Outgoing message types that answer a browser request rather than belong to a script run."""
@@ -203,18 +213,48 @@ def _presenter_factory(original):
     return make_presenter
 
 
+def _target(module: str, name: str):
+    """``module.name`` (a class or a function Streamlit has), or None, logged, when this Streamlit
+    has no such thing (a release that renamed it: the fix is left out, Streamlit's own behaviour stays)."""
+    try:
+        found = importlib.import_module(module)
+        for part in name.split("."):
+            found = getattr(found, part)
+        return found
+    except (ImportError, AttributeError):
+        log.warning("Streamlit %s has no %s.%s: that dpviz fix is not installed", streamlit.__version__, module, name)
+        return None
+
+
+_INSTALLED: list[bool] = []
+
+
 def install() -> None:
-    """Install the fixes (idempotent)."""
-    if not getattr(ForwardMsgQueue.clear, "dpviz_fix", False):
-        ForwardMsgQueue.clear = _keeps_runless(ForwardMsgQueue.clear)
-    if not getattr(Runtime._enqueued_some_message, "dpviz_fix", False):
-        Runtime._enqueued_some_message = _wakes_once(Runtime._enqueued_some_message)
+    """Install the fixes (idempotent). Each goes in only where its target is found."""
+    if not _INSTALLED:
+        _INSTALLED.append(True)
+        if streamlit.__version__ not in REVIEWED:
+            log.warning(
+                "dpviz's Streamlit fixes were written for Streamlit %s, not %s: they go in where their targets"
+                " are found; review webui/streamlit_fixes.py",
+                ", ".join(REVIEWED),
+                streamlit.__version__,
+            )
+    queue = _target("streamlit.runtime.forward_msg_queue", "ForwardMsgQueue")
+    if queue is not None and not getattr(queue.clear, "dpviz_fix", False):
+        queue.clear = _keeps_runless(queue.clear)
+    enqueued = _target("streamlit.runtime.runtime", "Runtime._enqueued_some_message")
+    if enqueued is not None and not getattr(enqueued, "dpviz_fix", False):
+        runtime = importlib.import_module("streamlit.runtime.runtime").Runtime
+        runtime._enqueued_some_message = _wakes_once(enqueued)
     if getattr(config.get_option, "__module__", None) == config.__name__:
         # Streamlit's own function only: not one that stands in for it (AppTest's, which answers
         # its own options during a test run; nor this fix itself)
         config.get_option = _reads_without_lock(config.get_option)
-    if not getattr(bidi_main.make_bidi_component_presenter, "dpviz_fix", False):
+    presenter = _target("streamlit.components.v2.presentation", "make_bidi_component_presenter")
+    element = _target("streamlit.components.v2.bidi_component.main", "make_bidi_component_presenter")
+    if presenter is not None and element is not None and not getattr(element, "dpviz_fix", False):
         # the element's module took the name at import: the fix goes where it is called from
-        made = _presenter_factory(presentation.make_bidi_component_presenter)
-        presentation.make_bidi_component_presenter = made
-        bidi_main.make_bidi_component_presenter = made
+        made = _presenter_factory(presenter)
+        importlib.import_module("streamlit.components.v2.presentation").make_bidi_component_presenter = made
+        importlib.import_module("streamlit.components.v2.bidi_component.main").make_bidi_component_presenter = made

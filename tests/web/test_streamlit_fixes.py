@@ -204,3 +204,23 @@ def test_a_components_state_is_shown_as_streamlits_own_presenter_shows_it(meta_t
     one = ours("agg", "cid", None)
     views = [one({"a": i}, _session("json_trigger_value", [])) for i in range(3)]
     assert len({type(v) for v in views}) == 1 and type(views[0]) is streamlit_fixes._StateView
+
+
+def test_the_installed_streamlit_is_one_the_fixes_were_reviewed_for():
+    """An upgrade of Streamlit (requirements.txt) fails here until webui/streamlit_fixes.py is read
+    again against it: each fix's target, and what it works around, may have changed."""
+    import streamlit
+
+    assert streamlit.__version__ in streamlit_fixes.REVIEWED, (
+        f"Streamlit {streamlit.__version__}: review webui/streamlit_fixes.py, then add it to REVIEWED"
+    )
+
+
+def test_a_fix_whose_target_this_streamlit_lacks_is_left_out_with_a_warning(caplog):
+    with caplog.at_level("WARNING", logger="dpviz.streamlit_fixes"):
+        assert streamlit_fixes._target("streamlit.runtime.runtime", "Runtime.no_such_method") is None
+        assert streamlit_fixes._target("streamlit.no_such_module", "Thing") is None
+    assert "has no streamlit.runtime.runtime.Runtime.no_such_method" in caplog.text
+    from streamlit.runtime.runtime import Runtime
+
+    assert streamlit_fixes._target("streamlit.runtime.runtime", "Runtime") is Runtime
