@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -123,6 +124,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     bd.add_argument("--engine-only", action="store_true", help="only compile the metric engine's loops")
     bd.add_argument("--pages", help="only these pages' charts and frames, comma-separated keys (adept,metric,...)")
+    bd.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="processes computing frames (default: one per core)"
+    )
     bd.add_argument("--quiet", action="store_true", help="no progress on stderr")
     dl = sub.add_parser("download", help="fetch a gensim-downloader model into $GENSIM_DATA_DIR (needs network)")
     dl.add_argument(
@@ -400,7 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # named, as the declarations name their views, not imported (dpviz never imports it)
                 from dpviz.panels import resolve
 
-                sys.stderr.write(resolve("webui.warmup:build")(printer(args.quiet), pages) + "\n")
+                built = resolve("webui.warmup:build")(printer(args.quiet), pages, max(1, args.jobs))
+                sys.stderr.write(built + "\n")
             return 0
         if args.command == "download":
             from dpviz.data import gensim_models

@@ -80,24 +80,25 @@ def warm_defaults(frames: bool = True, pages: set[str] | None = None) -> int:
     return done + (warm_frames(pages=pages) if frames else 0)
 
 
-def build(progress=None, pages: set[str] | None = None) -> str:
+def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str:
     """What ``python -m dpviz build`` adds to the compiled engine (``scripts/start.sh`` runs it at
     install): every page's charts and panels on its defaults, every lesson, and every live
     chart's frames along each of its sliders, into the cache, so that the first visitor of a
     fresh install finds every page's first view and drags at frame rate at once (``pages``:
     only these pages', no lesson). The same code as the hosted warm-up (:func:`warm_defaults`),
-    with ``progress`` (fraction, message) over the frames, the longest part; returns a sentence
-    for the command line."""
+    with ``progress`` (fraction, message) over the frames, the longest part, computed in
+    ``workers`` processes; returns a sentence for the command line."""
     from dpviz.progress import report
 
     start = time.monotonic()
+    _patient()
     failed = _OneLine()
     log.addHandler(failed)
     log.propagate = False  # a part that fails is a line of the build's output, not a traceback
     try:
         report(progress, 0.0, "every page's charts on its defaults")
         charts = warm_defaults(frames=False, pages=pages)
-        sets = warm_frames(progress, pages=pages)
+        sets = warm_frames(progress, pages=pages, workers=workers)
         report(progress, 1.0, "done")
     finally:
         log.removeHandler(failed)
@@ -132,32 +133,124 @@ def _follows(spec, p) -> bool:
     return not spec.on_demand and p.name in {q.name for q in spec.params}
 
 
-def warm_frames(progress=None, pages: set[str] | None = None, values: dict | None = None) -> int:
+def warm_frames(progress=None, pages: set[str] | None = None, values: dict | None = None, workers: int = 1) -> int:
     """Compute every live chart's frames along each of its sliders on its page's defaults (the
     browser draws them while a slider moves), or those of ``pages`` (keys), at ``values`` if
     given (every parameter of the page); returns how many sets were computed or read. One that
-    fails is logged and skipped."""
-    from dpviz.panels import Panel
+    fails is logged and skipped. ``workers`` > 1: in that many processes (:func:`_in_pool`)."""
     from dpviz.progress import report
     from webui import live_frames
 
     if not live_frames.enabled():
         return 0
-    jobs = [j for j in frame_jobs() if pages is None or j[0].key in pages]
+    jobs = _selected(pages)
+    if workers > 1 and len(jobs) > 1:
+        return _in_pool(jobs, pages, values, workers, progress)
     done = 0
-    for k, (_, defaults, what, p) in enumerate(jobs):
-        at = defaults if values is None else values
-        name = what.title if isinstance(what, Panel) else what.id
-        report(progress, k / len(jobs), f"frames of {name} along {p.name} ({k + 1} of {len(jobs)})")
-        try:
-            if isinstance(what, Panel):
-                live_frames.text_frames_now(what, at, p)
-            else:
-                live_frames.build(what, at, p.name)
-            done += 1
-        except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
-            log.exception("frames of %s along %s failed", name, p.name)
+    for k, job in enumerate(jobs):
+        report(progress, k / len(jobs), f"{_job_name(job)} ({k + 1} of {len(jobs)})")
+        done += _compute_job(job, values)
     return done
+
+
+def _selected(pages: set[str] | None) -> list:
+    return [j for j in frame_jobs() if pages is None or j[0].key in pages]
+
+
+def _job_name(job) -> str:
+    from dpviz.panels import Panel
+
+    _, _, what, p = job
+    return f"frames of {what.title if isinstance(what, Panel) else what.id} along {p.name}"
+
+
+def _compute_job(job, values: dict | None) -> int:
+    """One set of frames into the cache (1), or a logged failure (0)."""
+    from dpviz.panels import Panel
+    from webui import live_frames
+
+    _, defaults, what, p = job
+    at = defaults if values is None else values
+    try:
+        if isinstance(what, Panel):
+            live_frames.text_frames_now(what, at, p)
+        else:
+            live_frames.build(what, at, p.name)
+        return 1
+    except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
+        log.exception("%s failed", _job_name(job))
+        return 0
+
+
+def _patient() -> None:
+    """The formula worker's wall clock for the build: 180 s, not a visitor's 20 s (the build is
+    no visitor, and the machine may be busy installing; the CPU-seconds limit stays)."""
+    from dpviz import sandbox
+
+    sandbox.WALL_SECONDS = max(sandbox.WALL_SECONDS, 180.0)
+
+
+def _worker_start() -> None:
+    """A pool worker's numeric libraries on one thread each (N workers, N cores), patient too."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    _patient()
+
+
+def _worker_job(pages: tuple | None, index: int, values: dict | None) -> tuple[int, str | None]:
+    """Job ``index`` of :func:`_selected` in a pool worker: (1, None) when its frames are in the
+    cache, else (0, the failure's line)."""
+    job = _selected(set(pages) if pages is not None else None)[index]
+    failed = _OneLine()
+    log.addHandler(failed)
+    log.propagate = False
+    try:
+        done = _compute_job(job, values)
+    finally:
+        log.removeHandler(failed)
+        log.propagate = True
+    return done, (failed.lines[0] if failed.lines else None)
+
+
+def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: int, progress) -> int:
+    """The jobs in ``workers`` processes (concurrent.futures; each writes its frames into the
+    shared disk cache, as a server process would), the longest-looking first; a pool that breaks
+    (a worker killed) is logged, and the jobs it left are computed here."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    from dpviz.progress import report
+
+    key = tuple(sorted(pages)) if pages is not None else None
+    order = sorted(range(len(jobs)), key=lambda i: -_weight(jobs[i]))
+    done, left = 0, set(order)
+    report(progress, 0.0, f"{len(jobs)} sets of frames in {workers} processes")
+    try:
+        with ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _worker_start) as pool:
+            futures = {pool.submit(_worker_job, key, i, values): i for i in order}
+            for future in as_completed(futures):
+                made, line = future.result()
+                left.discard(futures[future])
+                done += made
+                if line:
+                    log.warning("%s", line)
+                report(progress, 1 - len(left) / len(jobs), f"{_job_name(jobs[futures[future]])} done")
+    except BrokenProcessPool:
+        log.warning("the frames' process pool broke: %d sets computed here instead", len(left))
+    for i in sorted(left):
+        done += _compute_job(jobs[i], values)
+    return done
+
+
+def _weight(job) -> int:
+    """How long a job looks (its slider's positions; a frontier solves a frontier at each): the
+    pool starts the longest first, so that none is left alone at the end."""
+    from dpviz.frames import slider_grid
+
+    _, _, what, p = job
+    return len(slider_grid(p)) * (4 if str(getattr(what, "id", "")).endswith("frontier") else 1)
 
 
 def warm_page_frames(paper, values: dict) -> int:
