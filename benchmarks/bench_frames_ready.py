@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
