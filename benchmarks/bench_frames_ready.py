@@ -79,9 +79,11 @@ def measure(browser, path: str, cache_from: Path | None, limit: float) -> dict:
         first = time.perf_counter() - start
         opening = _until(page, ALL_FRAMES, limit)
         missing = [] if opening is not None else page.evaluate(MISSING)
+        before = page.url
         page.get_by_role("slider").first.focus()
         page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(300)
+        # the press's run has begun once the link carries the new value; then until it has ended
+        page.wait_for_function("u => location.href !== u", arg=before, timeout=60_000)
         page.wait_for_function(IDLE, timeout=300_000)
         step = _until(page, ALL_FRAMES, limit)
         page.close()
