@@ -120,9 +120,9 @@ class ProcessMemo:
                 with self._lock:
                     self._items[key] = value
                     if self.max_bytes is not None:
-                        self._sizes[key] = nbytes_of(value)
-                        if not self.frozen and self.clock() - self._measured >= REMEASURE:
-                            # entries grow (cached properties): measure them all again
+                        if self.frozen or self.clock() - self._measured < REMEASURE:
+                            self._sizes[key] = nbytes_of(value)
+                        else:  # entries grow (cached properties): measure them all again, the new one too
                             self._sizes = {k: nbytes_of(v) for k, v in self._items.items()}
                             self._measured = self.clock()
                     while len(self._items) > self.maxsize or (

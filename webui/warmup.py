@@ -7,6 +7,7 @@ for the others."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -92,17 +93,11 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
 
     start = time.monotonic()
     _patient()
-    failed = _OneLine()
-    log.addHandler(failed)
-    log.propagate = False  # a part that fails is a line of the build's output, not a traceback
-    try:
+    with _failures_as_lines() as failed:
         report(progress, 0.0, "every page's charts on its defaults")
         charts = warm_defaults(frames=False, pages=pages)
         sets = warm_frames(progress, pages=pages, workers=workers)
         report(progress, 1.0, "done")
-    finally:
-        log.removeHandler(failed)
-        log.propagate = True
     said = f"computed {charts} charts and {sets} sets of frames in {time.monotonic() - start:.0f} s"
     if failed.lines:
         said += f"; {len(failed.lines)} could not be computed (a visitor's page computes them):\n" + "\n".join(
@@ -202,14 +197,8 @@ def _worker_job(pages: tuple | None, index: int, values: dict | None) -> tuple[i
     """Job ``index`` of :func:`_selected` in a pool worker: (1, None) when its frames are in the
     cache, else (0, the failure's line)."""
     job = _selected(set(pages) if pages is not None else None)[index]
-    failed = _OneLine()
-    log.addHandler(failed)
-    log.propagate = False
-    try:
+    with _failures_as_lines() as failed:
         done = _compute_job(job, values)
-    finally:
-        log.removeHandler(failed)
-        log.propagate = True
     return done, (failed.lines[0] if failed.lines else None)
 
 
@@ -257,6 +246,20 @@ def warm_page_frames(paper, values: dict) -> int:
     """One paper page's live charts' frames along each of its sliders at ``values`` (every parameter
     of the page), and its HTML panels' (the try-it box); returns how many sets were computed or read."""
     return warm_frames(pages={paper.key}, values=values)
+
+
+@contextlib.contextmanager
+def _failures_as_lines():
+    """While inside: each failure the warm-up logs is kept as one line (the handler's ``lines``),
+    not printed with its traceback (the build's output says them in a sentence)."""
+    failed = _OneLine()
+    log.addHandler(failed)
+    log.propagate = False
+    try:
+        yield failed
+    finally:
+        log.removeHandler(failed)
+        log.propagate = True
 
 
 class _OneLine(logging.Handler):
