@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from browser_support import wait_run_ended
+
 from dpviz.proxy_config import COOKIE
 from dpviz.supervision import backends, healthy, proxy_status, supervisor
 
@@ -71,7 +73,9 @@ class Tab:
 
 
 def settled(page) -> None:
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    """Until the page's run has ended and stayed ended for half a second: a run stopped for a
+    rerun leaves the previous run's elements (a second "Next ▶", say) until the next one ends."""
+    wait_run_ended(page, timeout=120_000, hold_ms=500)
 
 
 def start_class(teacher: Tab, lesson: str = "adept") -> str:
@@ -83,10 +87,12 @@ def start_class(teacher: Tab, lesson: str = "adept") -> str:
     page.get_by_role("button", name="Start a class with this lesson").click()
     info = page.get_by_text(re.compile(r"Class code [A-Z0-9]{6}")).first
     info.wait_for()
+    settled(page)  # the solo page's controls the class run has not replaced yet are gone
     return re.search(r"Class code ([A-Z0-9]{6})", info.inner_text()).group(1)
 
 
 def next_step(teacher: Tab, step: int) -> None:
+    settled(teacher.page)
     teacher.page.get_by_role("button", name="Next ▶").click()
     teacher.page.get_by_text(f"Step {step} of").first.wait_for()
 
