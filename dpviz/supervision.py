@@ -16,6 +16,13 @@ Each server process runs under :func:`run_backend` (``python -m dpviz.supervisio
 ADDRESS``): Streamlit on that port, woken once healthy (so a restarted process warms the pages
 before visitors arrive), a stop signal passed on to it, and one line on stderr saying how it ended.
 
+No process outlives its supervisor: if supervisord itself is killed (``kill -9``), the kernel
+sends each :func:`run_backend` a SIGTERM (Linux's parent-death signal, :func:`die_with_parent`),
+which it passes on to its Streamlit process (which has the same signal for its own parent), with
+a SIGKILL :data:`STOP_GRACE` seconds later if it has not ended (an orphan's Streamlit, its output
+pipe gone, was seen to ignore SIGTERM for 20 s and more); HAProxy gets the same signal
+(``setpriv --pdeathsig``, ``scripts/serve.sh proxy``). The port is then free for a new start.
+
 A rolling restart (:func:`rolling_restart`), for each process in turn: set it to maintenance in
 HAProxy (new visitors and its own go to the others; their browsers reconnect there by
 themselves), restart it through supervisord, wait until it answers its health check and has been
@@ -41,6 +48,25 @@ BACKEND = "streamlit"
 START_SECONDS = 3
 """A process that lives this long has started (supervisord's ``startsecs``); one that dies sooner
 is retried with backoff."""
+STOP_GRACE = 8.0
+"""Seconds a server process has to end after the stop signal :func:`run_backend` passed on, before
+it is killed (supervisord's own ``stopwaitsecs`` is 10: this ends it first, and also when
+supervisord is gone)."""
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(signum: int | None = None) -> bool:
+    """Ask Linux to send this process ``signum`` (SIGTERM) when its parent ends (``prctl(2)``'s
+    ``PR_SET_PDEATHSIG``; kept across ``exec``, so a child's ``preexec_fn`` may call it). False
+    where there is no such call (not Linux), and the process then just outlives its parent."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signum or signal.SIGTERM), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def supervisord_config(run_dir: Path, backends: list[int], proxy: bool, root: Path, address: str = "127.0.0.1") -> str:
@@ -201,13 +227,26 @@ def run_backend(port: int, address: str, run_dir: Path) -> int:
 
     from dpviz import hosted_mode
 
+    parent = os.getppid()
+    die_with_parent()  # supervisord killed: this process is told (and tells Streamlit, below)
+    if os.getppid() != parent:  # it ended before the call above took effect
+        return 128 + signal.SIGTERM
     hosted = hosted_mode()
     woken = run_dir / f"woken-{int(port)}"
     woken.unlink(missing_ok=True)
-    proc = subprocess.Popen(streamlit_command(port, address, hosted))
+    # (Streamlit, too, is told if this process is killed; no thread runs yet, as preexec_fn needs)
+    proc = subprocess.Popen(streamlit_command(port, address, hosted), preexec_fn=die_with_parent)
 
     def forward(signum, _frame):
         proc.send_signal(signum)
+
+        def kill_late() -> None:  # ended within STOP_GRACE seconds, or killed
+            try:
+                proc.wait(timeout=STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+        threading.Thread(target=kill_late, daemon=True).start()
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
@@ -227,11 +266,15 @@ def run_backend(port: int, address: str, run_dir: Path) -> int:
     code = proc.wait()
     if code < 0:
         name = signal.Signals(-code).name
-        sys.stderr.write(f"dpviz: the server process on port {port} was ended by signal {-code} ({name})\n")
+        said = f"dpviz: the server process on port {port} was ended by signal {-code} ({name})\n"
         code = 128 - code
     else:
-        sys.stderr.write(f"dpviz: the server process on port {port} exited with status {code}\n")
-    sys.stderr.flush()
+        said = f"dpviz: the server process on port {port} exited with status {code}\n"
+    try:
+        sys.stderr.write(said)
+        sys.stderr.flush()
+    except OSError:  # supervisord, which reads this output, is gone
+        pass
     return code
 
 

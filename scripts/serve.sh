@@ -63,7 +63,10 @@ case "${1:-}" in
     # HAProxy, once every server process answers (else it starts by logging them all down)
     mapfile -t ports < <(awk '{print $2}' "$DPVIZ_RUN_DIR/backends")
     wait_healthy "${ports[@]}"
-    exec haproxy -db -f "$DPVIZ_RUN_DIR/haproxy.cfg" ;;
+    # ended with its supervisor, should that be killed (util-linux's setpriv: the parent-death signal)
+    DEATH=()
+    command -v setpriv >/dev/null 2>&1 && DEATH=(setpriv --pdeathsig TERM)
+    exec "${DEATH[@]}" haproxy -db -f "$DPVIZ_RUN_DIR/haproxy.cfg" ;;
   '') ;;
   *)
     echo "usage: bash scripts/serve.sh [restart | status] (see the comment at the top of this script)" >&2

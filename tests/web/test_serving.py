@@ -9,6 +9,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -16,6 +17,7 @@ import urllib.request
 
 import pytest
 from browser_support import start_server, stop_server
+from class_support import all_up
 
 from dpviz.proxy_config import COOKIE, haproxy_config
 from webui.session_client import SessionClient
@@ -135,3 +137,66 @@ def _cmdlines(pids: str) -> str:
         except OSError:
             pass
     return "\n".join(out)
+
+
+def _tree(root: int) -> dict[int, str]:
+    """The processes under ``root`` (its children, theirs, ...): pid -> command line."""
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                parents[int(d)] = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = {}, [root]
+    while todo:
+        parent = todo.pop()
+        for pid in [p for p, pp in parents.items() if pp == parent]:
+            out[pid] = _cmdlines(str(pid))
+            todo.append(pid)
+    return out
+
+
+def _alive(pid: int, cmdline: str) -> bool:
+    """Whether ``pid`` still runs the same program (not a zombie awaiting its reaper)."""
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z" and _cmdlines(str(pid)) == cmdline
+
+
+@needs_haproxy
+@pytest.mark.server
+def test_a_supervisor_killed_leaves_no_process_and_the_port_serves_again(tmp_path):
+    env = {"DPVIZ_HOSTED": "1", "DPVIZ_PROCESSES": "2", "DPVIZ_WARMUP": "0"}
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    proc, url, log = start_server(first, env)
+    port = int(url.rsplit(":", 1)[1])
+    tree: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 90
+        while not all_up(first / "run"):  # both server processes and HAProxy running
+            assert time.monotonic() < deadline, "the supervised processes did not all come up"
+            time.sleep(0.3)
+        tree = _tree(proc.pid)  # supervisord (the start command itself) and everything under it
+        lines = "\n".join(tree.values())
+        assert lines.count("streamlit run app.py") == 2 and "haproxy -db" in lines, lines
+        os.kill(proc.pid, signal.SIGKILL)  # the supervisor, as the out-of-memory killer would
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(p, c) for p, c in tree.items()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = {p: c for p, c in tree.items() if _alive(p, c)}
+        assert not left, f"left running 10 s after the supervisor was killed: {left}"
+    finally:
+        stop_server(proc, log)
+        for p, c in tree.items():  # a failed test leaves nothing of its own running either
+            if _alive(p, c):
+                os.kill(p, signal.SIGKILL)
+    proc, url, log = start_server(second, env, port=port)  # the same port, at once
+    try:
+        assert urllib.request.urlopen(url + "/_stcore/health", timeout=5).read().strip() == b"ok"
+    finally:
+        stop_server(proc, log)
