@@ -51,12 +51,13 @@ def start_server(
     extra_env: dict | None = None,
     cpus: set[int] | None = None,
     cache_from: Path | list[Path] | None = None,
+    port: int | None = None,
 ):
-    """Start `streamlit run app.py` on a free port; wait for /_stcore/health. ``cpus``: the cores
+    """Start `streamlit run app.py` on a free port (or ``port``); wait for /_stcore/health. ``cpus``: the cores
     the server may use (a benchmark that keeps the browser off the server's cores). ``cache_from``:
     a prepared cache (the tests' ``warm_cache``), or several laid one over the other, that the server
     starts with a copy of; without it, the server starts on an empty cache, as a fresh install does."""
-    port = _free_port()
+    port = port or _free_port()
     if cache_from is not None:
         from warm_cache import copy_into
 
@@ -143,6 +144,10 @@ def look_at_drawn(page, selector: str) -> None:
     page.evaluate(DRAWN_IN_VIEW, selector)
 
 
+# how long a run must stay ended before a test reads the page: a run stopped for a rerun ends, and
+# the next one starts a frame or two later, with the stopped run's unreached elements still the
+# previous run's (wait_run_ended)
+SETTLE_MS = 300
 RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 """Whether the page's run has ended (Streamlit shows its status widget while one runs)."""
 
@@ -173,7 +178,7 @@ def wait_run_ended(page, timeout: float | None = None, hold_ms: int = 0) -> None
 def wait_for_charts(page, n: int) -> None:
     page.wait_for_selector('[data-testid="stApp"]')
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=90_000)
-    wait_run_ended(page, timeout=90_000)
+    wait_run_ended(page, timeout=90_000, hold_ms=SETTLE_MS)
     # every chart element of the finished run drawn (a chart that replaced a first answer is a new
     # element, drawn a moment after the run ends; until then the charts' order on the page is not theirs)
     page.wait_for_function(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import FAST, PS_FAST, axe_check, open_export, wait_for_charts
+from browser_support import FAST, PS_FAST, SETTLE_MS, axe_check, open_export, wait_for_charts, wait_run_ended
 from paper_pages import charts_drawn
 
 from dpviz.text_fit import NARROW
@@ -19,7 +19,7 @@ _check = axe_check
 
 
 def _settled(page) -> None:
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    wait_run_ended(page, timeout=180_000, hold_ms=SETTLE_MS)
     page.wait_for_timeout(800)
 
 

@@ -18,6 +18,7 @@ from browser_support import (
     MDP_FAST,
     PS_FAST,
     ROOT,
+    SETTLE_MS,
     chart_html,
     chart_js,
     close_export,
@@ -27,6 +28,7 @@ from browser_support import (
     stop_server,
     submit,
     wait_for_charts,
+    wait_run_ended,
 )
 from paper_pages import charts_drawn, url_path
 
@@ -41,7 +43,7 @@ def settled(page, url_pattern: str, chart: int, before: str) -> None:
         arg=[chart, before],
         timeout=90_000,
     )
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    wait_run_ended(page, timeout=90_000, hold_ms=SETTLE_MS)
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
@@ -232,7 +234,7 @@ def test_metric_page_deep_link_and_editing_the_epsilon_list(server, page):
     box = page.get_by_role("textbox", name="Values of ε", exact=True)
     # the link's list once the page has settled (a box drawn again during the first runs may be
     # empty, or absent, for a moment)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    wait_run_ended(page, timeout=90_000, hold_ms=SETTLE_MS)
     page.wait_for_function(
         "(v) => (document.querySelector('input[aria-label=\"Values of ε\"]') || {}).value === v", arg="2,5,10,30"
     )
@@ -253,7 +255,7 @@ def test_hoho_page_deep_link_and_the_example_number_input(server, page):
     box = page.get_by_role("spinbutton", name="Example sentence (#)", exact=True)
     # the link's value once the page has settled (a box drawn again during the first runs may
     # show its default for a moment)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    wait_run_ended(page, timeout=90_000, hold_ms=SETTLE_MS)
     page.wait_for_function(  # (the box may be between two drawings: absent for a moment)
         "(v) => (document.querySelector('input[aria-label=\"Example sentence (#)\"]') || {}).value === v", arg="7"
     )
@@ -303,7 +305,7 @@ def test_metric_selectbox_slider_and_number_controls(server, page):
     choose(page, "Compare with", "fastText 100d trained here (stand-in, ~15 s once)")
     settled(page, r"compare=fasttext-local", 1, before)
     wait_chart_text(page, 1, "fasttext-local")
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+    wait_run_ended(page, timeout=90_000, hold_ms=SETTLE_MS)
     idx = 4  # metric-calibrate, fifth on the page
     wait_chart_text(page, idx, "Calibrate ε to a plausible-deniability target")
     before = chart_html(page, idx)
@@ -607,7 +609,7 @@ def test_a_long_list_survives_a_change_of_another_control(server, page, path, qu
     wait_chart_shows(page, figure_id, xs, legend)
     submit(page.get_by_role("spinbutton", name="Random seed", exact=True), "7")
     page.wait_for_url(re.compile(r"seed=7"), timeout=120_000)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    wait_run_ended(page, timeout=180_000, hold_ms=SETTLE_MS)
     wait_chart_shows(page, figure_id, xs, legend)  # redrawn for the new seed, with the whole list
     assert box.input_value() == typed
     assert typed in [v for values in parse_qs(urlsplit(page.url).query).values() for v in values]
@@ -658,14 +660,14 @@ def test_every_live_slider_moves_its_chart_and_the_link(server, page, path, quer
     charts = PAGES_FAST[path][1]
     page.goto(f"{server}/{path}?{query}")
     wait_for_charts(page, charts)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+    wait_run_ended(page, timeout=180_000, hold_ms=SETTLE_MS)
     slider = page.get_by_role("slider", name=label)  # a slider's accessible name repeats its label: no exact match
     before = page.evaluate(CHART_DATA, figure_id)
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_url(re.compile(rf"[?&]{key}={re.escape(after)}(&|$)"), timeout=60_000)
     page.wait_for_function("([id, b]) => (" + CHART_DATA + ")(id) !== b", arg=[figure_id, before], timeout=60_000)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    wait_run_ended(page, timeout=60_000, hold_ms=SETTLE_MS)
     assert slider.get_attribute("aria-valuetext").startswith(after)
     assert page.locator('[data-testid="stException"]').count() == 0
     # the rest of the page is still there (a chart the fragment redrew gets its plot class back when drawn)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import start_server, stop_server
+from browser_support import SETTLE_MS, start_server, stop_server, wait_run_ended
 from db_support import Postgres, needs_postgres
 from playwright.sync_api import expect
 
@@ -20,7 +20,7 @@ PREDICTIONS = ("8", "3", "8")
 
 
 def _settled(page) -> None:
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    wait_run_ended(page, timeout=120_000, hold_ms=SETTLE_MS)
 
 
 def _open(browser, url: str, process: str | None = None):

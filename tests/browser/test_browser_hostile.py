@@ -9,7 +9,17 @@ import time
 from urllib.parse import quote
 
 import pytest
-from browser_support import PS_FAST, chart_html, chart_js, start_server, stop_server, submit, wait_for_charts
+from browser_support import (
+    PS_FAST,
+    SETTLE_MS,
+    chart_html,
+    chart_js,
+    start_server,
+    stop_server,
+    submit,
+    wait_for_charts,
+    wait_run_ended,
+)
 
 FAST = "pairs=1000&dims=1-40&samples=5000&draws=200&audit_samples=2000"
 
@@ -141,7 +151,7 @@ def test_hostile_formulas_end_in_a_sentence_while_another_visitor_keeps_working(
             _one_sentence_and_no_traceback(attacker, fragment)
             # the network section still draws, once the run that shows the sentence is over (counted
             # during the run, charts the run was putting back were not drawn yet)
-            attacker.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=90_000)
+            wait_run_ended(attacker, timeout=90_000, hold_ms=SETTLE_MS)
             attacker.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=60_000)
             costs.append((formula, _server_usage(proc.pid)[0] - cpu0, _worker_cpu(proc.pid) - work0))
         # non-smooth functions now work: the query charts come back

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from browser_support import FAST, PS_FAST, ROOT, look_at, wait_for_charts
+from browser_support import FAST, PS_FAST, ROOT, SETTLE_MS, look_at, wait_for_charts, wait_run_ended
 from paper_pages import charts, charts_drawn, page_file
 from streamlit.testing.v1 import AppTest
 
@@ -27,7 +27,7 @@ def _press(page) -> str:
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function("(u) => location.href !== u", arg=old)
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    wait_run_ended(page, hold_ms=SETTLE_MS)
     return page.url
 
 

@@ -15,7 +15,7 @@ import io
 import re
 
 import pytest
-from browser_support import EXPORT, FAST, look_at, wait_for_charts
+from browser_support import EXPORT, FAST, SETTLE_MS, look_at, wait_for_charts, wait_run_ended
 from paper_pages import charts_drawn
 
 pytestmark = pytest.mark.timeout(900)
@@ -158,7 +158,7 @@ def test_every_control_of_a_tool_page_shows_its_focus(server, browser, path):
     try:
         page.goto(f"{server}/{path}")
         page.wait_for_selector('[data-testid="stApp"]')
-        page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+        wait_run_ended(page, timeout=180_000, hold_ms=SETTLE_MS)
         page.wait_for_timeout(1500)
         _check(_tab_through(page), path)
     finally:
