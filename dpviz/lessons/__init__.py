@@ -22,7 +22,8 @@ from pathlib import Path
 
 from dpviz.errors import InputError
 
-SHIPPED = Path(__file__).resolve().parents[2] / "lessons"
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+"""The lessons that ship with dpviz (package data: `pip install .` carries them)."""
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,60}")
 
 

@@ -1,0 +1,89 @@
+"""``pip install .`` gives a working dpviz: pyproject.toml declares its build system, its
+requirements (requirements.txt, one list) and its package data (the chart script, the shipped
+lessons, the report's timings). The wheel is built from a copy of the sources and installed into
+a fresh virtual environment outside the repository, whose only other packages are the
+requirements (this run's, reached by a .pth file: pip fetches only the build system, setuptools, from the
+package index, as any ``pip install .`` does),
+and its ``dpviz`` command is run from a folder where the repository cannot be imported."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ("pyproject.toml", "requirements.txt", "README.md", "dpviz", "webui")
+
+pytestmark = pytest.mark.slow
+
+
+def _requirements() -> list[str]:
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh venv with dpviz installed from its wheel: the venv's folder."""
+    tmp = tmp_path_factory.mktemp("install")
+    src = tmp / "src"
+    src.mkdir()
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in SOURCES:
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(
+            ROOT / name, src / name, **({"ignore": junk} if (ROOT / name).is_dir() else {})
+        )
+    run = dict(check=True, capture_output=True, text=True, cwd=tmp)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(tmp / "wheel"), str(src)], **run)
+    env = tmp / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], **run)
+    python = env / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], **run
+    ).stdout.strip()
+    Path(site, "requirements.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    wheel = next((tmp / "wheel").glob("dpviz-*.whl"))
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", str(wheel)], **run)
+    return env
+
+
+def test_the_installed_package_declares_the_requirements(installed):
+    code = "import importlib.metadata as m; print('\\n'.join(m.requires('dpviz')))"
+    out = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", code],
+        check=True, capture_output=True, text=True, cwd=installed,
+    )  # fmt: skip
+    assert out.stdout.split("\n")[:-1] == _requirements()
+
+
+def test_the_installed_command_lists_figures_and_lessons_outside_the_repository(installed):
+    def dpviz(*args: str) -> str:
+        out = subprocess.run(
+            [str(installed / "bin" / "dpviz"), *args], capture_output=True, text=True, cwd=installed, timeout=300
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout
+
+    where = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", "import dpviz, webui; print(dpviz.__file__, webui.__file__)"],
+        check=True, capture_output=True, text=True, cwd=installed,
+    ).stdout  # fmt: skip
+    assert str(ROOT) not in where and str(installed) in where  # the installed copy, not the repository
+    figures = dpviz("figure", "--list")
+    for figure in ("adept-sensitivity", "metric-live", "hoho-live", "partial-individuals"):
+        assert figure in figures
+    lessons = dpviz("lesson", "--list")
+    for name in ("adept", "hoho", "metric-dp", "partial"):  # package data: the shipped lessons
+        assert name in lessons
+    chart_js = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", "import webui, pathlib; "
+         "print(sorted(p.name for p in (pathlib.Path(webui.__file__).parent / 'live_js').glob('*.js')))"],
+        check=True, capture_output=True, text=True, cwd=installed,
+    ).stdout  # fmt: skip
+    assert chart_js.strip() == str(sorted(p.name for p in (ROOT / "webui" / "live_js").glob("*.js")))
