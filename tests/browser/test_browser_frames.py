@@ -25,6 +25,7 @@ from browser_support import (
     HOHO_FAST,
     MDP_FAST,
     PS_FAST,
+    SETTLE_MS,
     axe_check,
     look_at,
     look_at_drawn,

@@ -100,7 +100,7 @@ DIRECT.update(
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_lessons_pass_lesson_check(name):
-    done = cli("lesson", "check", f"lessons/{name}.md")
+    done = cli("lesson", "check", f"dpviz/lessons/shipped/{name}.md")
     assert done.returncode == 0, done.stderr
     lesson = load(name)
     assert 6 <= len(lesson.steps) <= 10 and len(lesson.questions) >= 3
