@@ -5,7 +5,7 @@ import streamlit as st
 from dpviz import sandbox
 from dpviz.papers import all_papers
 from dpviz.tools import all_tools
-from webui import streamlit_fixes, warmup
+from webui import streamlit_compat, warmup
 from webui.plotly_element import mount_loader
 
 
@@ -49,7 +49,7 @@ would otherwise stay in the Tab order, forty invisible stops before the page."""
 def page_setup(title: str) -> None:
     """Page config and the sidebar navigation, the same on every page."""
     st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
-    streamlit_fixes.install()
+    streamlit_compat.install()
     warmup.start_once()  # hosted demo: the first visitor starts computing every page's defaults
     # the formula worker imports sympy for seconds: started with the first page anyone opens
     sandbox.start_soon("dpviz.papers.partial.sensitivity")

@@ -8,7 +8,7 @@ have sent (:func:`chart_json`, made once when the view is computed, shared by ev
 and :func:`plotly_json_chart` puts it on the page with the very proto ``st.plotly_chart``
 builds (same spec, config, element id and layout), for the non-selectable charts dpviz draws.
 
-It uses Streamlit's element internals (Streamlit is pinned in requirements.txt); a test
+It uses Streamlit's element internals, through the door to them (:mod:`webui.streamlit_compat`); a test
 (tests/web/test_webui.py) checks that the element equals ``st.plotly_chart``'s field by field, so a
 Streamlit upgrade that changes them fails there rather than on a page.
 
@@ -29,12 +29,8 @@ import functools
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-# st.plotly_chart's defaults for a chart without selections, which are what dpviz draws
-_WIDTH = "stretch"
-_SELECTION_MODE = ("points", "box", "lasso")
 _DEFAULT_HEIGHT = 450  # plotly.js's default, as Streamlit resolves height="content"
 
 
@@ -77,51 +73,17 @@ def plotly_json_chart(
 
 def streamlit_plotly_element(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
     """Streamlit's own Plotly element for ``chart``, the very proto ``st.plotly_chart(fig,
-    theme=None, key=key, config=config)`` sends."""
-    from streamlit.elements.lib import agent_spec
-    from streamlit.elements.lib.form_utils import current_form_id
-    from streamlit.elements.lib.layout_utils import LayoutConfig
-    from streamlit.elements.lib.utils import compute_and_register_element_id
-    from streamlit.elements.plotly_chart import _plotly_data
-    from streamlit.proto.PlotlyChart_pb2 import PlotlyChart as PlotlyChartProto
+    theme=None, key=key, config=config)`` sends (:func:`webui.streamlit_compat.plotly.plotly_element`)."""
+    from webui.streamlit_compat.plotly import plotly_element
 
-    dg = where  # a DeltaGenerator: a column, a container, st.sidebar
-    proto = PlotlyChartProto()
-    proto.theme = ""
-    proto.form_id = current_form_id(dg)
-    proto.spec = chart.spec
-    proto.config = json.dumps(config)
-    proto.id = compute_and_register_element_id(
-        "plotly_chart",
-        user_key=key,
-        key_as_main_identity=False,
-        dg=dg,
-        plotly_spec=proto.spec,
-        plotly_config=proto.config,
-        selection_mode=_SELECTION_MODE,
-        is_selection_activated=False,
-        theme=None,
-        width=_WIDTH,
-        height="content",
-        alt=None,
-    )
-    dg._enqueue(
-        "plotly_chart",
-        proto,
-        layout_config=LayoutConfig(width=_WIDTH, height=chart.height),
-        agent_props=agent_spec.element(
-            "plotly_chart", key=key, data_builder=lambda: _plotly_data(proto.spec), alt=None
-        ),
-    )
+    plotly_element(where, chart.spec, chart.height, key=key, config=config)
 
 
 def plotly_module() -> str | None:
-    """The URL path (relative to the page) of the JavaScript module in which Streamlit ships
-    plotly.js, or None if this Streamlit has no single such file."""
-    import streamlit
+    """Where Streamlit ships plotly.js (:func:`webui.streamlit_compat.plotly.plotly_module`)."""
+    from webui.streamlit_compat.plotly import plotly_module as found
 
-    found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
-    return f"static/js/{found[0].name}" if len(found) == 1 else None
+    return found()
 
 
 @dataclass(frozen=True)

@@ -94,8 +94,9 @@ class SessionClient:
 
     async def _run(self, state) -> float:
         """Send one rerun request and wait for its ``script_finished``; returns the seconds."""
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from webui.streamlit_compat.protocol import message
+
+        BackMsg, ForwardMsg = message("BackMsg"), message("ForwardMsg")  # noqa: N806 - Streamlit's classes
 
         msg = BackMsg()
         msg.rerun_script.CopyFrom(state)
@@ -180,7 +181,9 @@ class SessionClient:
 
     async def open(self) -> float:
         """Open the page by its link (a full script run); returns the seconds to its answer."""
-        from streamlit.proto.ClientState_pb2 import ClientState
+        from webui.streamlit_compat.protocol import message
+
+        ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         await self.connect()
         return await self._run(ClientState(query_string=self.query, page_name=self.page))
@@ -189,7 +192,9 @@ class SessionClient:
         """Move the slider ``steps`` positions (default: one to three either way, within its
         range) as a fragment run (a full run for a slider outside a fragment); returns the seconds
         to the answer."""
-        from streamlit.proto.ClientState_pb2 import ClientState
+        from webui.streamlit_compat.protocol import message
+
+        ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         if self.slider is None:
             raise PageError(f"no live slider {self.label!r} on {self.page or 'the home page'}")
@@ -243,7 +248,9 @@ class SessionClient:
         """Press the button ``button_label``, with ``numbers`` typed into number inputs first (by
         label: a form's boxes and its submit button go as one script run); returns the seconds to
         the answer."""
-        from streamlit.proto.ClientState_pb2 import ClientState
+        from webui.streamlit_compat.protocol import message
+
+        ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         missing = [label for label in [*(numbers or {}), button_label] if label not in self.widgets]
         if missing:
@@ -258,7 +265,9 @@ class SessionClient:
 
     async def rerun_fragment(self, fragment_id: str) -> float:
         """Rerun one fragment, as the browser does by itself for a fragment with ``run_every``."""
-        from streamlit.proto.ClientState_pb2 import ClientState
+        from webui.streamlit_compat.protocol import message
+
+        ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment_id)
         return await self._run(state)

@@ -1,11 +1,16 @@
-"""webui.streamlit_fixes: a file box's upload address survives the rerun another file box starts;
-the flush is not woken again while it is due; a config option is read without the config lock."""
+"""webui.streamlit_compat, the door to Streamlit's private internals: a file box's upload address
+survives the rerun another file box starts; the flush is not woken again while it is due (on a
+real Runtime); a config option is read without the config lock; a component's state is shown as
+Streamlit shows it; the door warns on, and a test fails for, a Streamlit it was not reviewed for;
+a missing private name is left out with a warning."""
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 
-from webui import streamlit_fixes
+from webui import streamlit_compat
+from webui.streamlit_compat import fixes as streamlit_fixes
+from webui.streamlit_compat import guard
 
 
 def _answer(request_id: str) -> ForwardMsg:
@@ -33,8 +38,8 @@ def _types(queue: ForwardMsgQueue) -> list[str]:
 
 
 def test_a_new_run_keeps_the_answer_to_a_file_box_and_drops_the_old_run_s_elements():
-    streamlit_fixes.install()
-    streamlit_fixes.install()  # idempotent: one wrapper, not two
+    streamlit_compat.install()
+    streamlit_compat.install()  # idempotent: one wrapper, not two
     assert not getattr(ForwardMsgQueue.clear.__wrapped__, "dpviz_fix", False)
     for fragments in (None, ["some-fragment"]):
         queue = ForwardMsgQueue()
@@ -60,34 +65,61 @@ def test_a_new_run_keeps_the_answer_to_a_file_box_and_drops_the_old_run_s_elemen
 
 
 def test_a_clear_that_keeps_nothing_keeps_no_answer():
-    streamlit_fixes.install()
+    streamlit_compat.install()
     queue = ForwardMsgQueue()
     queue.enqueue(_answer("request-1"))
     queue.clear()
     assert queue.is_empty()
 
 
-def test_the_flush_is_not_woken_again_while_it_is_due():
-    import types
+def test_the_flush_is_not_woken_again_while_it_is_due_on_a_real_runtime():
+    """Streamlit's own Runtime, started on an event loop: a queued message wakes the loop (a
+    ``call_soon_threadsafe``) only while its flush is not already due."""
+    import asyncio
 
-    from streamlit.runtime.runtime import Runtime
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.runtime import Runtime, RuntimeConfig
 
-    streamlit_fixes.install()
-    woken = []
-    flag = types.SimpleNamespace(is_set=lambda: state["set"], set=lambda: None)
-    state = {"set": False}
-    eventloop = types.SimpleNamespace(call_soon_threadsafe=lambda cb: woken.append(cb))
-    runtime = types.SimpleNamespace(
-        _async_objs=types.SimpleNamespace(need_send_data=flag, eventloop=eventloop),
+    streamlit_compat.install()
+    assert Runtime._enqueued_some_message.dpviz_fix
+    assert not Runtime.exists(), "another Runtime in this process"
+    runtime = Runtime(
+        RuntimeConfig(
+            script_path="app.py",
+            media_file_storage=MemoryMediaFileStorage("/media"),
+            uploaded_file_manager=MemoryUploadedFileManager("/_stcore/upload_file"),
+        )
     )
-    runtime._get_async_objs = lambda: runtime._async_objs
-    Runtime._enqueued_some_message(runtime)  # not due: woken
-    state["set"] = True
-    Runtime._enqueued_some_message(runtime)  # due: the flush to come takes this message too
-    Runtime._enqueued_some_message(runtime)
-    state["set"] = False  # the flush began (it clears the flag first): the next message wakes it
-    Runtime._enqueued_some_message(runtime)
-    assert len(woken) == 2
+
+    async def wakes() -> list[int]:
+        await runtime.start()
+        objs = runtime._get_async_objs()
+        woken = []
+        real = objs.eventloop.call_soon_threadsafe
+        objs.eventloop.call_soon_threadsafe = lambda cb, *a, **k: (woken.append(cb), real(cb, *a, **k))[1]
+        counts = []
+        try:  # no await below until the counts are taken: the runtime's own loop cannot flush between
+            objs.need_send_data.clear()
+            runtime._enqueued_some_message()  # not due: woken
+            counts.append(len(woken))
+            objs.need_send_data.set()  # due (the wake-up above sets it once the loop runs it)
+            runtime._enqueued_some_message()  # the flush to come takes this message too
+            runtime._enqueued_some_message()
+            counts.append(len(woken))
+            objs.need_send_data.clear()  # the flush began (it clears the flag first): the next one wakes it
+            runtime._enqueued_some_message()
+            counts.append(len(woken))
+        finally:
+            del objs.eventloop.call_soon_threadsafe
+            runtime.stop()
+            await runtime.stopped
+        return counts
+
+    try:
+        assert asyncio.run(wakes()) == [1, 1, 2]
+    finally:
+        Runtime._instance = None
 
 
 def test_a_config_option_is_read_without_the_config_lock_and_means_the_same():
@@ -206,21 +238,70 @@ def test_a_components_state_is_shown_as_streamlits_own_presenter_shows_it(meta_t
     assert len({type(v) for v in views}) == 1 and type(views[0]) is streamlit_fixes._StateView
 
 
-def test_the_installed_streamlit_is_one_the_fixes_were_reviewed_for():
-    """An upgrade of Streamlit (requirements.txt) fails here until webui/streamlit_fixes.py is read
-    again against it: each fix's target, and what it works around, may have changed."""
+def test_the_installed_streamlit_is_one_the_door_was_reviewed_for():
+    """An upgrade of Streamlit (requirements.txt) fails here until webui/streamlit_compat/ is read
+    again against it: each private name it uses, and what each fix works around, may have changed."""
     import streamlit
 
-    assert streamlit.__version__ in streamlit_fixes.REVIEWED, (
-        f"Streamlit {streamlit.__version__}: review webui/streamlit_fixes.py, then add it to REVIEWED"
+    assert streamlit.__version__ in streamlit_compat.REVIEWED, (
+        f"Streamlit {streamlit.__version__}: review webui/streamlit_compat/, then add it to REVIEWED"
     )
 
 
-def test_a_fix_whose_target_this_streamlit_lacks_is_left_out_with_a_warning(caplog):
-    with caplog.at_level("WARNING", logger="dpviz.streamlit_fixes"):
-        assert streamlit_fixes._target("streamlit.runtime.runtime", "Runtime.no_such_method") is None
-        assert streamlit_fixes._target("streamlit.no_such_module", "Thing") is None
+def test_the_door_warns_once_on_a_streamlit_it_was_not_reviewed_for(caplog, monkeypatch):
+    monkeypatch.setattr(guard, "_WARNED", [])
+    with caplog.at_level("WARNING", logger="dpviz.streamlit_compat"):
+        assert guard.check_version(guard.REVIEWED[0])
+        assert not guard.check_version("99.0.0")
+        assert not guard.check_version("99.0.0")
+    assert caplog.text.count("not 99.0.0") == 1
+
+
+def test_a_private_name_this_streamlit_lacks_is_left_out_with_a_warning(caplog):
+    with caplog.at_level("WARNING", logger="dpviz.streamlit_compat"):
+        assert streamlit_compat.target("streamlit.runtime.runtime", "Runtime.no_such_method") is None
+        assert streamlit_compat.target("streamlit.no_such_module", "Thing") is None
     assert "has no streamlit.runtime.runtime.Runtime.no_such_method" in caplog.text
     from streamlit.runtime.runtime import Runtime
 
-    assert streamlit_fixes._target("streamlit.runtime.runtime", "Runtime") is Runtime
+    assert streamlit_compat.target("streamlit.runtime.runtime", "Runtime") is Runtime
+
+
+def test_a_chart_goes_through_st_plotly_chart_where_streamlit_lacks_the_element_s_names(monkeypatch):
+    """The Plotly element's fallback: Streamlit's public call, with the same chart and options."""
+    from webui.streamlit_compat import plotly
+
+    calls = []
+
+    class Where:
+        def plotly_chart(self, fig, **kwargs):
+            calls.append((fig, kwargs))
+
+    monkeypatch.setattr(plotly, "_FOUND", [None])
+    plotly.plotly_element(Where(), '{"data": [{"y": [1, 2]}]}', 300, key="k", config={"displaylogo": False})
+    assert calls == [
+        ({"data": [{"y": [1, 2]}]}, {"theme": None, "key": "k", "config": {"displaylogo": False}, "width": "stretch"})
+    ]
+
+
+def test_no_module_outside_the_door_imports_a_private_streamlit_name():
+    """Every ``import streamlit.x`` / ``from streamlit.x import`` of dpviz's code (not its tests) is
+    in webui/streamlit_compat/; elsewhere only ``import streamlit`` (the public ``st``)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    door = root / "webui" / "streamlit_compat"
+    found = []
+    files = [root / "app.py"] + [p for d in ("dpviz", "webui", "pages") for p in (root / d).rglob("*.py")]
+    assert len(files) > 100
+    for path in files:
+        if door in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] if node.module.startswith("streamlit") else []
+                names += [f"streamlit.{a.name}" for a in node.names if node.module == "streamlit"]
+            found += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith("streamlit.")]
+    assert not found

@@ -1,10 +1,7 @@
 """Fixes of Streamlit behaviour dpviz depends on, installed once per server process by
-:func:`install` (every page calls it through :func:`webui.nav.page_setup`).
-
-**Guarded.** Each fix replaces a private name of Streamlit's; :data:`REVIEWED` lists the versions
-they were checked against. On another version each fix goes in only where its target is found
-(a missing one is logged and Streamlit's own behaviour stays), a warning says the fixes need a
-review, and a test fails until they had one (tests/web/test_streamlit_fixes.py).
+:func:`install` (every page calls it through :func:`webui.nav.page_setup`). Each replaces a private
+name of Streamlit's, found through :func:`webui.streamlit_compat.target` (the door's guard: a
+missing one is logged and Streamlit's own behaviour stays).
 
 **A file dropped while a rerun starts was lost** (Streamlit 1.67). A file box first asks the
 server for an upload address (a ``file_urls_request``) and uploads only when the answer comes.
@@ -47,17 +44,11 @@ a test holds it to Streamlit's own presenter on the same inputs.
 from __future__ import annotations
 
 import importlib
-import logging
 from typing import Any
 
-import streamlit
 from streamlit import config
 
-REVIEWED = ("1.67.0",)
-"""The Streamlit versions these fixes were written for and checked against (requirements.txt pins
-one). On another version every fix whose target is still there is installed, and a warning is
-logged once; a test fails until the fixes are reviewed against it and it is added here."""
-log = logging.getLogger("dpviz.streamlit_fixes")
+from webui.streamlit_compat.guard import target
 
 RUNLESS_TYPES = frozenset({"file_urls_response"})
 """Outgoing message types that answer a browser request rather than belong to a script run."""
@@ -213,37 +204,12 @@ def _presenter_factory(original):
     return make_presenter
 
 
-def _target(module: str, name: str):
-    """``module.name`` (a class or a function Streamlit has), or None, logged, when this Streamlit
-    has no such thing (a release that renamed it: the fix is left out, Streamlit's own behaviour stays)."""
-    try:
-        found = importlib.import_module(module)
-        for part in name.split("."):
-            found = getattr(found, part)
-        return found
-    except (ImportError, AttributeError):
-        log.warning("Streamlit %s has no %s.%s: that dpviz fix is not installed", streamlit.__version__, module, name)
-        return None
-
-
-_INSTALLED: list[bool] = []
-
-
 def install() -> None:
     """Install the fixes (idempotent). Each goes in only where its target is found."""
-    if not _INSTALLED:
-        _INSTALLED.append(True)
-        if streamlit.__version__ not in REVIEWED:
-            log.warning(
-                "dpviz's Streamlit fixes were written for Streamlit %s, not %s: they go in where their targets"
-                " are found; review webui/streamlit_fixes.py",
-                ", ".join(REVIEWED),
-                streamlit.__version__,
-            )
-    queue = _target("streamlit.runtime.forward_msg_queue", "ForwardMsgQueue")
+    queue = target("streamlit.runtime.forward_msg_queue", "ForwardMsgQueue")
     if queue is not None and not getattr(queue.clear, "dpviz_fix", False):
         queue.clear = _keeps_runless(queue.clear)
-    enqueued = _target("streamlit.runtime.runtime", "Runtime._enqueued_some_message")
+    enqueued = target("streamlit.runtime.runtime", "Runtime._enqueued_some_message")
     if enqueued is not None and not getattr(enqueued, "dpviz_fix", False):
         runtime = importlib.import_module("streamlit.runtime.runtime").Runtime
         runtime._enqueued_some_message = _wakes_once(enqueued)
@@ -251,8 +217,8 @@ def install() -> None:
         # Streamlit's own function only: not one that stands in for it (AppTest's, which answers
         # its own options during a test run; nor this fix itself)
         config.get_option = _reads_without_lock(config.get_option)
-    presenter = _target("streamlit.components.v2.presentation", "make_bidi_component_presenter")
-    element = _target("streamlit.components.v2.bidi_component.main", "make_bidi_component_presenter")
+    presenter = target("streamlit.components.v2.presentation", "make_bidi_component_presenter")
+    element = target("streamlit.components.v2.bidi_component.main", "make_bidi_component_presenter")
     if presenter is not None and element is not None and not getattr(element, "dpviz_fix", False):
         # the element's module took the name at import: the fix goes where it is called from
         made = _presenter_factory(presenter)
