@@ -30,7 +30,7 @@ from browser_support import start_server, stop_server  # noqa: E402
 from class_lesson_load import Plan, play  # noqa: E402
 from class_support import run_dir_of, server_pid  # noqa: E402
 
-from dpviz.supervision import backends  # noqa: E402
+from serving.supervision import backends  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -14,12 +14,12 @@
 # `haproxy`) listens on PORT in front of them: it keeps each browser on its process by a cookie
 # (a classroom is thirty browsers behind one address, so not by client address), passes the
 # websocket through, checks each process's health and sends the visitors of a dead process to a
-# live one (dpviz/proxy_config.py). One Streamlit process runs every visitor's Python under one
+# live one (serving/proxy_config.py). One Streamlit process runs every visitor's Python under one
 # interpreter lock, so this is how a second core (and every core of a bigger machine) serves
 # visitors. The processes share the disk cache (DPVIZ_CACHE_DIR).
 #
 # Hosted, or with more than one process, supervisord (Python's `supervisor` package) runs the
-# processes and the proxy (dpviz/supervision.py): one that dies is started again (with backoff if
+# processes and the proxy (serving/supervision.py): one that dies is started again (with backoff if
 # it keeps dying at start, and a log line saying why it ended) while the others serve; the start
 # command never ends because one child did. Stopping it (SIGTERM, Ctrl-C) stops them all. The
 # control files live in DPVIZ_RUN_DIR (default: $TMPDIR/dpviz-serve-PORT), where `restart` and
@@ -58,7 +58,7 @@ EOF
 
 case "${1:-}" in
   restart | status)
-    exec "$PY" -m dpviz.supervision "$1" "$DPVIZ_RUN_DIR" ;;
+    exec "$PY" -m serving.supervision "$1" "$DPVIZ_RUN_DIR" ;;
   proxy)
     # HAProxy, once every server process answers (else it starts by logging them all down)
     mapfile -t ports < <(awk '{print $2}' "$DPVIZ_RUN_DIR/backends")
@@ -125,7 +125,7 @@ for s in socks:
     print(s.getsockname()[1])
 EOF
 )
-  "$PY" -m dpviz.proxy_config --address "$ADDRESS" --port "$PORT" --backends "${BACKEND_PORTS[@]}" \
+  "$PY" -m serving.proxy_config --address "$ADDRESS" --port "$PORT" --backends "${BACKEND_PORTS[@]}" \
     --stats-socket "$DPVIZ_RUN_DIR/haproxy.sock" > "$DPVIZ_RUN_DIR/haproxy.cfg"
   PROXY=(--proxy)
   BACKEND_ADDRESS=127.0.0.1
@@ -136,7 +136,7 @@ for p in "${BACKEND_PORTS[@]}"; do
   i=$((i + 1))
   echo "p$i $p" >> "$DPVIZ_RUN_DIR/backends"
 done
-"$PY" -m dpviz.supervision config "$DPVIZ_RUN_DIR" --address "$BACKEND_ADDRESS" --backends "${BACKEND_PORTS[@]}" "${PROXY[@]}" \
+"$PY" -m serving.supervision config "$DPVIZ_RUN_DIR" --address "$BACKEND_ADDRESS" --backends "${BACKEND_PORTS[@]}" "${PROXY[@]}" \
   > "$DPVIZ_RUN_DIR/supervisord.conf"
 if [ "$PROCESSES" -gt 1 ]; then
   echo "dpviz: $PROCESSES server processes on 127.0.0.1:${BACKEND_PORTS[*]} behind HAProxy on $ADDRESS:$PORT" \

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from browser_support import wait_run_ended
 
-from dpviz.proxy_config import COOKIE
-from dpviz.supervision import backends, healthy, proxy_status, supervisor
+from serving.proxy_config import COOKIE
+from serving.supervision import backends, healthy, proxy_status, supervisor
 
 
 class Tab:

@@ -14,7 +14,7 @@ from browser_support import SETTLE_MS, start_server, stop_server, wait_run_ended
 from db_support import Postgres, needs_postgres
 from playwright.sync_api import expect
 
-from dpviz.proxy_config import COOKIE
+from serving.proxy_config import COOKIE
 
 PREDICTIONS = ("8", "3", "8")
 

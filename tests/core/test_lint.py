@@ -116,11 +116,11 @@ def test_pages_catch_input_errors_not_value_errors():
 
 def _import_graph() -> dict[str, set[str]]:
     """Module -> the project's modules it imports (at the top or inside a function; type-only
-    imports too), over dpviz/ and webui/, read from the source."""
+    imports too), over dpviz/, webui/ and serving/, read from the source."""
     import ast
 
     mods = {}
-    for pkg in ("dpviz", "webui"):
+    for pkg in ("dpviz", "webui", "serving"):
         for path in (ROOT / pkg).rglob("*.py"):
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
             mods[name] = path
@@ -195,3 +195,19 @@ def test_the_import_graph_has_no_circle_but_the_one_left_to_untie():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]  # the reading itself
     circles = _circles(_import_graph())
     assert all(group <= LEFT_TO_UNTIE for group in circles), [sorted(g) for g in circles if not g <= LEFT_TO_UNTIE]
+
+
+def test_operations_sit_above_the_science_and_the_page():
+    """serving/ (supervisord, HAProxy) may use dpviz/ and webui/; neither imports it, and dpviz/
+    neither imports webui/ nor starts one of its modules (``python -m webui...``). (A declaration
+    naming its panel's view, ``view="webui.panels...:show"``, is data the page resolves, by design.)"""
+    edges = _import_graph()
+    up = sorted(
+        f"{m} -> {t}" for m, ts in edges.items() for t in ts if not m.startswith("serving") and t.startswith("serving")
+    )
+    assert not up
+    assert not sorted(
+        f"{m} -> {t}" for m, ts in edges.items() for t in ts if m.startswith("dpviz") and t.startswith("webui")
+    )
+    started = [p for p in (ROOT / "dpviz").rglob("*.py") if re.search(r"""["' ]-m["', ]+ *["']?webui""", p.read_text())]
+    assert not started, started

@@ -19,7 +19,7 @@ import pytest
 from browser_support import start_server, stop_server
 from class_support import all_up
 
-from dpviz.proxy_config import COOKIE, haproxy_config
+from serving.proxy_config import COOKIE, haproxy_config
 from webui.session_client import SessionClient
 
 HAPROXY = shutil.which("haproxy")

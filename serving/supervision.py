@@ -1,18 +1,18 @@
 """The hosted start command's supervision: supervisord (the ``supervisor`` package) keeps every
 server process and the proxy running, and an operator replaces the server processes one at a time.
 
-    python -m dpviz.supervision config RUN_DIR --backends 40001 40002 [--proxy]   # supervisord.conf
-    python -m dpviz.supervision restart RUN_DIR    # rolling restart (scripts/serve.sh restart)
-    python -m dpviz.supervision status RUN_DIR     # each process's state, as supervisord and HAProxy see it
+    python -m serving.supervision config RUN_DIR --backends 40001 40002 [--proxy]   # supervisord.conf
+    python -m serving.supervision restart RUN_DIR    # rolling restart (scripts/serve.sh restart)
+    python -m serving.supervision status RUN_DIR     # each process's state, as supervisord and HAProxy see it
 
 Why supervisord: a server process that dies (``kill -9``, the kernel's out-of-memory killer, a
 crash in a library) is started again at once, and one that dies while starting is retried with a
 growing delay (supervisord's BACKOFF state: 1 s, 2 s, 3 s, ...); supervisord logs every exit with
 its cause (``exited: p1 (terminated by SIGKILL; not expected)``), and the start command, which is
-supervisord in the foreground, never ends because one child did. HAProxy (``dpviz.proxy_config``)
+supervisord in the foreground, never ends because one child did. HAProxy (``serving.proxy_config``)
 meanwhile marks the dead process down within a second and sends its visitors to a live one.
 
-Each server process runs under :func:`run_backend` (``python -m dpviz.supervision backend PORT
+Each server process runs under :func:`run_backend` (``python -m serving.supervision backend PORT
 ADDRESS``): Streamlit on that port, woken once healthy (so a restarted process warms the pages
 before visitors arrive), a stop signal passed on to it, and one line on stderr saying how it ended.
 
@@ -44,7 +44,7 @@ import xmlrpc.client
 from pathlib import Path
 
 BACKEND = "streamlit"
-"""HAProxy's backend name (``dpviz.proxy_config``)."""
+"""HAProxy's backend name (``serving.proxy_config``)."""
 START_SECONDS = 3
 """A process that lives this long has started (supervisord's ``startsecs``); one that dies sooner
 is retried with backoff."""
@@ -105,7 +105,7 @@ password={password}
     for i, port in enumerate(backends, start=1):
         out += f"""
 [program:p{i}]
-command={sys.executable} -m dpviz.supervision backend {int(port)} {address}
+command={sys.executable} -m serving.supervision backend {int(port)} {address}
 directory={root}
 autostart=true
 autorestart=true

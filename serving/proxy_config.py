@@ -1,6 +1,6 @@
 """The HAProxy configuration ``scripts/serve.sh`` puts in front of several Streamlit processes.
 
-    python -m dpviz.proxy_config --address 0.0.0.0 --port 8501 --backends 40001 40002
+    python -m serving.proxy_config --address 0.0.0.0 --port 8501 --backends 40001 40002
 
 Why HAProxy (Debian's ``haproxy``): it keeps a visitor on one process by a cookie it inserts
 itself (``cookie ... insert``; a classroom's thirty browsers share one address, so balancing by
@@ -10,7 +10,7 @@ open-source nginx has no cookie-inserting stickiness, and Caddy's is not in ever
 release dpviz targets. A Streamlit session lives in one process (its widgets, uploads and media),
 so every request of a browser tab must reach the same one: the page, the websocket, uploads.
 
-When a process dies (see ``dpviz.supervision``, which starts it again): a connection to it is
+When a process dies (see ``serving.supervision``, which starts it again): a connection to it is
 refused at once, HAProxy retries the request on another process (``retry-on conn-failure
 empty-response``, ``option redispatch 1``: every retry may go elsewhere) after its turn-around
 delay, which is ``timeout connect`` (250 ms: a loopback connection to a live process takes well
