@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "requirements.txt", "README.md", "dpviz", "webui")
+SOURCES = ("pyproject.toml", "requirements.txt", "README.md", "dpviz", "webui", "serving")
 
 pytestmark = pytest.mark.slow
 
