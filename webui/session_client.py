@@ -29,6 +29,7 @@ import time
 import urllib.request
 
 from webui.plotly_element import CHART_COMPONENT
+from webui.streamlit_compat.protocol import message
 
 ANSWER_TIMEOUT = 180.0
 """Seconds a run may take before the client gives up on it."""
@@ -94,8 +95,6 @@ class SessionClient:
 
     async def _run(self, state) -> float:
         """Send one rerun request and wait for its ``script_finished``; returns the seconds."""
-        from webui.streamlit_compat.protocol import message
-
         BackMsg, ForwardMsg = message("BackMsg"), message("ForwardMsg")  # noqa: N806 - Streamlit's classes
 
         msg = BackMsg()
@@ -181,8 +180,6 @@ class SessionClient:
 
     async def open(self) -> float:
         """Open the page by its link (a full script run); returns the seconds to its answer."""
-        from webui.streamlit_compat.protocol import message
-
         ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         await self.connect()
@@ -192,8 +189,6 @@ class SessionClient:
         """Move the slider ``steps`` positions (default: one to three either way, within its
         range) as a fragment run (a full run for a slider outside a fragment); returns the seconds
         to the answer."""
-        from webui.streamlit_compat.protocol import message
-
         ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         if self.slider is None:
@@ -248,8 +243,6 @@ class SessionClient:
         """Press the button ``button_label``, with ``numbers`` typed into number inputs first (by
         label: a form's boxes and its submit button go as one script run); returns the seconds to
         the answer."""
-        from webui.streamlit_compat.protocol import message
-
         ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         missing = [label for label in [*(numbers or {}), button_label] if label not in self.widgets]
@@ -265,8 +258,6 @@ class SessionClient:
 
     async def rerun_fragment(self, fragment_id: str) -> float:
         """Rerun one fragment, as the browser does by itself for a fragment with ``run_every``."""
-        from webui.streamlit_compat.protocol import message
-
         ClientState = message("ClientState")  # noqa: N806 - Streamlit's class
 
         state = ClientState(query_string=self.query, page_script_hash=self.page_hash, fragment_id=fragment_id)

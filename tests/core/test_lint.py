@@ -211,3 +211,13 @@ def test_operations_sit_above_the_science_and_the_page():
     )
     started = [p for p in (ROOT / "dpviz").rglob("*.py") if re.search(r"""["' ]-m["', ]+ *["']?webui""", p.read_text())]
     assert not started, started
+
+
+def test_no_webui_module_is_over_300_lines():
+    """docs/design.md: the page's modules stay small (split by concern past 300 lines)."""
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in (ROOT / "webui").rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 300
+    }
+    assert not long, long
