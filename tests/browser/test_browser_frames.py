@@ -25,7 +25,6 @@ from browser_support import (
     HOHO_FAST,
     MDP_FAST,
     PS_FAST,
-    SETTLE_MS,
     axe_check,
     look_at,
     look_at_drawn,
@@ -189,7 +188,7 @@ def _press(page, label: str, key: str) -> None:
     for _ in range(3):  # a press that lands while Streamlit draws the slider again is lost
         # pressed once the page's last run has ended: a run that ends just after a press may draw
         # the slider again at the value the run began with (loaded machines: presses in a row lost)
-        wait_run_ended(page, timeout=60_000, hold_ms=SETTLE_MS)
+        wait_run_ended(page, timeout=60_000)
         slider.focus()
         page.keyboard.press(key)
         deadline = time.monotonic() + 3
