@@ -10,6 +10,7 @@ from types import ModuleType
 
 import numpy as np
 
+from dpviz import plotly_paths
 from dpviz.lazy import LazyModule
 
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -35,10 +36,11 @@ def _template(pio: ModuleType) -> "go.layout.Template":
 
 
 def _register(pio: ModuleType) -> None:
+    plotly_paths.install()
     pio.templates[TEMPLATE_NAME] = _template(pio)
 
 
-go = LazyModule("plotly.graph_objects")
+go = LazyModule("plotly.graph_objects", on_load=plotly_paths.install)
 subplots = LazyModule("plotly.subplots")
 """Plotly, imported at the first figure drawn (the figure modules use these too)."""
 pio = LazyModule("plotly.io", on_load=_register)
