@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from typing import Any, Iterable
 
 
@@ -31,3 +32,37 @@ def by_key(items: Iterable[Any], key: str, what: str) -> Any:
         if item.key == key:
             return item
     raise KeyError(f"no {what} {key!r}; the {what}s are {', '.join(i.key for i in items)}")
+
+
+class PerPaper(Mapping):
+    """A paper key -> its ``attribute`` in ``dpviz/papers/<key>/<module>.py``, for the papers
+    that have that module (read when first asked for, so that listing the papers stays cheap and
+    the module holding this mapping need not import any paper): how :data:`dpviz.targets.PAGES`
+    and :data:`dpviz.frontier.AXES` find each paper's own declarations."""
+
+    def __init__(self, module: str, attribute: str):
+        self.module, self.attribute = module, attribute
+        self._found: dict[str, Any] | None = None
+
+    def _all(self) -> dict[str, Any]:
+        if self._found is None:
+            from importlib.util import find_spec
+            from pathlib import Path
+
+            found = {}
+            folders = sorted(i.name for i in pkgutil.iter_modules([str(Path(__file__).parent / "papers")]) if i.ispkg)
+            for key in folders:  # (the papers' folders, read without importing the papers)
+                name = f"dpviz.papers.{key}.{self.module}"
+                if find_spec(name) is not None:
+                    found[key] = getattr(importlib.import_module(name), self.attribute)
+            self._found = found
+        return self._found
+
+    def __getitem__(self, key: str) -> Any:
+        return self._all()[key]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())

@@ -3,22 +3,13 @@ measure as its setting (the page's slider) sweeps the slider's range, the slider
 marked on each curve, a target as a line, and the band where one mechanism is beaten by another
 shaded (issue "Choose the setting from what you need", part 3).
 
-Each point is the very measure that the page's calibration solves for (:mod:`dpviz.targets`:
-``Page.evaluate`` of each page), at a log-spaced grid of the slider, plus the slider's own value:
-
-========  ==============================  =================================  ==================
-page      privacy (x)                     utility (y)                        curves
-========  ==============================  =================================  ==================
-adept     ``epsilon_actual`` (lower)      ``rms_error_relative`` (lower)     ADePT and its fixes
-hoho      ``auc_mean`` (lower)            ``reconstruction_mean`` (higher)   OME at λ, SUE, OUE
-metric    ``s_w`` (higher)                ``mean_cosine`` (higher)           the page's embeddings
-partial   ``rdp_epsilon`` (lower)         ``sigma`` (lower)                  worst-off, median
-========  ==============================  =================================  ==================
-
-On the HoHo page the share of bits read back is the attack's reconstruction and, the same number,
-what a receiver of the encoding reads correctly: the encoding's utility. On the partial page the
-curves are not competing mechanisms but whose privacy is counted (the guarantee is the worst-off
-individual's); nothing is shaded there.
+Each point is the very measure that the page's calibration solves for (:mod:`dpviz.targets`: the
+``evaluate`` of the paper's ``TARGETS``), at a log-spaced grid of the slider, plus the slider's own
+value. Each paper declares its frontier in its own folder (``dpviz/papers/<key>/targets.py``:
+``FRONTIER``, an :class:`Axes`): its privacy and utility measures and which way each is better,
+the slider that sweeps the curves, how a curve is labelled, the settings a mechanism does not
+depend on, and, where the curves are not the page's mechanisms, its own curves; this module holds
+no paper's name. The pages' axes are listed in docs/design.md ("Targets").
 
 The *beaten band*: a curve's frontier at a privacy level is the best utility among its settings
 that are at least that private: its Pareto points (no point at least as private beats them),
@@ -31,12 +22,13 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from dpviz.declarations import PerPaper
 from dpviz.params import Param
 
 COLUMNS = ("kind", "mechanism", "label", "setting", "privacy", "utility")
@@ -66,33 +58,19 @@ class Axes:
     privacy_log: bool = True
     utility_log: bool = True
     note: str = ""
+    default_target: float = 1.0
+    """The target panel's value before one is typed."""
+    label: Callable[[str, Mapping[str, Any]], str] | None = None
+    """A curve's name in the legend, from its mechanism and the page's settings (else the mechanism)."""
+    ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per mechanism, settings its curve does not depend on (kept once for all their values)."""
+    curves: tuple[tuple[str, ...], Callable] | None = None
+    """Curves other than the page's mechanisms: their names and ``evaluate(state, values, name,
+    x)`` (on the calibration's prepared state), e.g. whose loss is counted rather than which mechanism."""
 
 
-AXES = {
-    "adept": Axes(
-        "epsilon_actual", "ε really guaranteed", "lower", "rms_error_relative", "RMS error / C", "lower",
-        "epsilon", "claimed ε",
-        note="ADePT as published lies on Fix 2's curve: the same noise buys the same true ε, only its claim differs "
-        "(its ring sits √n to the right of the others').",
-    ),
-    "hoho": Axes(
-        "auc_mean", "linking attack AUC", "lower", "reconstruction_mean", "share of bits read back", "higher",
-        "epsilon", "claimed ε", privacy_log=False, utility_log=False,
-        note="The share of bits read back is both what a receiver of the encoding reads correctly and what the "
-        "attack reconstructs. OME's curve moves with λ; SUE and OUE have none.",
-    ),
-    "metric": Axes(
-        "s_w", "average S_w (distinct outputs)", "higher", "mean_cosine", "mean cosine to the original", "higher",
-        "epsilon", "ε", utility_log=False,
-        note="S_w counts the distinct words among a word's draws: more is more deniability. Each curve is one "
-        "embedding (the page's, and the one it compares with).",
-    ),
-    "partial": Axes(
-        "rdp_epsilon", "Rényi-DP ε at α", "lower", "sigma", "Gaussian noise σ", "lower", "sigma", "σ", shade=False,
-        note="The guarantee is the worst-off individual's loss; the median individual's shows what the typical person "
-        "would need.",
-    ),
-}  # fmt: skip
+AXES: Mapping[str, Axes] = PerPaper("targets", "FRONTIER")
+"""Each paper's frontier, by its key (its ``FRONTIER``)."""
 
 
 @functools.cache
@@ -124,7 +102,7 @@ def target_params(page: str) -> tuple[Param, Param]:
 
 
 def _default_target(page: str) -> float:
-    return {"adept": 1.0, "hoho": 0.6, "metric": 0.8, "partial": 1.0}[page]
+    return AXES[page].default_target
 
 
 def _grid(p: Param, here: float) -> np.ndarray:
@@ -142,9 +120,7 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     p = PAGES[page]
     axes = AXES[page]
     slider = next(q for q in p.params() if q.name == p.slider)
-    mechanisms, evaluate = p.mechanisms_for(values), p.evaluate
-    if page == "partial":
-        mechanisms, evaluate = tuple(PARTIAL_LABELS), _partial_evaluate
+    mechanisms, evaluate = axes.curves or (p.mechanisms_for(values), p.evaluate)
     rows = []
     for mech in mechanisms:
         points = caches.memo("frontier.curves").get((page,) + _state_key(page, values, mech), dict)
@@ -170,36 +146,13 @@ def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
     """What a mechanism's curve depends on: every setting but the slider's and the target's."""
     from dpviz.targets import PAGES
 
-    skip = {PAGES[page].slider, "target_measure", "target_value"}
-    if page == "hoho" and mech != "ome":
-        skip.add("lambda_")  # SUE and OUE have no λ
+    skip = {PAGES[page].slider, "target_measure", "target_value", *AXES[page].ignores.get(mech, ())}
     return (mech,) + tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip))
 
 
 def _label(page: str, mech: str, values: Mapping[str, Any]) -> str:
-    if page == "adept":
-        from dpviz.papers.adept.sensitivity import FIX_LABELS
-
-        return FIX_LABELS[mech]
-    if page == "hoho":
-        return {"ome": f"OME, λ = {values['lambda_']:g}", "sue": "SUE", "oue": "OUE"}[mech]
-    if page == "partial":
-        return PARTIAL_LABELS[mech]
-    return mech
-
-
-PARTIAL_LABELS = {
-    "worst": "worst-off individual (the guarantee)",
-    "median": "median individual",
-}
-
-
-def _partial_evaluate(state, values: Mapping[str, Any], who: str, sigma: float) -> dict[str, float]:
-    """The Rényi-DP ε at α of the worst-off or the median individual of the page's table at σ."""
-    spec, own = state
-    losses = spec.table({**own, "sigma": sigma}).groupby("individual")["rdp_epsilon"].first()
-    rdp = float(losses.max() if who == "worst" else losses.median())
-    return {"rdp_epsilon": rdp, "sigma": sigma}
+    label = AXES[page].label
+    return label(mech, values) if label is not None else mech
 
 
 def _pareto(privacy: np.ndarray, utility: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
@@ -425,7 +378,7 @@ def target_panel(page: str, params: tuple[Param, ...]):
         id="targets",
         title="Choose from a target",
         params=own + (which, value),
-        compute=f"dpviz.targets:answer_{page}",
+        compute=f"dpviz.papers.{page}.targets:answer",
         view="webui.panels.targets:show",
         intro=(
             "Set a **target measure** and its **value** in the sidebar (“Choose from a target”): the answer is "

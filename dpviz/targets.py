@@ -2,32 +2,16 @@
 level, for every mechanism on the page (issue "Choose the setting from what you need").
 
 A target names the column of the page's tables that it bounds, so a name means one thing on the
-page, in its CSV, on the command line and here:
-
-======== ====================== ============= ======= ==================================
-page     target (column)        bound         slider  how it is solved
-======== ====================== ============= ======= ==================================
-adept    ``epsilon_actual``     at most       ε       exact (ε√n for ADePT, ε for the fixes)
-adept    ``rms_error_relative`` at most       ε       exact (Laplace b√(2n), Gaussian σ√n, L1 bias)
-adept    ``cosine``             at least      ε       simulated: a 95% interval from its draws
-hoho     ``auc_mean``           at most       ε       exact (binomial convolutions), per λ
-hoho     ``reconstruction_mean`` at most      ε       exact, per λ
-metric   ``n_w``                at most       ε       simulated: mean over the page's words
-metric   ``s_w``                at least      ε       simulated: mean over the page's words
-metric   ``share_kept``         at least      ε       simulated: share of draws that keep the word
-metric   ``mean_cosine``        at least      ε       simulated: mean cos(φ(w), φ(M(w)))
-partial  ``rdp_epsilon``        at most       σ       exact: σ = g_max √(α / (2 t))
-partial  ``sigma``              (the setting) σ       the measures at that σ
-======== ====================== ============= ======= ==================================
+page, in its CSV, on the command line and here. Each paper declares what can be calibrated on its
+page in its own folder (``dpviz/papers/<key>/targets.py``: ``TARGETS``, a :class:`Page`): its
+slider, its mechanisms, its measures (:class:`Measure`: the column, at most or at least, exact or
+simulated) and a ``prepare``/``evaluate`` pair that is the page's own computation; this module
+holds no paper's name. The measures of each page are listed in docs/design.md ("Targets").
 
 Every measure is a function m(x) of one slider x (the others held at the given settings), the
-very computation the page draws (``dpviz.papers.adept.sensitivity.fixes_evaluate``,
-``dpviz.papers.hoho.exact.exact_attack``, ``dpviz.papers.metric.mechanism.stats_at``, the
-partial-sensitivity table). On the HoHo page OME is solved at the page's λ and at each λ of
-:data:`OME_LAMBDAS` (its (ε, λ) curve; SUE and OUE have no λ). On the metric page the
-"mechanisms" are the page's embeddings (its embedding and the one it compares with); a statistic
-is a mean over the page's sampled words, whose standard error is the words' spread over
-√(words). The answer is the x*
+very computation the page draws. A mechanism with a second setting (:class:`SecondSetting`: a
+parameter of its own) is also solved along that setting's values. A simulated measure is a mean
+whose standard error the page's ``evaluate`` gives (``<column>_se``). The answer is the x*
 where m(x*) = t, found by bracketing on a grid of the slider's range (log-spaced) and Brent's
 method inside the bracket to 1e-9 (in log x: 1e-9 relative in x), so the setting is *extreme*: on the allowed side of
 x* every setting meets the target, a step past it (2%) does not. A measure that is simulated (the
@@ -36,11 +20,6 @@ errors, which brackets x* with the simulation's own error; each curve is made mo
 running maximum or minimum along x), so the answer never falls outside the slider's range and the
 bracket is ordered. A target that the range cannot reach is an answer too: ``reachable`` is false
 and the note gives the measure's range over the slider's range.
-
-    >>> import dpviz
-    >>> t = dpviz.calibrate("adept", epsilon_actual=4.0, dim=64)
-    >>> [round(x, 9) for x in t.loc[t.mechanism.isin(["adept", "laplace_corrected"]), "epsilon"]]
-    [0.5, 4.0]
 """
 
 from __future__ import annotations
@@ -52,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dpviz.declarations import PerPaper
 from dpviz.errors import InputError
 
 Z95 = 1.959963984540054
@@ -73,6 +53,17 @@ class Measure:
 
 
 @dataclass(frozen=True)
+class SecondSetting:
+    """A mechanism's second setting besides the slider (e.g. OME's λ): the answer for that
+    mechanism is also solved at each of ``values`` (its curve of settings), every row of the answer
+    carrying the setting (NaN for the mechanisms without it)."""
+
+    param: str
+    mechanism: str
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class Page:
     """What can be calibrated on one page: its slider, its mechanisms, its measures, and a function
     ``measures(settings, mechanism, x) -> {column: value}`` (``column_se`` for a simulated one)."""
@@ -84,6 +75,7 @@ class Page:
     params: Callable[[], Sequence[Any]]
     prepare: Callable[[Mapping[str, Any], str], Any]
     evaluate: Callable[[Any, Mapping[str, Any], str, float], dict[str, float]]
+    second: SecondSetting | None = None
 
     def mechanisms_for(self, values: Mapping[str, Any]) -> tuple[str, ...]:
         """The mechanisms compared at these settings (the metric page: its embeddings)."""
@@ -98,52 +90,9 @@ class Page:
         raise InputError(f"{column!r} is not a target on the {self.name} page; the targets are {names}.")
 
 
-# --- ADePT ---------------------------------------------------------------------------------------
-
-
-def _adept_params():
-    from dpviz import registry
-
-    return registry.get("adept-fixes").params
-
-
-def _adept_prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz.papers.adept import sensitivity as adept
-
-    return {int(v["dim"]): adept.fixes_draws(int(v["dim"]), v["clip"], v["draws"], v["seed"])}
-
-
-def _adept_evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.adept import sensitivity as adept
-
-    row = adept.fixes_evaluate(state, [int(v["dim"])], [epsilon], v["clip"], v["delta"], [mechanism]).iloc[0]
-    return {
-        "epsilon_actual": float(row.epsilon_actual),
-        "rms_error_relative": float(row.rms_error_relative),
-        "cosine": float(row.cosine),
-        "cosine_se": float(row.cosine_se),
-        "noise_scale": float(row.noise_scale),
-    }
-
-
-# --- HoHo -----------------------------------------------------------------------------------------
-
-
-def _hoho_params():
-    from dpviz import registry
-
-    return registry.get("hoho-live").params
-
-
-def _hoho_prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz.papers.hoho.pipeline import attack_counts
-
-    return attack_counts(v["corpus"], mechanism, v["targets"], v["seed"])
-
-
-class _Lazy(dict):
-    """Measures computed when first read (HoHo's AUC costs binomial convolutions; the
-    reconstruction, only the flip probabilities)."""
+class Lazy(dict):
+    """Measures computed when first read (an ``evaluate`` whose measures differ in cost: HoHo's
+    AUC costs binomial convolutions, its reconstruction only the flip probabilities)."""
 
     def __init__(self, makers: Mapping[str, Callable[[], float]]):
         super().__init__()
@@ -155,177 +104,13 @@ class _Lazy(dict):
         self[key] = value = self.makers[key]()
         return value
 
-    def items(self):
+    def items(self):  # noqa: D102 - every measure, computed
         return [(k, self[k]) for k in self.makers]
 
 
-def _hoho_evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.hoho import exact
-
-    lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
-
-    def recon() -> float:  # exact_attack's expected reconstruction, from (p, q) alone
-        p, q = exact.flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-        ones = np.asarray(counts.ones, dtype=float)
-        return float(np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions))
-
-    return _Lazy(
-        {
-            "auc_mean": lambda: float(np.mean(exact.exact_auc(counts, lam, epsilon))),
-            "reconstruction_mean": recon,
-        }
-    )
-
-
-# --- Metric DP ------------------------------------------------------------------------------------
-
-
-def _metric_params():
-    from dpviz import registry
-
-    return registry.get("metric-live").params
-
-
-def _metric_embeddings(v: Mapping[str, Any]) -> tuple[str, ...]:
-    names = [v["embedding"]]
-    if v.get("compare", "none") not in ("none", v["embedding"]):
-        names.append(v["compare"])
-    return tuple(names)
-
-
-def _metric_prepare(v: Mapping[str, Any], embedding: str):
-    from dpviz.data.embeddings import resolve
-    from dpviz.papers.metric.pipeline import word_state
-
-    at = dict(v, embedding=embedding)
-    return resolve(embedding), word_state(at, "embedding")
-
-
-def _metric_evaluate(state, v: Mapping[str, Any], embedding: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.metric import mechanism as mdp
-
-    emb, envelopes = state
-    df = mdp.stats_at(emb, envelopes, [epsilon], v["eta"])
-    words = max(len(df), 1)
-    kept = df.n_w / df.samples
-    se = lambda col: float(col.std(ddof=1) / math.sqrt(words)) if len(col) > 1 else 0.0  # noqa: E731
-    return {
-        "n_w": float(df.n_w.mean()),
-        "n_w_se": se(df.n_w),
-        "s_w": float(df.s_w.mean()),
-        "s_w_se": se(df.s_w),
-        "share_kept": float(df.n_w.sum() / df.samples.sum()),
-        "share_kept_se": se(kept),
-        "mean_cosine": float(df.cosine.mean()),
-        "mean_cosine_se": se(df.cosine),
-    }
-
-
-# --- Partial sensitivity ----------------------------------------------------------------------------
-
-
-def _partial_params():
-    from dpviz import registry
-
-    return (*registry.get("partial-individuals").params, _DELTA)
-
-
-def _partial_prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz import registry
-
-    spec = registry.get("partial-individuals")
-    own = {p.name: v[p.name] for p in spec.params}
-    return spec, own
-
-
-def _partial_evaluate(state, v: Mapping[str, Any], mechanism: str, sigma: float) -> dict[str, float]:
-    spec, own = state
-    table = spec.table({**own, "sigma": sigma})
-    rdp = float(table["rdp_epsilon"].max())  # the guarantee: the worst-off individual
-    alpha, delta = float(v["alpha"]), float(v["delta"])
-    return {"rdp_epsilon": rdp, "sigma": sigma, "dp_epsilon": rdp + math.log(1 / delta) / (alpha - 1)}
-
-
-def _delta_param():
-    from dpviz.params import Param
-
-    return Param(
-        "delta",
-        "float",
-        1e-5,
-        "δ of the (ε, δ) conversion",
-        "Rényi DP at order α gives (ε_RDP + log(1/δ)/(α − 1), δ)-DP (Mironov 2017, Prop. 3).",
-        min=1e-12,
-        max=0.1,
-        log=True,
-    )
-
-
-_DELTA = _delta_param()
-
-PAGES: dict[str, Page] = {
-    "adept": Page(
-        "adept",
-        "epsilon",
-        ("adept", "l1_clip", "laplace_corrected", "gaussian"),
-        (
-            Measure("epsilon_actual", "at most", True, "the ε really guaranteed", "privacy"),
-            Measure("rms_error_relative", "at most", True, "RMS error / C", "utility"),
-            Measure("cosine", "at least", False, "mean cosine to the clipped vector", "utility", (-1.0, 1.0)),
-        ),
-        _adept_params,
-        _adept_prepare,
-        _adept_evaluate,
-    ),
-    "hoho": Page(
-        "hoho",
-        "epsilon",
-        ("ome", "sue", "oue"),
-        (
-            Measure("auc_mean", "at most", True, "the linking attack's AUC", "privacy", (0.0, 1.0)),
-            Measure(
-                "reconstruction_mean", "at most", True, "share of bits the attack reads back", "privacy", (0.0, 1.0)
-            ),
-        ),
-        _hoho_params,
-        _hoho_prepare,
-        _hoho_evaluate,
-    ),
-    "metric": Page(
-        "metric",
-        "epsilon",
-        _metric_embeddings,
-        (
-            Measure("n_w", "at most", False, "average N_w: releases that keep the word", "privacy"),
-            Measure("s_w", "at least", False, "average S_w: distinct outputs", "privacy"),
-            Measure("share_kept", "at least", False, "share of releases that keep the word", "utility", (0.0, 1.0)),
-            Measure(
-                "mean_cosine",
-                "at least",
-                False,
-                "mean cosine of the released word to the original",
-                "utility",
-                (-1.0, 1.0),
-            ),
-        ),
-        _metric_params,
-        _metric_prepare,
-        _metric_evaluate,
-    ),
-    "partial": Page(
-        "partial",
-        "sigma",
-        ("gaussian",),
-        (
-            Measure("rdp_epsilon", "at most", True, "Rényi-DP ε at α of the worst-off individual", "privacy"),
-            Measure("sigma", "at least", True, "the Gaussian noise σ", "setting"),
-        ),
-        _partial_params,
-        _partial_prepare,
-        _partial_evaluate,
-    ),
-}
-"""The pages that can be calibrated, by their paper keys."""
+PAGES: Mapping[str, Page] = PerPaper("targets", "TARGETS")
+"""The pages that can be calibrated, by their paper keys: each paper's ``TARGETS``, declared in
+its own folder (``dpviz/papers/<key>/targets.py``)."""
 
 
 # --- solving ----------------------------------------------------------------------------------------
@@ -462,8 +247,10 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
         elif value <= 0 and measure.column not in ("cosine", "mean_cosine"):
             raise InputError(f"the target {name}={value:g} must be above 0.")
         parsed[name] = (measure, value)
-    if len(parsed) > 1 and page == "partial" and "sigma" in parsed:
-        raise InputError("sigma is the setting itself: give it alone, or give rdp_epsilon alone.")
+    setting = next((name for name, (m, _) in parsed.items() if m.kind == "setting"), None)
+    if len(parsed) > 1 and setting is not None:
+        others = " or ".join(m.column for m in p.measures if m.kind != "setting")
+        raise InputError(f"{setting} is the setting itself: give it alone, or give {others} alone.")
     rows = []
     for name, (measure, value) in parsed.items():
         for mech in p.mechanisms_for(values):
@@ -477,29 +264,26 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
                 rows.append(row)
             else:
                 rows.append(_one(p, values, mech, measure, value, lo, hi))
-                if page == "hoho":
-                    rows[-1]["lambda_"] = values["lambda_"] if mech == "ome" else float("nan")
-        if page == "hoho" and measure.kind != "setting":
-            rows.extend(_ome_curve(p, values, measure, value, lo, hi))
+                if p.second is not None:
+                    second = p.second
+                    rows[-1][second.param] = values[second.param] if mech == second.mechanism else float("nan")
+        if p.second is not None and measure.kind != "setting":
+            rows.extend(_second_curve(p, values, measure, value, lo, hi))
     df = pd.DataFrame(rows)
     if len(parsed) > 1:
         _contradictions(df, p)
     return df
 
 
-OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
-"""The λ at which the HoHo page's answer also solves OME (its (ε, λ) curve), beside the page's λ."""
-
-
-def _ome_curve(p: Page, values: Mapping[str, Any], measure: Measure, target: float, lo: float, hi: float) -> list:
-    """OME's (ε, λ) curve: the ε that reaches the target at each λ of :data:`OME_LAMBDAS` (the
-    page's own λ is the row above); each row carries its ``lambda_``."""
-    out = []
-    for lam in OME_LAMBDAS:
-        if lam == values["lambda_"]:
+def _second_curve(p: Page, values: Mapping[str, Any], measure: Measure, target: float, lo: float, hi: float) -> list:
+    """The second setting's curve (:class:`SecondSetting`): the slider's value that reaches the
+    target at each of its values (the page's own value is the row above); each row carries it."""
+    second, out = p.second, []
+    for at in second.values:
+        if at == values[second.param]:
             continue
-        row = _one(p, dict(values, lambda_=lam), "ome", measure, target, lo, hi)
-        row["lambda_"] = lam
+        row = _one(p, dict(values, **{second.param: at}), second.mechanism, measure, target, lo, hi)
+        row[second.param] = at
         out.append(row)
     return out
 
@@ -545,23 +329,3 @@ def panel_answer(page: str, values: Mapping[str, Any]) -> pd.DataFrame | None:
     table = calibrate_page(page, {target: values["target_value"]}, raw)
     table.attrs["page"] = page
     return table
-
-
-def answer_adept(values, progress=None):
-    """The ADePT page's panel compute (:func:`panel_answer`)."""
-    return panel_answer("adept", values)
-
-
-def answer_hoho(values, progress=None):
-    """The HoHo page's panel compute (:func:`panel_answer`)."""
-    return panel_answer("hoho", values)
-
-
-def answer_metric(values, progress=None):
-    """The metric DP page's panel compute (:func:`panel_answer`)."""
-    return panel_answer("metric", values)
-
-
-def answer_partial(values, progress=None):
-    """The partial sensitivity page's panel compute (:func:`panel_answer`)."""
-    return panel_answer("partial", values)

@@ -9,7 +9,9 @@ the paper's one name: its folder, its page key and the prefix of its figure ids
 ``figures.py`` (imported only when a figure is needed, so listing the papers is cheap).
 
 Adding a paper: a folder here with ``__init__.py`` (the declaration) and ``figures.py`` (the
-specs), and a page file of a few lines under ``pages/`` calling :func:`webui.paper_page.show`.
+specs), and a page file of a few lines under ``pages/`` calling :func:`webui.paper_page.show`;
+for targets and a frontier, ``targets.py`` (``TARGETS``, ``FRONTIER``, ``answer``: see
+docs/design.md, "Adding a paper").
 """
 
 from __future__ import annotations

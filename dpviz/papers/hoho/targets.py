@@ -1,0 +1,76 @@
+"""What the HoHo page declares for choosing a setting from a target (:mod:`dpviz.targets`) and for
+its privacy-utility frontier (:mod:`dpviz.frontier`): the attack's exact AUC and reconstruction at
+a claimed ε (``exact``), OME's second setting λ (solved at the page's λ and along
+:data:`OME_LAMBDAS`; SUE and OUE have none), and the frontier's axes."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from dpviz.frontier import Axes
+from dpviz.targets import Lazy, Measure, Page, SecondSetting, panel_answer
+
+OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
+"""The λ at which the HoHo page's answer also solves OME (its (ε, λ) curve), beside the page's λ."""
+
+
+def _params():
+    from dpviz import registry
+
+    return registry.get("hoho-live").params
+
+
+def _prepare(v: Mapping[str, Any], mechanism: str):
+    from dpviz.papers.hoho.pipeline import attack_counts
+
+    return attack_counts(v["corpus"], mechanism, v["targets"], v["seed"])
+
+
+def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
+    from dpviz.papers.hoho import exact
+
+    lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
+
+    def recon() -> float:  # exact_attack's expected reconstruction, from (p, q) alone
+        p, q = exact.flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
+        ones = np.asarray(counts.ones, dtype=float)
+        return float(np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions))
+
+    return Lazy(
+        {
+            "auc_mean": lambda: float(np.mean(exact.exact_auc(counts, lam, epsilon))),
+            "reconstruction_mean": recon,
+        }
+    )
+
+
+TARGETS = Page(
+    "hoho",
+    "epsilon",
+    ("ome", "sue", "oue"),
+    (
+        Measure("auc_mean", "at most", True, "the linking attack's AUC", "privacy", (0.0, 1.0)),
+        Measure("reconstruction_mean", "at most", True, "share of bits the attack reads back", "privacy", (0.0, 1.0)),
+    ),
+    _params,
+    _prepare,
+    _evaluate,
+    second=SecondSetting("lambda_", "ome", OME_LAMBDAS),
+)
+
+FRONTIER = Axes(
+    "auc_mean", "linking attack AUC", "lower", "reconstruction_mean", "share of bits read back", "higher",
+    "epsilon", "claimed ε", privacy_log=False, utility_log=False,
+    note="The share of bits read back is both what a receiver of the encoding reads correctly and what the "
+    "attack reconstructs. OME's curve moves with λ; SUE and OUE have none.",
+    default_target=0.6,
+    label=lambda mech, v: {"ome": f"OME, λ = {v['lambda_']:g}", "sue": "SUE", "oue": "OUE"}[mech],
+    ignores={"sue": ("lambda_",), "oue": ("lambda_",)},
+)  # fmt: skip
+
+
+def answer(values, progress=None):
+    """The page's "Choose from a target" panel compute (:func:`dpviz.targets.panel_answer`)."""
+    return panel_answer("hoho", values)
