@@ -150,9 +150,14 @@ export function show(gd, figure, tag, now) {
     if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
     const box = size(gd);
     const data = fittedData(figure, box.width);
+    // a newer figure asked for while this one was drawn is drawn by its own call: this one
+    // neither draws again (the legend's second pass, issued after the newer call, would put the
+    // older figure back over it) nor says it is the one drawn
+    const superseded = () => gd.__dpviz !== state || gd.__dpvizShown !== figure;
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
-      if (settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
+      if (!superseded() && settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
     }).then(() => {
+      if (superseded()) return;
       keepSides(gd, box);
       gd.__dpvizDrawn = { tag, at: performance.now(), state }; // (which of the server's messages it drew)
       gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
