@@ -9,19 +9,21 @@ from collections.abc import Mapping
 from typing import Any, Iterable
 
 
+def package_names(path: Iterable[str]) -> list[str]:
+    """The sub-packages' names under ``path`` (a package's ``__path__``, or its folder), sorted."""
+    return sorted(info.name for info in pkgutil.iter_modules([str(p) for p in path]) if info.ispkg)
+
+
 def declared(package: str, path: Iterable[str], attribute: str, what: str) -> tuple[Any, ...]:
     """Every sub-package's ``attribute`` under ``package`` (searched on ``path``), in ``order``;
     ValueError when one's ``key`` is not its folder's name."""
     found = []
-    for info in pkgutil.iter_modules(list(path)):
-        if info.ispkg:
-            item = getattr(importlib.import_module(f"{package}.{info.name}"), attribute)
-            if item.key != info.name:
-                folder = package.replace(".", "/")
-                raise ValueError(
-                    f"{folder}/{info.name}/ declares the key {item.key!r}: a {what}'s key is its folder's name"
-                )
-            found.append(item)
+    for name in package_names(path):
+        item = getattr(importlib.import_module(f"{package}.{name}"), attribute)
+        if item.key != name:
+            folder = package.replace(".", "/")
+            raise ValueError(f"{folder}/{name}/ declares the key {item.key!r}: a {what}'s key is its folder's name")
+        found.append(item)
     return tuple(sorted(found, key=lambda item: item.order))
 
 
@@ -50,8 +52,7 @@ class PerPaper(Mapping):
             from pathlib import Path
 
             found = {}
-            folders = sorted(i.name for i in pkgutil.iter_modules([str(Path(__file__).parent / "papers")]) if i.ispkg)
-            for key in folders:  # (the papers' folders, read without importing the papers)
+            for key in package_names([Path(__file__).parent / "papers"]):  # (read without importing the papers)
                 name = f"dpviz.papers.{key}.{self.module}"
                 if find_spec(name) is not None:
                     found[key] = getattr(importlib.import_module(name), self.attribute)
