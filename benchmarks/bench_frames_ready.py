@@ -59,6 +59,24 @@ def build_cache(folder: Path) -> float:
     return time.perf_counter() - start
 
 
+def arguments(pages: list[str], limit: float) -> argparse.Namespace:
+    """The frames benchmarks' command line: pages, a built cache, the seconds to wait."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", default=",".join(pages))
+    ap.add_argument("--built", help="a cache folder `dpviz build` already filled (default: build one now)")
+    ap.add_argument("--limit", type=float, default=limit, help="seconds to wait for the frames")
+    return ap.parse_args()
+
+
+def built_or_new(path: str | None) -> Path:
+    """The cache folder ``path`` that `dpviz build` filled, or one it fills now (its seconds printed)."""
+    if path:
+        return Path(path)
+    built = Path(tempfile.mkdtemp(prefix="dpviz-built-"))
+    print(f"python -m dpviz build into an empty cache: {build_cache(built):.0f} s", flush=True)
+    return built
+
+
 def _until(page, expression: str, limit: float) -> float | None:
     """Seconds until ``expression`` holds in the page (None: not within ``limit`` seconds)."""
     start = time.perf_counter()
@@ -95,17 +113,8 @@ def _s(x: float | None, limit: float) -> str:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--pages", default=",".join(PAGES))
-    ap.add_argument("--built", help="a cache folder `dpviz build` already filled (default: build one now)")
-    ap.add_argument("--limit", type=float, default=120.0, help="seconds to wait for the frames")
-    args = ap.parse_args()
-    if args.built:
-        built, seconds = Path(args.built), None
-    else:
-        built = Path(tempfile.mkdtemp(prefix="dpviz-built-"))
-        seconds = build_cache(built)
-        print(f"python -m dpviz build into an empty cache: {seconds:.0f} s")
+    args = arguments(PAGES, 120.0)
+    built = built_or_new(args.built)
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)

@@ -1,7 +1,8 @@
-"""The background worker's queue of frames (:mod:`webui.live_frames`): one thread per process
-computes them, one set at a time, the most recently asked for first, at a lower CPU priority than
-the visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two
-positions).
+"""The background worker's queue of frames (:mod:`webui.live_frames`): as many threads per
+process as there are frame workers (:func:`webui.frames_pool.concurrency`: one per core), each
+taking one set at a time, the most recently asked for first, and having a worker process compute
+it (:mod:`webui.frames_pool`) or, without one, computing it itself at a lower CPU priority than the
+visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two positions).
 
 Each request names who asks (:func:`webui.live_frames.asker`: the session, the chart, the
 slider; None: nobody who moves on, such as the warm-up). An asker's newer request withdraws its
@@ -19,6 +20,7 @@ import time
 from typing import Any
 
 from dpviz import caches
+from webui import frames_pool
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.live_frames keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
@@ -50,9 +52,10 @@ def request(key: str, job, by: tuple | None = None) -> None:
         if key in _WORKING:
             return
         _PENDING[key] = (time.monotonic(), job)
-        if not _WORKER or not _WORKER[0].is_alive():
-            _WORKER[:] = [threading.Thread(target=_work, name="dpviz-frames", daemon=True)]
-            _WORKER[0].start()
+        _WORKER[:] = [t for t in _WORKER if t.is_alive()]
+        if len(_WORKER) < frames_pool.concurrency():
+            _WORKER.append(threading.Thread(target=_work, name=f"dpviz-frames-{len(_WORKER)}", daemon=True))
+            _WORKER[-1].start()
         _LOCK.notify()
 
 

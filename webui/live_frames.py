@@ -36,7 +36,7 @@ from dpviz.frames import compute_frames, slider_grid
 from dpviz.params import Param, format_value
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
-from webui import frames_queue
+from webui import frames_pool, frames_queue
 
 FRAMES_COMPONENT = "dpviz_frames"
 _FRAMES = caches.memo("web.frames")  # the same memo as frames_queue's (one per name and process)
@@ -87,12 +87,21 @@ def _get(key: str, kind: str, canonical: dict[str, str], compute) -> Held:
     return _FRAMES.get(key, lambda: _held(tables.cached_blob(kind, canonical, compute)))
 
 
-def _lookup(key: str, kind: str, canonical: dict[str, str], compute, asker: tuple | None = None) -> Held | None:
+def _lookup(
+    key: str, kind: str, canonical: dict[str, str], compute, asker: tuple | None = None, task: tuple | None = None
+) -> Held | None:
     """Frames ``key`` if this process holds them or the disk does; else None, and a request to
-    the background worker on behalf of ``asker``."""
+    the background worker on behalf of ``asker``, which has a worker process compute ``task``
+    (:mod:`webui.frames_pool`) or, without one, computes them in its own thread."""
     if _FRAMES.contains(key) or tables.blob_cached(kind, canonical):
         return _get(key, kind, canonical, compute)
-    frames_queue.request(key, lambda progress: _get(key, kind, canonical, lambda: compute(progress)), asker)
+
+    def job(progress) -> None:
+        if task is not None:
+            frames_pool.compute(task, key, progress)  # into the disk cache; False: not done, done here
+        _get(key, kind, canonical, lambda: compute(progress))
+
+    frames_queue.request(key, job, asker)
     return None
 
 
@@ -134,7 +143,8 @@ def frames_for(
     own = {p.name: values[p.name] for p in spec.params}
     key = frames_key(spec, own, slider)
     canonical = _canonical(spec, own, slider)
-    held = _lookup(key, f"{spec.id}.frames", canonical, lambda progress: _compute(spec, own, slider, progress), by)
+    compute = functools.partial(_compute, spec, own, slider)
+    held = _lookup(key, f"{spec.id}.frames", canonical, compute, by, frames_pool.figure_task(spec, own, slider))
     return key, held
 
 
@@ -222,11 +232,11 @@ def on_disk(what, values: dict[str, Any], slider: Param) -> bool:
 
 
 def text_frames_for(
-    panel, values: dict[str, Any], slider: Param, now: bool = False, by: tuple | None = None
+    panel, values: dict[str, Any], slider: Param, now: bool = False, by: tuple | None = None, progress=None
 ) -> tuple[str, Held | None]:
     """The key and the HTML frames of ``panel`` along ``slider`` (its HTML at every position);
     None (and a request to the background worker on behalf of ``by``) while they are not
-    computed, unless ``now``."""
+    computed, unless ``now`` (then computed in this thread, telling ``progress``)."""
     from dpviz.panels import resolve
 
     own = {p.name: values[p.name] for p in panel.params}
@@ -243,8 +253,9 @@ def text_frames_for(
         return zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)
 
     if now:
-        return key, _get(key, f"panel-{panel.id}.frames", canonical, compute)
-    return key, _lookup(key, f"panel-{panel.id}.frames", canonical, compute, by)
+        return key, _get(key, f"panel-{panel.id}.frames", canonical, lambda: compute(progress))
+    task = frames_pool.panel_task(panel, own, slider.name)
+    return key, _lookup(key, f"panel-{panel.id}.frames", canonical, compute, by, task)
 
 
 def text_frames_now(panel, values: dict[str, Any], slider: Param) -> Held:

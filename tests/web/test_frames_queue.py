@@ -8,7 +8,9 @@ import itertools
 import threading
 import time
 
-from webui import frames_queue
+import pytest
+
+from webui import frames_pool, frames_queue
 
 _IDS = itertools.count()
 
@@ -40,6 +42,15 @@ class _Jobs:
                 self.done.set()
 
         return run
+
+
+@pytest.fixture(autouse=True)
+def _one_thread(monkeypatch):
+    """The queue's order on one thread (a server runs one per frame worker, webui.frames_pool; what
+    each thread takes next is the same rule): these tests say which job starts when."""
+    monkeypatch.setattr(frames_pool, "concurrency", lambda: 1)
+    alive = [t for t in frames_queue._WORKER if t.is_alive()]
+    assert len(alive) <= 1, "another test left several queue threads in this process"
 
 
 def _wait(what, timeout: float = 120.0) -> None:

@@ -1,0 +1,131 @@
+"""Benchmark: after one key step of a slider, how soon the page's other sliders follow a drag
+again (issue: live from the first second).
+
+A reader on a fresh install: a freshly started server on a copy of a cache that ``python -m dpviz
+build`` filled, headless Chromium at 1280 x 800, the page opened by its plain link, its first view
+drawn, then a 3-s pause (nothing waits for the server to be quiet). The reader presses the right
+arrow once on one slider; the charts' frames for every *other* slider at the new setting are
+missing (the build made those of the defaults), and until they are there a key press or a drag
+of those sliders is a server run. Measured from the key press:
+
+- **drawn**: until the page's run at the new setting has drawn the charts (their frames keys
+  for the other sliders changed);
+- **frames**: until every chart on the page holds its frames for every slider again.
+
+Then the same with the page's other slider (a reader who pressed ε once and now moves λ), on the
+same server. Two routes, each on a server of its own, in the same run: the *baseline* computes the
+frames in one background thread of the server process (``DPVIZ_FRAME_WORKERS=0``, as before the
+frame workers); *workers* hands them to the frame worker processes (:mod:`webui.frames_pool`, one
+per core). The Metric DP page has one slider (its frames do not depend on ε's own value) and is
+not measured here.
+
+    python benchmarks/bench_frames_step.py --built /tmp/built
+    python benchmarks/bench_frames_step.py --pages HoHo_attack --limit 120
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+from bench_frames_ready import ALL_FRAMES, IDLE, _s, arguments, built_or_new  # noqa: E402
+from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
+
+PAGES = ["ADePT_sensitivity", "HoHo_attack", "Partial_sensitivity"]
+ROUTES = {"baseline": "0", "workers": ""}  # DPVIZ_FRAME_WORKERS ("": one per core)
+KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
+  .filter(e => e.__dpviz).flatMap((e, i) => Object.entries(e.__dpviz.sliders || {})
+  .map(([label, s]) => [`${i} ${label}`, s.frames])))"""
+LABELS = """() => [...new Set([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
+  .filter(e => e.__dpviz).flatMap(e => Object.keys(e.__dpviz.sliders || {})))]"""
+# the charts' frames keys for sliders other than the one pressed have all changed
+MOVED = (
+    """([label, before]) => {
+  const now = (%s)();
+  const others = Object.keys(before).filter(k => !k.endsWith(' ' + label));
+  return others.length > 0 && others.every(k => now[k] !== undefined && now[k] !== before[k]);
+}"""
+    % KEYS
+)
+
+
+def _until(page, expression: str, arg, limit: float, start: float) -> float | None:
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=limit * 1000, polling=50)
+    except Exception:  # noqa: BLE001 - a timeout is a figure here ("> limit")
+        return None
+    return time.perf_counter() - start
+
+
+def _step(page, label: str, limit: float) -> dict:
+    """Press the right arrow once on slider ``label`` after a 3-s pause; the seconds until the run
+    at the new setting drew the charts, and until every chart holds its frames again."""
+    page.wait_for_function(IDLE, timeout=300_000)
+    page.wait_for_timeout(3000)
+    before = page.evaluate(KEYS)
+    slider = page.get_by_role("slider", name=label)
+    slider.focus()
+    start = time.perf_counter()
+    page.keyboard.press("ArrowRight")
+    drawn = _until(page, MOVED, [label, before], limit, start)
+    frames = _until(page, ALL_FRAMES, None, limit, start) if drawn is not None else None
+    return {"label": label, "drawn": drawn, "frames": frames}
+
+
+def measure(browser, path: str, built: Path, workers: str, limit: float) -> list[dict]:
+    tmp = Path(tempfile.mkdtemp(prefix="dpviz-step-"))
+    env = {"DPVIZ_FRAMES": "1", "DPVIZ_FRAME_WORKERS": workers}
+    proc, url, log = start_server(tmp, extra_env=env, cache_from=built)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}/{path}")
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
+        page.wait_for_function(IDLE, timeout=300_000)
+        page.wait_for_function(ALL_FRAMES, timeout=limit * 1000, polling=100)  # the build's: at once
+        labels = page.evaluate(LABELS)
+        rows = [_step(page, label, limit) for label in labels]
+        page.close()
+        return rows
+    finally:
+        stop_server(proc, log)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    args = arguments(PAGES, 90.0)
+    built = built_or_new(args.built)
+    results: dict[tuple, dict] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
+        for path in args.pages.split(","):
+            for route, workers in ROUTES.items():
+                for r in measure(browser, path, built, workers, args.limit):
+                    results[(path, r["label"], route)] = r
+                    print(
+                        f"{path:20s} {route:8s} step of {r['label']:28s} drawn {_s(r['drawn'], args.limit):>5} s"
+                        f"  every frame again {_s(r['frames'], args.limit):>5} s",
+                        flush=True,
+                    )
+        browser.close()
+    print("\nseconds from a key step until every chart holds its frames again: baseline / workers (ratio)")
+    for (path, label, route), r in results.items():
+        if route != "baseline" or (path, label, "workers") not in results:
+            continue
+        w = results[(path, label, "workers")]
+        b_s, w_s = r["frames"] or args.limit, w["frames"] or args.limit
+        print(
+            f"{path:20s} {label:28s} {_s(r['frames'], args.limit):>5} / {_s(w['frames'], args.limit):>5} s"
+            f" ({b_s / max(w_s, 0.05):.1f}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The frame workers (webui.frames_pool): frames computed in a worker process are the frames the
+server's own thread computes; frames nobody wants any more stop in the worker; a pool that breaks
+is logged and the frames are computed in the server's thread, as before the pool."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+import time
+import zlib
+
+import pytest
+
+from dpviz import registry, tables
+from dpviz.frames import decode, difference
+from webui import frames_pool, frames_queue, live_frames
+
+pytestmark = pytest.mark.slow  # worker processes started and killed: the full run, not the quick tier
+FIGURE = "adept-sensitivity"  # 53 positions along n, a fraction of a second a set
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    """Two workers, writing into the session's disk cache (each test asks for a setting of its own)."""
+    monkeypatch.setenv("DPVIZ_FRAME_WORKERS", "2")
+    monkeypatch.setattr(frames_pool, "_BREAKS", [0])
+    frames_pool.shutdown()
+    yield frames_pool
+    frames_pool.shutdown()
+
+
+def _values(figure: str, **changed) -> dict:
+    spec = registry.get(figure)
+    values = {p.name: p.default for p in spec.params}
+    values.update(changed)
+    return values
+
+
+def _on_disk(spec, values, slider) -> bool:
+    return tables.blob_cached(f"{spec.id}.frames", live_frames._canonical(spec, values, slider))
+
+
+def _wanted(*_) -> None:
+    """``between`` of a request somebody still wants."""
+
+
+def test_frames_from_a_worker_equal_the_servers_own(pool):
+    spec = registry.get(FIGURE)
+    values = _values(FIGURE, clip=3.0)
+    task = frames_pool.figure_task(spec, values, "dim")
+    assert not _on_disk(spec, values, "dim")
+    assert frames_pool.compute(task, "test-pool-equal", _wanted) is True
+    assert _on_disk(spec, values, "dim"), "the worker writes its frames into the disk cache"
+    from_worker = decode(live_frames.build(spec, values, "dim").blob)
+    here = decode(live_frames._compute(spec, values, "dim"))
+    assert from_worker["grid"] == here["grid"] and len(from_worker["frames"]) == len(here["grid"]) > 10
+    for a, b in zip(from_worker["frames"], here["frames"]):
+        assert difference(a, b) is None
+
+
+def test_a_panels_html_frames_from_a_worker_equal_the_servers_own(pool):
+    from dpviz import papers
+
+    panel = next(x for x in papers.get("metric").panels if x.html)
+    slider = next(p for p in registry.page_params("metric") if p.slider and p.name in {q.name for q in panel.params})
+    values = {p.name: p.default for p in registry.page_params("metric")}
+    assert frames_pool.compute(frames_pool.panel_task(panel, values, slider.name), "test-pool-panel", _wanted)
+    key, held = live_frames.text_frames_for(panel, values, slider)
+    assert held is not None, "read from the disk the worker wrote"
+    doc = json.loads(zlib.decompress(held.blob))
+    assert doc["panel"] == panel.id and len(doc["html"]) == len(doc["grid"]) > 10
+    from dpviz.panels import resolve
+
+    for k in (0, len(doc["grid"]) // 2, len(doc["grid"]) - 1):  # the server's own HTML at three positions
+        at = dict({p.name: values[p.name] for p in panel.params}, **{slider.name: doc["grid"][k]})
+        assert doc["html"][k] == resolve(panel.html)(panel.run(at), at)
+
+
+def test_frames_nobody_wants_stop_in_the_worker(pool):
+    """The worker is told to stop: it stops at its next position and its frames never reach the
+    disk (had the marker been missed, the set would have been finished and written)."""
+    spec = registry.get("hoho-frontier")  # 65 positions, most of a second each
+    values = _values("hoho-frontier", target_value=0.61)
+    asked = []
+
+    def nobody(*_):
+        asked.append(time.monotonic())
+        if len(asked) >= 2:  # the worker has started when the visitor moves on
+            raise frames_queue.Withdrawn("test")
+
+    with pytest.raises(frames_queue.Withdrawn):
+        frames_pool.compute(frames_pool.figure_task(spec, values, "lambda_"), "test-pool-stop", nobody)
+    frames_pool.shutdown()  # waits for the workers' tasks: a missed marker would finish the set
+    assert not _on_disk(spec, values, "lambda_"), "the withdrawn set was finished anyway"
+
+
+def test_a_killed_worker_is_logged_and_the_frames_are_computed_here(pool, caplog):
+    spec = registry.get("hoho-frontier")
+    values = _values("hoho-frontier", target_value=0.62)
+    started = threading.Event()
+
+    def kill_the_workers(*_):
+        if not started.is_set():
+            started.set()
+            for pid in list(frames_pool._POOL[0]._processes):
+                os.kill(pid, signal.SIGKILL)
+
+    with caplog.at_level(logging.WARNING, logger="dpviz.frames"):
+        done = frames_pool.compute(frames_pool.figure_task(spec, values, "lambda_"), "test-pool-kill", kill_the_workers)
+    assert done is False, "a broken pool leaves the frames to the caller"
+    assert any("process pool broke" in r.getMessage() for r in caplog.records)
+    assert not frames_pool._POOL, "the broken pool is forgotten"
+    # the page's route: the queue's job computes them in the server's thread instead
+    small, vals = registry.get(FIGURE), _values(FIGURE, clip=5.0)
+    frames_pool._BREAKS[0] = frames_pool.MAX_BREAKS  # as after repeated breaks: no pool again
+    assert frames_pool.compute(frames_pool.figure_task(small, vals, "dim"), "x", _wanted) is False
+    key, held = live_frames.frames_for(small, vals, "dim")
+    assert held is None  # asked for: the queue's thread computes them
+    deadline = time.monotonic() + 120
+    while frames_queue.pending([key]):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert _on_disk(small, vals, "dim")
+
+
+EXITING = """
+import sys, threading, time
+sys.path.insert(0, {root!r})
+from dpviz import registry
+from webui import frames_pool
+spec = registry.get("hoho-frontier")
+values = dict({{p.name: p.default for p in spec.params}}, target_value=0.64)
+task = frames_pool.figure_task(spec, values, "lambda_")
+threading.Thread(target=frames_pool.compute, args=(task, "exit", lambda *_: None), daemon=True).start()
+while not frames_pool._POOL or not frames_pool._POOL[0]._processes:
+    time.sleep(0.05)
+time.sleep(3)  # the worker is in its set
+print(" ".join(str(p) for p in frames_pool._POOL[0]._processes), flush=True)
+"""
+
+
+def test_a_server_that_ends_does_not_wait_for_its_workers_set(pool):
+    """The interpreter ends with the workers killed, not after the set they were computing (which
+    concurrent.futures waits for at exit): the set never reaches the disk and no worker is left."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", EXITING.format(root=root)], capture_output=True, text=True, timeout=600, check=True
+    )
+    pids = [int(p) for p in out.stdout.split()]
+    assert pids, out.stderr
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+    spec = registry.get("hoho-frontier")
+    values = _values("hoho-frontier", target_value=0.64)
+    assert not _on_disk(spec, values, "lambda_"), "the interpreter waited for the worker's whole set"
