@@ -39,20 +39,19 @@ from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_serv
 
 PAGES = ["ADePT_sensitivity", "HoHo_attack", "Partial_sensitivity"]
 ROUTES = {"baseline": "0", "workers": ""}  # DPVIZ_FRAME_WORKERS ("": one per core)
-KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
-  .filter(e => e.__dpviz).flatMap((e, i) => Object.entries(e.__dpviz.sliders || {})
-  .map(([label, s]) => [`${i} ${label}`, s.frames])))"""
+KEYS = """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
+  .map(e => Object.fromEntries(Object.entries(e.__dpviz.sliders || {}).map(([label, s]) => [label, s.frames])))"""
 LABELS = """() => [...new Set([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).flatMap(e => Object.keys(e.__dpviz.sliders || {})))]"""
-# the charts' frames keys for sliders other than the one pressed have all changed
-MOVED = (
-    """([label, before]) => {
+# every chart that follows the pressed slider has new frames keys for its other sliders (the run
+# at the new setting drew it); a chart that does not follow it keeps its frames
+MOVED = """([label, before]) => {
   const now = (%s)();
-  const others = Object.keys(before).filter(k => !k.endsWith(' ' + label));
-  return others.length > 0 && others.every(k => now[k] !== undefined && now[k] !== before[k]);
-}"""
-    % KEYS
-)
+  if (now.length !== before.length) return false;
+  const pairs = before.map((b, i) => [b, now[i]]).filter(([b]) => label in b && Object.keys(b).length > 1);
+  return pairs.length > 0 && pairs.every(([b, n]) =>
+    Object.keys(b).filter(l => l !== label).every(l => n[l] !== undefined && n[l] !== b[l]));
+}""" % KEYS
 
 
 def _until(page, expression: str, arg, limit: float, start: float) -> float | None:

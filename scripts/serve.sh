@@ -82,6 +82,12 @@ fi
 case "$PROCESSES" in
   '' | *[!0-9]* | 0) echo "DPVIZ_PROCESSES must be a whole number >= 1, got '$PROCESSES'." >&2; exit 2 ;;
 esac
+# frame worker processes per server process (webui/frames_pool.py): the cores shared among them
+if [ -z "${DPVIZ_FRAME_WORKERS:-}" ]; then
+  CORES="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)"
+  DPVIZ_FRAME_WORKERS=$(( CORES / PROCESSES > 0 ? CORES / PROCESSES : 1 ))
+  export DPVIZ_FRAME_WORKERS
+fi
 if [ "$PROCESSES" -gt 1 ] && ! command -v haproxy >/dev/null 2>&1; then
   echo "DPVIZ_PROCESSES=$PROCESSES needs HAProxy in front of the processes (Debian: apt-get install -y haproxy);" \
        "serving with one process." >&2

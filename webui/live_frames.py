@@ -141,6 +141,7 @@ def frames_for(
     background worker on behalf of ``by``, :func:`asker`) while they are not computed. On disk
     already: read now."""
     own = {p.name: values[p.name] for p in spec.params}
+    frames_pool.prestart(spec.page, values)
     key = frames_key(spec, own, slider)
     canonical = _canonical(spec, own, slider)
     compute = functools.partial(_compute, spec, own, slider)

@@ -160,3 +160,17 @@ def test_a_server_that_ends_does_not_wait_for_its_workers_set(pool):
     spec = registry.get("hoho-frontier")
     values = _values("hoho-frontier", target_value=0.64)
     assert not _on_disk(spec, values, "lambda_"), "the interpreter waited for the worker's whole set"
+
+
+def test_a_page_starts_its_workers_with_its_state_loaded(pool):
+    """The first chart with frames a page draws starts the workers, each asked to load that page's
+    prepared state (once per page)."""
+    values = {p.name: p.default for p in registry.page_params("partial")}
+    assert not frames_pool._POOL
+    frames_pool.prestart("partial", values)
+    assert frames_pool._POOL and "partial" in frames_pool._WARMED
+    frames_pool.prestart("partial", values)  # asked again: nothing more
+    assert frames_pool.compute(
+        frames_pool.figure_task(registry.get(FIGURE), _values(FIGURE, clip=6.0), "dim"), "w", _wanted
+    )
+    frames_pool._warm("partial", values)  # what each worker ran, here: no error of its own
