@@ -45,13 +45,16 @@ LABELS = """() => [...new Set([...document.querySelectorAll('.dpviz-chart, .dpvi
   .filter(e => e.__dpviz).flatMap(e => Object.keys(e.__dpviz.sliders || {})))]"""
 # every chart that follows the pressed slider has new frames keys for its other sliders (the run
 # at the new setting drew it); a chart that does not follow it keeps its frames
-MOVED = """([label, before]) => {
+MOVED = (
+    """([label, before]) => {
   const now = (%s)();
   if (now.length !== before.length) return false;
   const pairs = before.map((b, i) => [b, now[i]]).filter(([b]) => label in b && Object.keys(b).length > 1);
   return pairs.length > 0 && pairs.every(([b, n]) =>
     Object.keys(b).filter(l => l !== label).every(l => n[l] !== undefined && n[l] !== b[l]));
-}""" % KEYS
+}"""
+    % KEYS
+)
 
 
 def _until(page, expression: str, arg, limit: float, start: float) -> float | None:

@@ -7,9 +7,12 @@ server's own interpreter (its lock) while a visitor's run waits for it.
   ``spawn`` (a clean interpreter: the server's threads are not copied into it), each at the
   lowest CPU priority (nice 19: a visitor's run on the same core comes first), one BLAS thread
   each, and ended with the server (Linux: the parent's death signal).
-- **What they do**: compute one set of frames (:func:`webui.live_frames.build`, or a panel's HTML
-  frames) and write it into the disk cache, as ``python -m dpviz build`` does; the server then
-  reads it from there. A worker reads the page's prepared state from the disk cache too.
+- **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each
+  part spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53
+  CPU-s, is shared), then put together and written into the disk cache by one of them, as
+  ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are
+  computed whole. The first chart with frames a page draws starts the workers (:func:`prestart`),
+  each loading that page's prepared state, so that a first key step does not wait for them.
 - **Stopping**: frames nobody wants any more (:func:`webui.frames_queue.wanted`) are stopped at
   the worker's next position: the server leaves a marker file the worker looks for between two
   positions (:func:`compute`).
@@ -29,6 +32,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from webui import frames_store, frames_worker
+
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
 POLL = 0.25
@@ -42,11 +47,10 @@ _BREAKS = [0]
 def size() -> int:
     """How many worker processes compute frames (0: none, the server's thread does)."""
     raw = os.environ.get("DPVIZ_FRAME_WORKERS", "").strip()
+    if raw.isascii() and raw.isdigit():
+        return int(raw)
     if raw:
-        try:
-            return max(0, int(raw))
-        except ValueError:
-            log.warning("DPVIZ_FRAME_WORKERS=%r is not a whole number; using one worker per core", raw)
+        log.warning("DPVIZ_FRAME_WORKERS=%r is not a whole number >= 0; using one worker per core", raw)
     return os.cpu_count() or 1
 
 
@@ -65,7 +69,7 @@ def _pool():
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        _POOL.append(ProcessPoolExecutor(size(), multiprocessing.get_context("spawn"), _worker_start))
+        _POOL.append(ProcessPoolExecutor(size(), multiprocessing.get_context("spawn"), frames_worker.start))
         _at_exit(_end_workers)
         return _POOL[0]
 
@@ -111,7 +115,7 @@ def prestart(page: str, values: dict[str, Any]) -> None:
         return
     try:
         for _ in range(size()):
-            pool.submit(_warm, page, dict(values))
+            pool.submit(frames_worker.warm, page, dict(values))
     except RuntimeError:  # shut down meanwhile
         pass
 
@@ -148,10 +152,7 @@ def compute(task: tuple, key: str, between) -> bool:
     :class:`webui.frames_queue.Withdrawn` when nobody wants them any more: the worker is then told
     to stop at its next position, and the exception goes on. An error of the computation itself
     is raised here, as it would be in the server's thread."""
-    from concurrent.futures import TimeoutError as Waiting
     from concurrent.futures.process import BrokenProcessPool
-
-    from webui.frames_queue import Withdrawn
 
     pool = _pool()
     if pool is None:
@@ -159,19 +160,53 @@ def compute(task: tuple, key: str, between) -> bool:
     stop = _markers() / key
     stop.unlink(missing_ok=True)
     try:
-        future = pool.submit(_in_worker, task, str(stop))
-        while True:
-            try:
-                future.result(timeout=POLL)
-                return True
-            except Waiting:
-                between()
-    except Withdrawn:
+        parts = _parts(task)
+        if len(parts) < 2:
+            _wait(pool, [(frames_worker.whole_set, task, str(stop))], between)
+        else:  # the set in parts, one per worker, then put together by one of them
+            made = _wait(pool, [(frames_worker.part, task, part, str(stop)) for part in parts], between)
+            figures = dict(pair for part in made for pair in part)
+            _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in _positions(task)])], between)
+        return True
+    except frames_worker.Withdrawn:
         stop.touch()
         raise
     except (BrokenProcessPool, RuntimeError) as err:  # RuntimeError: submitted to a pool shut down meanwhile
         _broken(pool, type(err).__name__)
         return False
+
+
+def _wait(pool, calls: list[tuple], between) -> list:
+    """Submit ``calls`` (a function and its arguments each) and wait for all of them, calling
+    ``between()`` every :data:`POLL` seconds meanwhile; the first error of one is raised."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    futures = [pool.submit(*call) for call in calls]
+    while True:
+        done, waiting = wait(futures, timeout=POLL, return_when=FIRST_EXCEPTION)
+        for f in done:
+            if f.exception() is not None:
+                raise f.exception()
+        if not waiting:
+            return [f.result() for f in futures]
+        between()
+
+
+def _positions(task: tuple) -> list:
+    from dpviz import registry
+
+    return frames_store.grid(registry.get(task[1]), task[3])
+
+
+def _parts(task: tuple) -> list[list]:
+    """A chart's set split among the workers, every worker's part spread over the whole grid
+    (positions k, k + n, k + 2n...): a set costs its slowest part, and a grid's costly end (a
+    frontier's many points at large ε) is shared. A panel's HTML frames stay whole (they are quick)."""
+    n = size()
+    if task[0] != "figure" or n < 2:
+        return []
+    grid = _positions(task)
+    return [grid[k::n] for k in range(n) if grid[k::n]] if len(grid) >= 2 * n else []
 
 
 def figure_task(spec, values: dict[str, Any], slider: str) -> tuple:
@@ -182,63 +217,3 @@ def figure_task(spec, values: dict[str, Any], slider: str) -> tuple:
 def panel_task(panel, values: dict[str, Any], slider: str) -> tuple:
     """What a worker needs to compute a panel's HTML frames (a panel drawn as HTML, found by its id)."""
     return ("panel", panel.id, {p.name: values[p.name] for p in panel.params}, slider)
-
-
-# in the worker -----------------------------------------------------------------------------------
-
-
-def _worker_start() -> None:
-    """A worker's setting: nice 19, one BLAS thread, and ended with its server (Linux)."""
-    try:
-        os.nice(19 - os.nice(0))
-    except OSError:
-        pass
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
-
-
-def _warm(page: str, values: dict[str, Any]) -> None:
-    """In a worker: the imports a set of frames needs and ``page``'s prepared state at ``values``
-    (what is missing is the worker's first set's to compute; nothing here fails a set)."""
-    from dpviz import registry, theme
-    from webui import live_frames  # noqa: F401 - Streamlit, the chart JSON
-
-    theme.go.Figure  # noqa: B018 - loads Plotly
-    for spec in registry.paper_figures(page):
-        if spec.on_demand:
-            continue
-        try:
-            spec.state({p.name: values.get(p.name, p.default) for p in spec.params})
-        except Exception:  # noqa: BLE001, S112 - a state the first set computes instead
-            continue
-
-
-def _in_worker(task: tuple, stop: str) -> None:
-    """Compute frames ``task`` into the disk cache, stopping at the first position after ``stop``
-    exists (:class:`webui.frames_queue.Withdrawn`)."""
-    from dpviz import registry
-    from webui import live_frames
-    from webui.frames_queue import Withdrawn
-
-    def between(*_) -> None:
-        if os.path.exists(stop):
-            raise Withdrawn(stop)
-
-    kind, ident, values, slider = task
-    if kind == "figure":
-        spec = registry.get(ident)
-        live_frames.build(spec, values, slider, between)
-        return
-    from dpviz import papers
-
-    page, panel = next((p.key, x) for p in papers.all_papers() for x in p.panels if x.html and x.id == ident)
-    param = next(p for p in registry.page_params(page) if p.name == slider)  # the page's slider, as live_html
-    live_frames.text_frames_for(panel, values, param, now=True, progress=between)

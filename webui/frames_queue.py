@@ -21,6 +21,7 @@ from typing import Any
 
 from dpviz import caches
 from webui import frames_pool
+from webui.frames_worker import Withdrawn
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.live_frames keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
@@ -106,10 +107,6 @@ def _next() -> tuple[str, Any]:
                 _WORKING.add(key)
                 return key, job
             _LOCK.wait(timeout=5.0)
-
-
-class Withdrawn(Exception):
-    """Frames nobody wants any more, stopped between two positions."""
 
 
 def _work() -> None:

@@ -162,15 +162,15 @@ def _job_name(job) -> str:
 def _compute_job(job, values: dict | None) -> int:
     """One set of frames into the cache (1), or a logged failure (0)."""
     from dpviz.panels import Panel
-    from webui import live_frames
+    from webui import frames_store
 
     _, defaults, what, p = job
     at = defaults if values is None else values
     try:
         if isinstance(what, Panel):
-            live_frames.text_frames_now(what, at, p)
+            frames_store.text_frames_now(what, at, p)
         else:
-            live_frames.build(what, at, p.name)
+            frames_store.build(what, at, p.name)
         return 1
     except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
         log.exception("%s failed", _job_name(job))

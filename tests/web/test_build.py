@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.server  # waits for the warm cache the servers' tests make
 def test_after_dpviz_build_every_pages_frames_on_its_defaults_are_in_the_cache(warm_frames, monkeypatch):
     from dpviz.panels import Panel
-    from webui import live_frames, warmup
+    from webui import frames_store, warmup
 
     said = (warm_frames.parent / "frames.log").read_text()
     made = re.search(r"computed (\d+) charts and (\d+) sets of frames in \d+ s", said)
@@ -32,13 +32,13 @@ def test_after_dpviz_build_every_pages_frames_on_its_defaults_are_in_the_cache(w
     assert {spec.page for spec in charts} == {p.key for p in papers.all_papers()}  # every paper has live charts
 
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(warm_frames))
-    missing = [(getattr(w, "id", None), p.name) for _, values, w, p in jobs if not live_frames.on_disk(w, values, p)]
+    missing = [(getattr(w, "id", None), p.name) for _, values, w, p in jobs if not frames_store.on_disk(w, values, p)]
     assert not missing
     # and a setting nobody built is not (the check reads the disk, it does not compute)
     _, values, spec, p = jobs[0]
     other = next(q for q in spec.params if q.name != p.name and q.kind in ("int", "float"))
     elsewhere = other.max if values[other.name] != other.max else other.min
-    assert not live_frames.on_disk(spec, {**values, other.name: elsewhere}, p)
+    assert not frames_store.on_disk(spec, {**values, other.name: elsewhere}, p)
 
 
 def test_build_refuses_an_unknown_page_before_any_work():

@@ -16,7 +16,7 @@ import pytest
 
 from dpviz import registry, tables
 from dpviz.frames import decode, difference
-from webui import frames_pool, frames_queue, live_frames
+from webui import frames_pool, frames_queue, frames_store, frames_worker, live_frames
 
 pytestmark = pytest.mark.slow  # worker processes started and killed: the full run, not the quick tier
 FIGURE = "adept-sensitivity"  # 53 positions along n, a fraction of a second a set
@@ -40,22 +40,31 @@ def _values(figure: str, **changed) -> dict:
 
 
 def _on_disk(spec, values, slider) -> bool:
-    return tables.blob_cached(f"{spec.id}.frames", live_frames._canonical(spec, values, slider))
+    return tables.blob_cached(f"{spec.id}.frames", frames_store.canonical(spec, values, slider))
 
 
 def _wanted(*_) -> None:
     """``between`` of a request somebody still wants."""
 
 
-def test_frames_from_a_worker_equal_the_servers_own(pool):
+@pytest.mark.parametrize("workers, clip", [("2", 3.0), ("1", 3.5)], ids=["in parts", "whole"])
+def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, clip):
+    """Two workers: the set in two parts put together by one of them; one worker: the set whole."""
+    monkeypatch.setenv("DPVIZ_FRAME_WORKERS", workers)
     spec = registry.get(FIGURE)
-    values = _values(FIGURE, clip=3.0)
+    values = _values(FIGURE, clip=clip)
+    parts = frames_pool._parts(frames_pool.figure_task(spec, values, "dim"))
+    assert len(parts) == (2 if workers == "2" else 0)
+    if parts:  # every position in exactly one part, each part across the whole grid
+        grid = frames_store.grid(spec, "dim")
+        assert sorted(parts[0] + parts[1]) == sorted(grid) and len(set(parts[0]) & set(parts[1])) == 0
+        assert {grid[0], grid[-1]} & set(parts[0]) and max(parts[1]) > grid[len(grid) // 2]
     task = frames_pool.figure_task(spec, values, "dim")
     assert not _on_disk(spec, values, "dim")
     assert frames_pool.compute(task, "test-pool-equal", _wanted) is True
     assert _on_disk(spec, values, "dim"), "the worker writes its frames into the disk cache"
-    from_worker = decode(live_frames.build(spec, values, "dim").blob)
-    here = decode(live_frames._compute(spec, values, "dim"))
+    from_worker = decode(frames_store.build(spec, values, "dim").blob)
+    here = decode(frames_store.compute_bytes(spec, values, "dim"))
     assert from_worker["grid"] == here["grid"] and len(from_worker["frames"]) == len(here["grid"]) > 10
     for a, b in zip(from_worker["frames"], here["frames"]):
         assert difference(a, b) is None
@@ -89,9 +98,9 @@ def test_frames_nobody_wants_stop_in_the_worker(pool):
     def nobody(*_):
         asked.append(time.monotonic())
         if len(asked) >= 2:  # the worker has started when the visitor moves on
-            raise frames_queue.Withdrawn("test")
+            raise frames_worker.Withdrawn("test")
 
-    with pytest.raises(frames_queue.Withdrawn):
+    with pytest.raises(frames_worker.Withdrawn):
         frames_pool.compute(frames_pool.figure_task(spec, values, "lambda_"), "test-pool-stop", nobody)
     frames_pool.shutdown()  # waits for the workers' tasks: a missed marker would finish the set
     assert not _on_disk(spec, values, "lambda_"), "the withdrawn set was finished anyway"
@@ -173,4 +182,15 @@ def test_a_page_starts_its_workers_with_its_state_loaded(pool):
     assert frames_pool.compute(
         frames_pool.figure_task(registry.get(FIGURE), _values(FIGURE, clip=6.0), "dim"), "w", _wanted
     )
-    frames_pool._warm("partial", values)  # what each worker ran, here: no error of its own
+    frames_worker.warm("partial", values)  # what each worker ran, here: no error of its own
+
+
+@pytest.mark.parametrize(
+    "raw, expected", [("0", 0), ("3", 3), (" 1 ", 1), ("", None), ("two", None), ("-1", None), ("²", None)]
+)
+def test_the_number_of_workers_is_a_whole_number_or_one_per_core(monkeypatch, caplog, raw, expected):
+    monkeypatch.setenv("DPVIZ_FRAME_WORKERS", raw)
+    with caplog.at_level(logging.WARNING, logger="dpviz.frames"):
+        got = frames_pool.size()
+    assert got == (os.cpu_count() or 1 if expected is None else expected)
+    assert bool(caplog.records) == (expected is None and raw != "")

@@ -1,0 +1,97 @@
+"""What a frame worker process runs (:mod:`webui.frames_pool` starts them and hands them work):
+its setting, the loading of a page's state ahead of its first set, a set whole or a part of it,
+and a set put together from its parts; each looks between two positions for the marker that says
+nobody wants the set any more."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+class Withdrawn(Exception):
+    """Frames nobody wants any more, stopped between two positions (in a worker, or in the
+    server's own thread: :mod:`webui.frames_queue`)."""
+
+
+def start() -> None:
+    """A worker's setting: nice 19, one BLAS thread, and ended with its server (Linux)."""
+    try:
+        os.nice(19 - os.nice(0))
+    except OSError:
+        pass
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+
+
+def warm(page: str, values: dict[str, Any]) -> None:
+    """In a worker: the imports a set of frames needs and ``page``'s prepared state at ``values``
+    (what is missing is the worker's first set's to compute; nothing here fails a set)."""
+    from dpviz import registry, theme
+    from webui import plotly_element  # noqa: F401 - Streamlit, the chart JSON
+
+    theme.go.Figure  # noqa: B018 - loads Plotly
+    for spec in registry.paper_figures(page):
+        if spec.on_demand:
+            continue
+        try:
+            spec.state({p.name: values.get(p.name, p.default) for p in spec.params})
+        except Exception:  # noqa: BLE001, S112 - a state the first set computes instead
+            continue
+
+
+def stopper(stop: str):
+    """A set's progress callback in a worker: it raises :class:`Withdrawn` once
+    the marker file ``stop`` exists (the server's sign that nobody wants the set any more)."""
+
+    def between(*_) -> None:
+        if os.path.exists(stop):
+            raise Withdrawn(stop)
+
+    return between
+
+
+def part(task: tuple, positions: list, stop: str) -> list[tuple]:
+    """In a worker: a chart's frames at ``positions`` of its grid, as (position, frame) pairs."""
+    from dpviz import registry
+    from webui import frames_store
+
+    _, ident, values, slider = task
+    figures = frames_store.figures_at(registry.get(ident), values, slider, positions, stopper(stop))
+    return list(zip(positions, figures))
+
+
+def put_together(task: tuple, figures: list) -> None:
+    """In a worker: a chart's frames from every position's frame, into the disk cache."""
+    from dpviz import registry
+    from webui import frames_store
+
+    _, ident, values, slider = task
+    frames_store.build(registry.get(ident), values, slider, figures=figures)
+
+
+def whole_set(task: tuple, stop: str) -> None:
+    """Compute frames ``task`` into the disk cache, stopping at the first position after ``stop``
+    exists (:class:`Withdrawn`)."""
+    from dpviz import registry
+    from webui import frames_store
+
+    between = stopper(stop)
+    kind, ident, values, slider = task
+    if kind == "figure":
+        spec = registry.get(ident)
+        frames_store.build(spec, values, slider, between)
+        return
+    from dpviz import papers
+
+    page, panel = next((p.key, x) for p in papers.all_papers() for x in p.panels if x.html and x.id == ident)
+    param = next(p for p in registry.page_params(page) if p.name == slider)  # the page's slider, as live_html
+    frames_store.text_frames_now(panel, values, param, progress=between)
