@@ -39,19 +39,20 @@ from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_serv
 
 PAGES = ["ADePT_sensitivity", "HoHo_attack", "Partial_sensitivity"]
 ROUTES = {"baseline": "0", "workers": ""}  # DPVIZ_FRAME_WORKERS ("": one per core)
-KEYS = """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
-  .map(e => Object.fromEntries(Object.entries(e.__dpviz.sliders || {}).map(([label, s]) => [label, s.frames])))"""
+KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
+  .filter(e => e.__dpviz).map((e, i) => [
+    (e.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/) || [`element ${i}`])[0],
+    Object.fromEntries(Object.entries(e.__dpviz.sliders || {}).map(([label, s]) => [label, s.frames]))]))"""
 LABELS = """() => [...new Set([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).flatMap(e => Object.keys(e.__dpviz.sliders || {})))]"""
-# every chart that follows the pressed slider has new frames keys for its other sliders (the run
-# at the new setting drew it); a chart that does not follow it keeps its frames
+# every chart that follows the pressed slider (by its container's key) has new frames keys for
+# its other sliders: the run at the new setting drew it; a chart that does not follow it keeps them
 MOVED = (
     """([label, before]) => {
   const now = (%s)();
-  if (now.length !== before.length) return false;
-  const pairs = before.map((b, i) => [b, now[i]]).filter(([b]) => label in b && Object.keys(b).length > 1);
-  return pairs.length > 0 && pairs.every(([b, n]) =>
-    Object.keys(b).filter(l => l !== label).every(l => n[l] !== undefined && n[l] !== b[l]));
+  const following = Object.entries(before).filter(([, b]) => label in b && Object.keys(b).length > 1);
+  return following.length > 0 && following.every(([id, b]) => now[id] &&
+    Object.keys(b).filter(l => l !== label).every(l => now[id][l] !== undefined && now[id][l] !== b[l]));
 }"""
     % KEYS
 )
