@@ -145,6 +145,24 @@ def _markers() -> Path:
     return Path(tempfile.mkdtemp(prefix="dpviz-frames-stop-"))
 
 
+MARKER_AGE = 600.0
+"""Seconds after which a stop marker is deleted (its worker has long stopped at its next position)."""
+
+
+def _sweep_markers() -> None:
+    """Delete the stop markers older than :data:`MARKER_AGE` (a hosted server lives for weeks, and
+    every withdrawn set leaves one)."""
+    import time
+
+    old = time.time() - MARKER_AGE
+    for entry in os.scandir(_markers()):
+        try:
+            if entry.stat().st_mtime < old:
+                os.unlink(entry.path)
+        except OSError:  # another thread's sweep took it
+            pass
+
+
 def compute(task: tuple, key: str, between) -> bool:
     """Frames ``task`` (:func:`figure_task` or :func:`panel_task`) computed by a worker into the disk
     cache: True once they are there; False when there are no workers or the pool broke (the caller
@@ -159,6 +177,7 @@ def compute(task: tuple, key: str, between) -> bool:
         return False
     stop = _markers() / key
     stop.unlink(missing_ok=True)
+    _sweep_markers()
     try:
         parts = _parts(task)
         if len(parts) < 2:

@@ -194,3 +194,16 @@ def test_the_number_of_workers_is_a_whole_number_or_one_per_core(monkeypatch, ca
         got = frames_pool.size()
     assert got == (os.cpu_count() or 1 if expected is None else expected)
     assert bool(caplog.records) == (expected is None and raw != "")
+
+
+def test_old_stop_markers_are_swept_and_new_ones_kept(pool):
+    """Each withdrawn set leaves a marker file; those older than MARKER_AGE go at the next request."""
+    folder = frames_pool._markers()
+    old, new = folder / "test-old-marker", folder / "test-new-marker"
+    old.touch()
+    new.touch()
+    aged = time.time() - frames_pool.MARKER_AGE - 60
+    os.utime(old, (aged, aged))
+    frames_pool._sweep_markers()
+    assert not old.exists() and new.exists()
+    new.unlink()
