@@ -190,8 +190,8 @@ def compute(task: tuple, key: str, between) -> bool:
     except frames_worker.Withdrawn:
         stop.touch()
         raise
-    except (BrokenProcessPool, RuntimeError) as err:  # RuntimeError: submitted to a pool shut down meanwhile
-        _broken(pool, type(err).__name__)
+    except BrokenProcessPool as err:
+        _broken(pool, str(err) or type(err).__name__)
         return False
 
 
@@ -199,8 +199,12 @@ def _wait(pool, calls: list[tuple], between) -> list:
     """Submit ``calls`` (a function and its arguments each) and wait for all of them, calling
     ``between()`` every :data:`POLL` seconds meanwhile; the first error of one is raised."""
     from concurrent.futures import FIRST_EXCEPTION, wait
+    from concurrent.futures.process import BrokenProcessPool
 
-    futures = [pool.submit(*call) for call in calls]
+    try:
+        futures = [pool.submit(*call) for call in calls]
+    except RuntimeError as err:  # a pool shut down meanwhile (a computation's own errors come below)
+        raise BrokenProcessPool(f"shut down: {err}") from err
     while True:
         done, waiting = wait(futures, timeout=POLL, return_when=FIRST_EXCEPTION)
         for f in done:

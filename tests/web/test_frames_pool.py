@@ -207,3 +207,23 @@ def test_old_stop_markers_are_swept_and_new_ones_kept(pool):
     frames_pool._sweep_markers()
     assert not old.exists() and new.exists()
     new.unlink()
+
+
+def test_an_error_of_the_computation_is_raised_and_is_no_break_of_the_pool(pool, monkeypatch):
+    """A set whose computation fails (here a RuntimeError, the kind a pool shut down also raises on
+    submit) fails as it would in the server's thread, and the pool is not counted as broken."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def fails(task, stop):
+        raise RuntimeError("the computation's own error")
+
+    executor = ThreadPoolExecutor(1)  # the pool's protocol, in this process
+    monkeypatch.setattr(frames_pool, "_POOL", [executor])
+    monkeypatch.setattr(frames_worker, "whole_set", fails)
+    task = ("panel", "try-it", {}, "epsilon")  # computed whole
+    with pytest.raises(RuntimeError, match="own error"):
+        frames_pool.compute(task, "test-pool-error", _wanted)
+    assert frames_pool._BREAKS[0] == 0, "an error of the set is not a break of the pool"
+    executor.shutdown()
+    assert frames_pool.compute(task, "test-pool-error", _wanted) is False, "a pool shut down is one"
+    assert frames_pool._BREAKS[0] == 1
