@@ -23,7 +23,7 @@ from dpviz import caches
 from webui import frames_pool
 from webui.frames_worker import Withdrawn
 
-_FRAMES = caches.memo("web.frames")  # frames this process holds (webui.live_frames keeps them)
+_FRAMES = caches.memo("web.frames")  # frames this process holds (webui.frames_store keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
 _ASKERS: dict[str, set] = {}  # key -> who asks for it now (session, chart, slider; None: anyone)
 _ASKS: dict[tuple, str] = {}  # asker -> the key it asks for now
