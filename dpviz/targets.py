@@ -78,7 +78,7 @@ class Page:
     second: SecondSetting | None = None
 
     def mechanisms_for(self, values: Mapping[str, Any]) -> tuple[str, ...]:
-        """The mechanisms compared at these settings (the metric page: its embeddings)."""
+        """The mechanisms compared at these settings (a callable: mechanisms that depend on them, e.g. embeddings)."""
         return self.mechanisms(values) if callable(self.mechanisms) else self.mechanisms
 
     def measure(self, column: str) -> Measure:

@@ -1,24 +1,22 @@
-"""Built-in audit examples, one click each on the page: samples of four mechanisms on two
-neighbouring inputs, with the claim each makes.
+"""Built-in audit examples, one click each on the page: samples of a mechanism on two
+neighbouring inputs, with the claim it makes.
 
-- ``laplace``: a correct Laplace mechanism, x + Laplace(1/ε) on x = 0 and x' = 1 (sensitivity 1),
-  claiming ε = 1, which holds: the audit finds no violation.
-- ``adept``: ADePT's release of an L2-clipped vector, x + Laplace(2C/ε)^n, at the worst-case pair
-  ±(C/√n)(1, ..., 1) with n = 16, C = 1, claiming ε = 1; its true loss is ε√n = 4.
-- ``ome``: OME's 550-bit encodings (λ = 2) of two movie-review sentences' 50-d GloVe vectors,
-  claiming ε = 1; its true loss is at least r l ln λ = 550 ln 2 (HoHo, Sec. 3.2).
-- ``metric``: the multivariate Laplace mechanism with nearest-word decoding (GloVe 6B 50d, the
-  20,000 most frequent words) on "good" and "better", claiming ε = 1.5 per unit distance, so
-  ε·d(good, better) in all; metric DP holds, so no violation should be found.
+The one example that belongs to no paper lives here: ``laplace``, a correct Laplace mechanism,
+x + Laplace(1/ε) on x = 0 and x' = 1 (sensitivity 1), claiming ε = 1, which holds, so the audit
+finds no violation. Every other example is declared by its paper, in
+``dpviz/papers/<key>/audit_examples.py`` as ``EXAMPLES`` (a tuple of :class:`BuiltIn`), and found
+here by the folder (:class:`dpviz.declarations.PerPaper`), so this module names no paper.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from dpviz.declarations import PerPaper
 from dpviz.errors import InputError
 from dpviz.stats import stream
 
@@ -36,14 +34,23 @@ class Example:
     what: str
 
 
-TITLES = {
-    "laplace": "A correct Laplace mechanism",
-    "adept": "ADePT at its worst-case pair (n = 16)",
-    "ome": "OME on two sentences",
-    "metric": "Metric DP on two words",
-}
-SAMPLES = {"laplace": 100_000, "adept": 100_000, "ome": 20_000, "metric": 20_000}
-METRIC_WORDS, METRIC_VOCAB, METRIC_EPSILON = ("good", "better"), 20_000, 1.5
+def _unit_claim() -> tuple[float, float, float]:
+    return 1.0, 0.0, 1.0
+
+
+@dataclass(frozen=True)
+class BuiltIn:
+    """One built-in example as a paper declares it: its key (the page's ``example`` value), its
+    button's title, how many outputs it draws per input, ``make(samples, seed) -> Example``,
+    ``claim() -> (claimed ε, δ, distance)`` without drawing, and whether the claim is broken (what
+    the paper proves, and what the audit should find)."""
+
+    key: str
+    title: str
+    samples: int
+    make: Callable[[int, int], Example]
+    claim: Callable[[], tuple[float, float, float]] = _unit_claim
+    violated: bool = False
 
 
 def _laplace(n: int, seed: int) -> Example:
@@ -59,118 +66,51 @@ def _laplace(n: int, seed: int) -> Example:
     )
 
 
-def _adept(n: int, seed: int) -> Example:
-    from dpviz.papers.adept import sensitivity as adept
-
-    dim, clip, eps = 16, 1.0, 1.0
-    x, xp = adept.worst_case_pair(dim, clip)
-    scale = adept.sensitivity_claimed(clip) / eps
-    rng = stream(seed, 5102)
-    return Example(
-        "adept",
-        x + rng.laplace(0.0, scale, (n, dim)),
-        xp + rng.laplace(0.0, scale, (n, dim)),
-        eps,
-        0.0,
-        1.0,
-        f"ADePT's release x + Laplace(2C/ε)^n at the worst-case pair ±(C/√n)(1,…,1), n = {dim}, C = {clip:g}, "
-        f"{n:,} outputs each; it claims ε = {eps:g}, its true loss is ε√n = {eps * np.sqrt(dim):g}",
-    )
+LAPLACE = BuiltIn("laplace", "A correct Laplace mechanism", 100_000, _laplace)
+_PAPERS = PerPaper("audit_examples", "EXAMPLES")
 
 
-def _ome(n: int, seed: int) -> Example:
-    from dpviz.data import corpora
-    from dpviz.data.embeddings import get
-    from dpviz.papers.hoho import ome
-
-    sents, _ = corpora.movie_reviews()
-    pair = [sents[0], sents[1]]
-    X = corpora.sentence_vectors(pair, get("glove-6b-50d"))
-    lam, eps = 2.0, 1.0
-    bits = ome.encode(X)
-    rng = stream(seed, 5103)
-    a = ome.perturb_ome(np.repeat(bits[:1], n, axis=0), lam, eps, rng).astype(np.float64)
-    b = ome.perturb_ome(np.repeat(bits[1:], n, axis=0), lam, eps, rng).astype(np.float64)
-    short = [s if len(s) <= 60 else s[:57] + "…" for s in pair]
-    return Example(
-        "ome",
-        a,
-        b,
-        eps,
-        0.0,
-        1.0,
-        f"OME (λ = {lam:g}) encodings of two movie-review sentences, “{short[0]}” and “{short[1]}”: "
-        f"{bits.shape[1]} bits each, {n:,} outputs each; it claims ε = {eps:g}, its true loss is at least "
-        f"{bits.shape[1]} ln λ = {bits.shape[1] * np.log(lam):.0f}",
-    )
+def built_ins() -> dict[str, BuiltIn]:
+    """Every built-in example by key: the correct Laplace mechanism, then each paper's, in
+    folder order."""
+    found = {LAPLACE.key: LAPLACE}
+    for examples in _PAPERS.values():
+        for ex in examples:
+            if ex.key in found:
+                raise ValueError(f"two built-in audit examples are called {ex.key!r}")
+            found[ex.key] = ex
+    return found
 
 
-def nearest_in_vocabulary(points: np.ndarray, vectors: np.ndarray, block: int = 2048) -> np.ndarray:
-    """Row index of the nearest vector (Euclidean) to each point: argmin ||v||^2 - 2 v.p."""
-    norms = (vectors * vectors).sum(1)
-    out = np.empty(len(points), dtype=np.int64)
-    with threadpool_limits(1):
-        for s in range(0, len(points), block):
-            out[s : s + block] = np.argmin(norms[None, :] - 2 * points[s : s + block] @ vectors.T, axis=1)
-    return out
+class _Titles(Mapping):
+    """Example key -> its button's title, read from the declarations when first asked for."""
+
+    def __getitem__(self, key: str) -> str:
+        return built_ins()[key].title
+
+    def __iter__(self):
+        return iter(built_ins())
+
+    def __len__(self) -> int:
+        return len(built_ins())
 
 
-def _metric(n: int, seed: int) -> Example:
-    from dpviz.data.embeddings import get
-    from dpviz.papers.metric.mechanism import sample_directions_and_radii
-
-    emb = get("glove-6b-50d")
-    vectors = np.vstack([emb.row64(i) for i in range(METRIC_VOCAB)])
-    ids = [emb.index[w] for w in METRIC_WORDS]
-    d = round(metric_distance(), 4)
-    rng = stream(seed, 5104)
-    sides = []
-    for i in ids:
-        u, g = sample_directions_and_radii(emb.dim, n, rng)
-        points = emb.row64(i)[None, :] + (g / METRIC_EPSILON)[:, None] * u
-        sides.append(np.array([emb.vocab[k] for k in nearest_in_vocabulary(points, vectors)], dtype=str))
-    w, wp = METRIC_WORDS
-    return Example(
-        "metric",
-        sides[0],
-        sides[1],
-        METRIC_EPSILON,
-        0.0,
-        d,
-        f"The multivariate Laplace mechanism with nearest-word decoding (GloVe 6B 50d, the {METRIC_VOCAB:,} most "
-        f"frequent words) on “{w}” and “{wp}”, {n:,} released words each; it claims ε = {METRIC_EPSILON:g} per unit "
-        f"distance, so ε·d = {METRIC_EPSILON * d:.3g} at d({w}, {wp}) = {d:.4g}, which holds. At an ε this "
-        f"small the noise's radius (about {emb.dim / METRIC_EPSILON:.0f} on average) dwarfs the distance between "
-        "the words, so most releases are rare tokens far from both, and the two distributions nearly coincide",
-    )
+TITLES: Mapping[str, str] = _Titles()
 
 
-_MAKERS = {"laplace": _laplace, "adept": _adept, "ome": _ome, "metric": _metric}
-
-
-def _check_key(key: str) -> None:
-    if key not in _MAKERS:
-        raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(TITLES)}.")
+def _get(key: str) -> BuiltIn:
+    found = built_ins()
+    if key not in found:
+        raise InputError(f"No built-in example {key[:40]!r}; the examples are {', '.join(found)}.")
+    return found[key]
 
 
 def example(key: str, seed: int = 0, samples: int | None = None) -> Example:
     """The built-in example ``key`` (one of :data:`TITLES`) drawn with ``seed``."""
-    _check_key(key)
-    return _MAKERS[key](samples or SAMPLES[key], seed)
-
-
-def metric_distance() -> float:
-    """d(good, better): the Euclidean distance of the two words' GloVe 6B 50d vectors."""
-    from dpviz.data.embeddings import get
-
-    emb = get("glove-6b-50d")
-    i, j = (emb.index[w] for w in METRIC_WORDS)
-    return float(np.linalg.norm(emb.row64(i) - emb.row64(j)))
+    ex = _get(key)
+    return ex.make(samples or ex.samples, seed)
 
 
 def claim_of(key: str) -> tuple[float, float, float]:
     """(claimed ε, δ, distance) of the example ``key``, without drawing its samples."""
-    _check_key(key)
-    if key == "metric":
-        return METRIC_EPSILON, 0.0, round(metric_distance(), 4)
-    return 1.0, 0.0, 1.0
+    return _get(key).claim()

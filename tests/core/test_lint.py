@@ -183,15 +183,19 @@ def test_the_import_graph_has_no_circle():
     assert [sorted(g) for g in _circles(_import_graph())] == []
 
 
-def test_targets_frontier_and_declarations_name_no_paper():
-    """A paper declares its targets and frontier in its own folder: the modules that read them
-    hold no paper's key."""
+def test_targets_frontier_auditing_and_declarations_name_no_paper():
+    """A paper declares its targets, frontier and audit examples in its own folder: the modules
+    that read them hold no paper's key (quoted, or as a module ``dpviz.papers.<key>``)."""
     from dpviz import papers
 
     keys = [p.key for p in papers.all_papers()]
-    for name in ("targets.py", "frontier.py", "declarations.py"):
-        text = (ROOT / "dpviz" / name).read_text()
-        assert not [k for k in keys if f'"{k}"' in text or f"'{k}'" in text], name
+    files = [ROOT / "dpviz" / name for name in ("targets.py", "frontier.py", "declarations.py")]
+    files += sorted((ROOT / "dpviz" / "auditing").glob("*.py"))
+    assert len(files) > 5
+    for path in files:
+        text = path.read_text()
+        named = [k for k in keys if f'"{k}"' in text or f"'{k}'" in text or f"papers.{k}" in text]
+        assert not named, f"{path.name} names {named}"
 
 
 def test_operations_sit_above_the_science_and_the_page():
