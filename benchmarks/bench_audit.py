@@ -19,15 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from dpviz.auditing import audit_samples, mechanisms  # noqa: E402
 from dpviz.auditing.bounds import clopper_pearson  # noqa: E402

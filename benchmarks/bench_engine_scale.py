@@ -30,9 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 SYNTH_ROWS, SYNTH_DIM = 2_000_000, 300
 SWEEP_EPSILONS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40)  # the sweep's default list
 

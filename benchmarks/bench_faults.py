@@ -30,14 +30,12 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
 from class_support import (  # noqa: E402
     HealthProbe,

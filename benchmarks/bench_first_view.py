@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import start_server, stop_server  # noqa: E402
 from paper_pages import url_path  # noqa: E402
 

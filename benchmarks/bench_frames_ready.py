@@ -33,8 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 PAGES = ["ADePT_sensitivity", "Metric_DP", "HoHo_attack", "Partial_sensitivity"]

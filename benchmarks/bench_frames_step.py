@@ -26,14 +26,11 @@ not measured here.
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
-
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from bench_frames_ready import ALL_FRAMES, IDLE, _s, arguments, built_or_new  # noqa: E402
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 

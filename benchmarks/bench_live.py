@@ -16,14 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpviz import caches, registry  # noqa: E402
 from dpviz.params import log_grid  # noqa: E402
 

@@ -68,7 +68,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
 from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above

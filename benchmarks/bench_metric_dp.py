@@ -18,11 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpviz.data.embeddings import get  # noqa: E402
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.papers.metric import reference

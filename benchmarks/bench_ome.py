@@ -6,13 +6,10 @@ like the reference code's (dpviz.papers.hoho.ome.perturb_ome_loop), same run, sa
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpviz.papers.hoho import ome
 
 

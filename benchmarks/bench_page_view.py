@@ -15,13 +15,12 @@
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from server_cpu import process_cpu_seconds, wait_until_idle  # noqa: E402
 
 PAGES = {  # page file, its link with small parameters (the hosted demo's), charts it shows

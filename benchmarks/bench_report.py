@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _worker(page: str, mode: str, out: str) -> dict:
-    sys.path.insert(0, str(ROOT))
     from dpviz import page_report, registry
 
     times = {}

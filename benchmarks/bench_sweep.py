@@ -9,14 +9,12 @@ words per second for each and the speed-up, and checks the two outputs are ident
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpviz.papers.metric.sweep import load, sweep  # noqa: E402
 
 

@@ -10,11 +10,7 @@ page has it when a target is typed.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpviz.params import validate  # noqa: E402
 from dpviz.targets import PAGES, calibrate_page  # noqa: E402

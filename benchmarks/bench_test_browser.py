@@ -15,13 +15,11 @@ import argparse
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 
 PAGES = ("ADePT_sensitivity?{FAST}", "Partial_sensitivity", "HoHo_attack")
 

@@ -13,13 +13,10 @@ standard errors (the two use independent draws, so they agree statistically, not
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dpviz.papers.adept import sensitivity as adept
 
 

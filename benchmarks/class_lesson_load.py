@@ -27,16 +27,12 @@ import json
 import os
 import random
 import re
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import start_server, stop_server  # noqa: E402
 from class_load import cpu_by_process, pct, wait_tree_idle  # noqa: E402
 

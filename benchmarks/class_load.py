@@ -30,17 +30,13 @@ import json
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import start_server, stop_server  # noqa: E402
 from server_cpu import process_cpu_seconds  # noqa: E402
 

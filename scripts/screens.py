@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers; dpviz is imported as installed (pip install -e .)
 
 SIZES = ((1280, 800), (390, 844))
 

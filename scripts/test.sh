@@ -9,7 +9,8 @@
 #                                   and the whole pytest suite
 #   bash scripts/test.sh quick      the unit, figure and AppTest tests: no server, browser,
 #                                   database, kernel or cluster (the markers in pyproject.toml);
-#                                   reuses .venv while the requirements files are unchanged
+#                                   reuses .venv while the requirements files and pyproject.toml
+#                                   are unchanged
 #
 # Arguments after the tier go to pytest (bash scripts/test.sh quick -k frames; bash scripts/test.sh
 # tests/core -x).
@@ -25,7 +26,7 @@ if [ "${1:-}" = "quick" ]; then
   shift
 fi
 
-want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-dev.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$TIER" = quick ] && [ -x .venv/bin/python ] && [ "$(cat .venv/.requirements 2>/dev/null)" = "$want" ]; then
   echo "Reusing .venv (requirements unchanged since it was made)."
 else
@@ -35,6 +36,9 @@ else
   .venv/bin/python -m pip install --quiet --upgrade pip
   echo "Installing dpviz's requirements and the test tools with pip (a minute or two on a first run)..."
   .venv/bin/python -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
+  # dpviz itself, editable (its requirements are the pins above): the dpviz and dpviz-app commands, and
+  # the benchmarks import it from any folder
+  .venv/bin/python -m pip install --quiet --no-deps -e .
   echo "$want" > .venv/.requirements
 fi
 

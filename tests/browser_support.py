@@ -52,11 +52,14 @@ def start_server(
     cpus: set[int] | None = None,
     cache_from: Path | list[Path] | None = None,
     port: int | None = None,
+    command=None,
 ):
     """Start `streamlit run app.py` on a free port (or ``port``); wait for /_stcore/health. ``cpus``: the cores
     the server may use (a benchmark that keeps the browser off the server's cores). ``cache_from``:
     a prepared cache (the tests' ``warm_cache``), or several laid one over the other, that the server
-    starts with a copy of; without it, the server starts on an empty cache, as a fresh install does."""
+    starts with a copy of; without it, the server starts on an empty cache, as a fresh install does.
+    ``command(port)``: another start command than the repository's (an installed ``dpviz-app``),
+    started in ``tmp_path``."""
     port = port or _free_port()
     if cache_from is not None:
         from warm_cache import copy_into
@@ -70,9 +73,8 @@ def start_server(
     # the same start command as Docker and scripts/start.sh use
     env.update(PORT=str(port), DPVIZ_ADDRESS="127.0.0.1", PYTHON=sys.executable)
     pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-    proc = subprocess.Popen(
-        ["bash", "scripts/serve.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin
-    )
+    argv, cwd = (["bash", "scripts/serve.sh"], ROOT) if command is None else (command(port), tmp_path)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

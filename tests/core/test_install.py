@@ -4,20 +4,35 @@ lessons, the report's timings). The wheel is built from a copy of the sources an
 a fresh virtual environment outside the repository, whose only other packages are the
 requirements (this run's, reached by a .pth file: pip fetches only the build system, setuptools, from the
 package index, as any ``pip install .`` does),
-and its ``dpviz`` command is run from a folder where the repository cannot be imported."""
+and its ``dpviz`` command is run from a folder where the repository cannot be imported; so is
+the app (``app.py``, ``pages/``, ``.streamlit/``: data files under ``<prefix>/share/dpviz/``), drawn by
+Streamlit's AppTest from the installed files and served by the installed ``dpviz-app``."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "requirements.txt", "README.md", "dpviz", "webui", "serving")
+SOURCES = (
+    "pyproject.toml",
+    "requirements.txt",
+    "README.md",
+    "dpviz",
+    "webui",
+    "serving",
+    "app.py",
+    "pages",
+    ".streamlit",
+)
 
 pytestmark = pytest.mark.slow
 
@@ -87,3 +102,60 @@ def test_the_installed_command_lists_figures_and_lessons_outside_the_repository(
         check=True, capture_output=True, text=True, cwd=installed,
     ).stdout  # fmt: skip
     assert chart_js.strip() == str(sorted(p.name for p in (ROOT / "webui" / "live_js").glob("*.js")))
+
+
+APP_CHECK = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+from serving.local_app import app_folder
+
+folder = app_folder()
+out = {"folder": str(folder)}
+home = AppTest.from_file(str(folder / "app.py"), default_timeout=120).run()
+out["home"] = [s.value for s in home.subheader]
+out["home_errors"] = [str(e.value) for e in home.exception]
+at = AppTest.from_file(str(folder / "app.py"), default_timeout=120)
+at.switch_page("pages/5_Audit_a_mechanism.py")
+at.run()
+out["audit_errors"] = [str(e.value) for e in at.exception]
+out["audit_title"] = [t.value for t in at.title]
+print(json.dumps(out))
+"""
+
+
+def test_the_installed_app_draws_its_pages_from_the_installed_files(installed, tmp_path):
+    """The home page lists the papers and a page opens, from ``<prefix>/share/dpviz`` with the
+    installed packages, outside the repository."""
+    env = {**os.environ, "DPVIZ_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("PYTHONPATH", None)
+    out = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", APP_CHECK],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found["folder"] == str(installed / "share" / "dpviz")
+    assert found["home_errors"] == [] and found["audit_errors"] == []
+    for title in ("ADePT sensitivity", "Metric DP over word embeddings", "Partial sensitivity"):
+        assert any(title in h for h in found["home"]), found["home"]
+    assert found["audit_title"], "the audit page drew no title"
+    assert sorted(p.name for p in (installed / "share" / "dpviz" / "pages").glob("*.py")) == sorted(
+        p.name for p in (ROOT / "pages").glob("*.py")
+    )
+
+
+@pytest.mark.server
+def test_the_installed_dpviz_app_serves_the_dashboard(installed, tmp_path):
+    """``dpviz-app`` started outside the repository answers Streamlit's health check and serves
+    the page; it is stopped by its own process id."""
+    from browser_support import start_server, stop_server
+
+    app = str(installed / "bin" / "dpviz-app")
+    proc, url, log = start_server(
+        tmp_path, command=lambda port: [app, "--server.port", str(port), "--server.address", "127.0.0.1"]
+    )
+    try:
+        with urllib.request.urlopen(url + "/", timeout=30) as r:
+            assert "<noscript>" in r.read().decode()  # Streamlit's page, which the browser then fills
+    finally:
+        stop_server(proc, log)

@@ -222,3 +222,20 @@ def test_no_webui_module_is_over_300_lines():
         if (n := len(p.read_text().splitlines())) > 300
     }
     assert not long, long
+
+
+def test_benchmarks_import_dpviz_as_installed_not_through_the_path():
+    """The benchmarks import dpviz as installed (``pip install -e .`` in scripts/test.sh and
+    start.sh); only benchmarks/from_tests.py puts a folder on the path (tests/, for the helpers they
+    share with the tests), and every benchmark using such a helper imports it first."""
+    helpers = {p.stem for p in (ROOT / "tests").glob("*.py") if not p.name.startswith(("test_", "conftest"))}
+    assert {"browser_support", "class_support"} <= helpers
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        text = path.read_text()
+        if path.name != "from_tests.py":
+            assert "sys.path" not in text, f"{path.name} edits sys.path"
+        used = re.findall(rf"^\s*(?:from|import) ({'|'.join(sorted(helpers))})\b", text, flags=re.M)
+        if used:
+            first = re.search(r"^import from_tests\b", text, flags=re.M)
+            helper = re.search(rf"^\s*(?:from|import) (?:{'|'.join(sorted(helpers))})\b", text, flags=re.M)
+            assert first and first.start() < helper.start(), f"{path.name} uses {used[0]} before from_tests"
