@@ -50,6 +50,17 @@ from streamlit import config
 
 from webui.streamlit_compat.guard import target
 
+UPSTREAM = {
+    "queue keeps answers": "https://github.com/streamlit/streamlit/issues/17030 (open: the same clear drops a "
+    "heartbeat_ack; the file box's file_urls_response is a second case of it)",
+    "wake-up once": "none on record (searched 2026-11; PR 14985 shortened the flush's sleep, not its wake-ups)",
+    "option without lock": "https://github.com/streamlit/streamlit/pull/2860 (the lock came with it; its review "
+    "asked for a lock-free read of a parsed option, which this is)",
+    "presenter class": "none on record (searched 2026-11; PR 12664 added presenters)",
+}
+"""Each fix's upstream issue or pull request, or that none was found: what to watch when Streamlit
+is upgraded (a fix whose issue is closed may be taken out)."""
+
 RUNLESS_TYPES = frozenset({"file_urls_response"})
 """Outgoing message types that answer a browser request rather than belong to a script run."""
 
