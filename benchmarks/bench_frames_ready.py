@@ -42,11 +42,15 @@ IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 ALL_FRAMES = """() => {
   const els = [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz);
   if (!els.length || !window.__dpvizFrames) return false;
-  return els.every(e => Object.values(e.__dpviz.sliders || {}).every(s => window.__dpvizFrames.get(s.frames)));
+  return els.every(e => Object.values(e.__dpviz.sliders || {})
+    .every(s => !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)));
 }"""
+NEAR_FRAMES = ALL_FRAMES.replace("!s.frames.endsWith('-near') && ", "")
+"""Every chart holds frames for every slider, at least the part nearest the slider's value
+(webui.frames_pool computes it first: a key "<key>-near")."""
 MISSING = """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
   .flatMap(e => Object.entries(e.__dpviz.sliders || {})
-    .filter(([, s]) => !(window.__dpvizFrames && window.__dpvizFrames.get(s.frames)))
+    .filter(([, s]) => s.frames.endsWith('-near') || !(window.__dpvizFrames && window.__dpvizFrames.get(s.frames)))
     .map(([label]) => `${e.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/)?.[0]} ${label}`))"""
 
 

@@ -10,6 +10,9 @@ of those sliders is a server run. Measured from the key press:
 
 - **drawn**: until the page's run at the new setting has drawn the charts (their frames keys
   for the other sliders changed);
+- **near**: until every chart holds, for every slider, at least the part of its frames nearest
+  the slider's value (:func:`webui.frames_pool.nearest`, computed first: a drag near the value
+  follows from then on);
 - **frames**: until every chart on the page holds its frames for every slider again.
 
 Then the same with the page's other slider (a reader who pressed ε once and now moves λ), on the
@@ -31,7 +34,7 @@ import time
 from pathlib import Path
 
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
-from bench_frames_ready import ALL_FRAMES, IDLE, _s, arguments, built_or_new  # noqa: E402
+from bench_frames_ready import ALL_FRAMES, IDLE, NEAR_FRAMES, _s, arguments, built_or_new  # noqa: E402
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 PAGES = ["ADePT_sensitivity", "HoHo_attack", "Partial_sensitivity"]
@@ -74,8 +77,9 @@ def _step(page, label: str, limit: float) -> dict:
     start = time.perf_counter()
     page.keyboard.press("ArrowRight")
     drawn = _until(page, MOVED, [label, before], limit, start)
-    frames = _until(page, ALL_FRAMES, None, limit, start) if drawn is not None else None
-    return {"label": label, "drawn": drawn, "frames": frames}
+    near = _until(page, NEAR_FRAMES, None, limit, start) if drawn is not None else None
+    frames = _until(page, ALL_FRAMES, None, limit, start) if near is not None else None
+    return {"label": label, "drawn": drawn, "near": near, "frames": frames}
 
 
 def measure(browser, path: str, built: Path, workers: str, limit: float) -> list[dict]:
@@ -111,20 +115,22 @@ def main() -> None:
                     results[(path, r["label"], route)] = r
                     print(
                         f"{path:20s} {route:8s} step of {r['label']:28s} drawn {_s(r['drawn'], args.limit):>5} s"
+                        f"  nearest frames {_s(r['near'], args.limit):>5} s"
                         f"  every frame again {_s(r['frames'], args.limit):>5} s",
                         flush=True,
                     )
         browser.close()
-    print("\nseconds from a key step until every chart holds its frames again: baseline / workers (ratio)")
-    for (path, label, route), r in results.items():
-        if route != "baseline" or (path, label, "workers") not in results:
-            continue
-        w = results[(path, label, "workers")]
-        b_s, w_s = r["frames"] or args.limit, w["frames"] or args.limit
-        print(
-            f"{path:20s} {label:28s} {_s(r['frames'], args.limit):>5} / {_s(w['frames'], args.limit):>5} s"
-            f" ({b_s / max(w_s, 0.05):.1f}x)"
-        )
+    for what, title in (("frames", "every chart holds its frames again"), ("near", "its nearest frames are there")):
+        print(f"\nseconds from a key step until {title}: baseline / workers (ratio)")
+        for (path, label, route), r in results.items():
+            if route != "baseline" or (path, label, "workers") not in results:
+                continue
+            w = results[(path, label, "workers")]
+            b_s, w_s = r[what] or args.limit, w[what] or args.limit
+            print(
+                f"{path:20s} {label:28s} {_s(r[what], args.limit):>5} / {_s(w[what], args.limit):>5} s"
+                f" ({b_s / max(w_s, 0.05):.1f}x)"
+            )
 
 
 if __name__ == "__main__":

@@ -385,7 +385,8 @@ def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots
                 settle(page, charts)
             page.wait_for_function(  # every chart that follows the slider holds its frames
                 "(label) => [...document.querySelectorAll('.dpviz-chart')].every(gd => !gd.__dpviz.sliders[label]"
-                " || (window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames) || null) !== null)",
+                " || (!gd.__dpviz.sliders[label].frames.endsWith('-near')"
+                " && (window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames) || null) !== null))",
                 arg=label,
                 timeout=300_000,
             )

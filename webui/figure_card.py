@@ -15,7 +15,7 @@ from dpviz.errors import InputError
 from dpviz.export import find_chromium, html_page, image_bytes
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
-from webui import live_frames, views
+from webui import frames_store, live_frames, views
 from webui.plotly_element import live_chart, plotly_json_chart
 from webui.url_state import canonical_query, share_link
 from webui.widgets import slider_options, widget_label
@@ -121,6 +121,14 @@ def chart_frames(
         key, held = live_frames.frames_for(spec, values, p.name, by=live_frames.asker(spec.id, p.name))
         sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}
         if held is None:
+            near = frames_store.near(key)
+            if near is not None:  # the positions nearest the slider's value, while the rest is computed
+                sliders[widget_label(p)]["frames"] = near_key = frames_store.near_key(key)
+                mounts.append(
+                    lambda p=p, k=near_key, b=near.blob: live_frames.frames_element(
+                        where, spec.id, f"{p.name}-near", k, b
+                    )
+                )
             mounts.append(lambda p=p, key=key: live_frames.pending_element(where, spec.id, p.name, key))
             continue
         mounts.append(

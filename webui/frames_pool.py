@@ -163,13 +163,37 @@ def _sweep_markers() -> None:
             pass
 
 
-def compute(task: tuple, key: str, between) -> bool:
+NEAR = 16
+"""Positions of a chart's set computed first, the nearest to the slider's value (:func:`nearest`)."""
+
+
+def nearest(grid: list, value, count: int = NEAR) -> list:
+    """The ``count`` positions of ``grid`` (ascending) nearest to ``value`` by their place in it
+    (as many on each side as the grid's ends allow), in grid order: where a drag from ``value``
+    goes first, one step at a time."""
+    import bisect
+
+    if len(grid) <= count:
+        return list(grid)
+    i = bisect.bisect_left(grid, value)
+    if i == len(grid) or (i > 0 and value - grid[i - 1] <= grid[i] - value):
+        i -= 1  # the grid's position nearest to the value
+    low = min(max(0, i - count // 2), len(grid) - count)
+    return list(grid[low : low + count])
+
+
+def compute(task: tuple, key: str, between, near=None) -> bool:
     """Frames ``task`` (:func:`figure_task` or :func:`panel_task`) computed by a worker into the disk
     cache: True once they are there; False when there are no workers or the pool broke (the caller
     computes them itself). ``between()`` is called while the worker computes and raises
     :class:`webui.frames_queue.Withdrawn` when nobody wants them any more: the worker is then told
     to stop at its next position, and the exception goes on. An error of the computation itself
-    is raised here, as it would be in the server's thread."""
+    is raised here, as it would be in the server's thread.
+
+    A chart's set computed in parts is computed nearest first: with ``near``, the workers first
+    compute the :data:`NEAR` positions nearest to the slider's value and ``near(positions,
+    frames)`` is told them (the page can follow a drag near the value while the rest is computed),
+    then the rest; each position is computed once."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool()
@@ -179,13 +203,19 @@ def compute(task: tuple, key: str, between) -> bool:
     stop.unlink(missing_ok=True)
     _sweep_markers()
     try:
-        parts = _parts(task)
-        if len(parts) < 2:
+        if not _split(task):
             _wait(pool, [(frames_worker.whole_set, task, str(stop))], between)
-        else:  # the set in parts, one per worker, then put together by one of them
-            made = _wait(pool, [(frames_worker.part, task, part, str(stop)) for part in parts], between)
-            figures = dict(pair for part in made for pair in part)
-            _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in _positions(task)])], between)
+            return True
+        # the set in parts, one per worker, nearest first; then put together by one of them
+        grid, figures = _positions(task), {}
+        first = nearest(grid, task[2][task[3]]) if near is not None else []
+        taken = set(first)
+        for positions in (first, [v for v in grid if v not in taken]):
+            calls = [(frames_worker.part, task, part, str(stop)) for part in _split(task, positions)]
+            figures.update(pair for part in _wait(pool, calls, between) for pair in part)
+            if positions is first and first:
+                near(first, [figures[v] for v in first])
+        _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in grid])], between)
         return True
     except frames_worker.Withdrawn:
         stop.touch()
@@ -221,15 +251,19 @@ def _positions(task: tuple) -> list:
     return frames_store.grid(registry.get(task[1]), task[3])
 
 
-def _parts(task: tuple) -> list[list]:
-    """A chart's set split among the workers, every worker's part spread over the whole grid
-    (positions k, k + n, k + 2n...): a set costs its slowest part, and a grid's costly end (a
-    frontier's many points at large ε) is shared. A panel's HTML frames stay whole (they are quick)."""
+def _split(task: tuple, positions: list | None = None) -> list[list]:
+    """A chart's set (or its ``positions``) split among the workers, every worker's part spread
+    over them (positions k, k + n, k + 2n...): a set costs its slowest part, and a grid's costly
+    end (a frontier's many points at large ε) is shared. No parts (``[]``) for a panel's HTML
+    frames, which stay whole (they are quick), nor for a grid shorter than two per worker."""
     n = size()
     if task[0] != "figure" or n < 2:
         return []
     grid = _positions(task)
-    return [grid[k::n] for k in range(n) if grid[k::n]] if len(grid) >= 2 * n else []
+    if len(grid) < 2 * n:
+        return []
+    positions = grid if positions is None else positions
+    return [positions[k::n] for k in range(n) if positions[k::n]]
 
 
 def figure_task(spec, values: dict[str, Any], slider: str) -> tuple:

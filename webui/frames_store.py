@@ -99,6 +99,30 @@ def ready(key: str) -> bool:
     return _FRAMES.contains(key)
 
 
+def near_key(key: str) -> str:
+    """The key of the first part of frames ``key``: the positions nearest to the slider's value,
+    computed first (:func:`webui.frames_pool.compute`), which the page sends while the rest is computed."""
+    return f"{key}-near"
+
+
+def put_near(spec: FigureSpec, values: dict[str, Any], slider: str, key: str, positions, figures) -> None:
+    """Keep in this process the frames of ``spec`` at ``positions`` (the nearest part of frames
+    ``key``), as a set of their own: the browser draws them as any frames, on that grid."""
+    blob = Frames(spec.id, slider, spec.param(slider).label, tuple(positions), tuple(figures)).encoded()
+    _FRAMES.get(near_key(key), lambda: held(blob))
+
+
+def near(key: str) -> Held | None:
+    """The nearest part of frames ``key`` if this process holds it (:func:`put_near`), else None."""
+    part = near_key(key)
+    if not _FRAMES.contains(part):
+        return None
+    found = _FRAMES.get(part, lambda: None)
+    if found is None:  # dropped meanwhile: nothing to keep
+        _FRAMES.discard(part)
+    return found
+
+
 def _top_of(p: Param) -> float:
     from webui.widgets import _top as widget_top  # the slider's own range: one rule for both
 

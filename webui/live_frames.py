@@ -36,17 +36,24 @@ FRAMES_COMPONENT = "dpviz_frames"
 
 
 def _lookup(
-    key: str, kind: str, canonical: dict[str, str], compute, asker: tuple | None = None, task: tuple | None = None
+    key: str,
+    kind: str,
+    canonical: dict[str, str],
+    compute,
+    asker: tuple | None = None,
+    task: tuple | None = None,
+    near=None,
 ) -> Held | None:
     """Frames ``key`` if this process holds them or the disk does; else None, and a request to
     the background worker on behalf of ``asker``, which has a worker process compute ``task``
-    (:mod:`webui.frames_pool`) or, without one, computes them in its own thread."""
+    (:mod:`webui.frames_pool`, nearest positions first, told to ``near``) or, without one,
+    computes them in its own thread."""
     if frames_store.ready(key) or tables.blob_cached(kind, canonical):
         return frames_store.get(key, kind, canonical, compute)
 
     def job(progress) -> None:
         if task is not None:
-            frames_pool.compute(task, key, progress)  # into the disk cache; False: not done, done here
+            frames_pool.compute(task, key, progress, near)  # into the disk cache; False: not done, done here
         frames_store.get(key, kind, canonical, lambda: compute(progress))
 
     frames_queue.request(key, job, asker)
@@ -79,8 +86,9 @@ def frames_for(
     key = frames_store.frames_key(spec, own, slider)
     canonical = frames_store.canonical(spec, own, slider)
     compute = functools.partial(frames_store.compute_bytes, spec, own, slider)
-    held = _lookup(key, f"{spec.id}.frames", canonical, compute, by, frames_pool.figure_task(spec, own, slider))
-    return key, held
+    task = frames_pool.figure_task(spec, own, slider)
+    near = functools.partial(frames_store.put_near, spec, own, slider, key)
+    return key, _lookup(key, f"{spec.id}.frames", canonical, compute, by, task, near)
 
 
 def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> bool:

@@ -124,12 +124,13 @@ def _spread(shown: dict, expected: dict) -> str:
 
 
 def _wait_frames(page, label: str) -> None:
-    """Until every chart that follows the slider ``label`` holds its frames."""
+    """Until every chart that follows the slider ``label`` holds its frames (the whole set, not
+    only its part nearest the slider's value)."""
     page.wait_for_function(
         "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')]"
         ".filter(gd => gd.__dpviz && gd.__dpviz.sliders[label]);"
-        " return c.length && c.every(gd => window.__dpvizFrames &&"
-        " window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
+        " return c.length && c.every(gd => window.__dpvizFrames && !gd.__dpviz.sliders[label].frames.endsWith('-near')"
+        " && window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
         arg=label,
         timeout=300_000,
     )

@@ -53,7 +53,7 @@ def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, 
     monkeypatch.setenv("DPVIZ_FRAME_WORKERS", workers)
     spec = registry.get(FIGURE)
     values = _values(FIGURE, clip=clip)
-    parts = frames_pool._parts(frames_pool.figure_task(spec, values, "dim"))
+    parts = frames_pool._split(frames_pool.figure_task(spec, values, "dim"))
     assert len(parts) == (2 if workers == "2" else 0)
     if parts:  # every position in exactly one part, each part across the whole grid
         grid = frames_store.grid(spec, "dim")
@@ -68,6 +68,41 @@ def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, 
     assert from_worker["grid"] == here["grid"] and len(from_worker["frames"]) == len(here["grid"]) > 10
     for a, b in zip(from_worker["frames"], here["frames"]):
         assert difference(a, b) is None
+
+
+def test_a_set_is_computed_nearest_first_and_the_near_frames_are_the_sets_own(pool):
+    """With ``near``, the workers first compute the positions nearest to the slider's value and
+    say so before the set reaches the disk; those frames are the finished set's at the same
+    positions (exactly), and the set holds every position once."""
+    spec = registry.get(FIGURE)
+    values = _values(FIGURE, clip=4.5, dim=210)  # off the grid (…, 200, 250, …): nearest to it is 200
+    grid = frames_store.grid(spec, "dim")
+    told = []
+
+    def near(positions, figures):
+        told.append((list(positions), figures, _on_disk(spec, values, "dim")))
+
+    assert frames_pool.compute(frames_pool.figure_task(spec, values, "dim"), "test-pool-near", _wanted, near)
+    assert len(told) == 1
+    positions, figures, on_disk = told[0]
+    assert not on_disk, "the near frames came before the set was finished"
+    i = grid.index(200)
+    assert positions == grid[i - 8 : i + 8] and 210 not in grid  # around the nearest position, in grid order
+    whole = decode(frames_store.build(spec, values, "dim").blob)
+    assert whole["grid"] == grid
+    for v, fig in zip(positions, figures):
+        assert difference(fig, whole["frames"][grid.index(v)]) is None
+
+
+def test_the_nearest_positions_keep_their_count_at_the_grids_ends():
+    grid = list(range(1, 31))
+    assert frames_pool.nearest(grid, 1, 6) == [1, 2, 3, 4, 5, 6]
+    assert frames_pool.nearest(grid, 30, 6) == [25, 26, 27, 28, 29, 30]
+    assert frames_pool.nearest(grid, 15, 6) == [12, 13, 14, 15, 16, 17]
+    assert frames_pool.nearest(grid, 15.4, 5) == [13, 14, 15, 16, 17]  # nearest: 15
+    assert frames_pool.nearest(grid, 15.6, 5) == [14, 15, 16, 17, 18]  # nearest: 16
+    assert frames_pool.nearest(grid, 99, 4) == [27, 28, 29, 30]  # beyond the top
+    assert frames_pool.nearest([0.5, 1.0], 0.7, 16) == [0.5, 1.0]  # a grid shorter than the count: all of it
 
 
 def test_a_panels_html_frames_from_a_worker_equal_the_servers_own(pool):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpviz import memo
+from dpviz import memo, registry
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
 from webui import figure_card, live, views
@@ -386,3 +386,32 @@ def test_the_try_it_table_has_one_row_per_word_with_its_numbers():
     rows = re.findall(r"<tr><th scope='row'>(.*?)</th><td>(\d+)</td><td>(\d+)</td><td>([\d.]+)</td></tr>", out)
     assert rows == [("a&lt;b", "90", "7", "0.500"), ("cat", "3", "100", "0.123"), ("sat", "0", "12", "1.000")]
     assert "N_w (of 100)" in out and "dog" in out
+
+
+def test_a_chart_whose_frames_are_being_computed_sends_their_nearest_part_meanwhile(monkeypatch):
+    """While a chart's set along a slider is computed, the chart points the browser at the set's
+    nearest part once this process holds it (webui.frames_pool computes it first), and still asks
+    for the whole set; the part holds exactly the nearest positions, on their own grid."""
+    from dpviz.frames import decode
+    from webui import frames_pool, frames_queue, frames_store, live_frames
+    from webui.widgets import widget_label
+
+    monkeypatch.setenv("DPVIZ_FRAME_WORKERS", "0")
+    asked = []
+    monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None: asked.append(key))
+    monkeypatch.setattr(live_frames, "asker", lambda owner, slider: ("session", owner, slider))
+    spec = registry.get("adept-sensitivity")
+    values = dict(spec.defaults(), clip=7.25)  # a setting no other test computes
+    dim = spec.param("dim")
+    key = frames_store.frames_key(spec, values, "dim")
+    sliders, ref, mounts = figure_card.chart_frames(None, spec, values, [dim])
+    assert sliders[widget_label(dim)]["frames"] == key and ref is None and len(mounts) == 1  # asks, sends nothing
+    assert asked == [key] and frames_store.near(key) is None
+
+    positions = frames_pool.nearest(frames_store.grid(spec, "dim"), values["dim"])
+    frames_store.put_near(spec, values, "dim", key, positions, frames_store.figures_at(spec, values, "dim", positions))
+    sliders, ref, mounts = figure_card.chart_frames(None, spec, values, [dim])
+    assert sliders[widget_label(dim)]["frames"] == frames_store.near_key(key)
+    assert len(mounts) == 2 and asked == [key, key]  # the part sent, and the whole set still asked for
+    doc = decode(frames_store.near(key).blob)
+    assert doc["grid"] == positions and len(positions) == frames_pool.NEAR and values["dim"] in positions
