@@ -190,10 +190,11 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     to stop at its next position, and the exception goes on. An error of the computation itself
     is raised here, as it would be in the server's thread.
 
-    A chart's set computed in parts is computed nearest first: with ``near``, the workers first
+    A chart's set is computed nearest first: with ``near``, the workers (one or more) first
     compute the :data:`NEAR` positions nearest to the slider's value and ``near(positions,
     frames)`` is told them (the page can follow a drag near the value while the rest is computed),
-    then the rest; each position is computed once."""
+    then the rest; each position is computed once. Without ``near``, one worker computes a set
+    whole."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool()
@@ -203,7 +204,7 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     stop.unlink(missing_ok=True)
     _sweep_markers()
     try:
-        if not _split(task):
+        if not _split(task) or (near is None and size() < 2):
             _wait(pool, [(frames_worker.whole_set, task, str(stop))], between)
             return True
         # the set in parts, one per worker, nearest first; then put together by one of them
@@ -257,7 +258,7 @@ def _split(task: tuple, positions: list | None = None) -> list[list]:
     end (a frontier's many points at large ε) is shared. No parts (``[]``) for a panel's HTML
     frames, which stay whole (they are quick), nor for a grid shorter than two per worker."""
     n = size()
-    if task[0] != "figure" or n < 2:
+    if task[0] != "figure" or n < 1:
         return []
     grid = _positions(task)
     if len(grid) < 2 * n:

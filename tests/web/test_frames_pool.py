@@ -54,8 +54,8 @@ def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, 
     spec = registry.get(FIGURE)
     values = _values(FIGURE, clip=clip)
     parts = frames_pool._split(frames_pool.figure_task(spec, values, "dim"))
-    assert len(parts) == (2 if workers == "2" else 0)
-    if parts:  # every position in exactly one part, each part across the whole grid
+    assert len(parts) == int(workers)  # one worker: one part, which it computes whole (no ``near``)
+    if len(parts) == 2:  # every position in exactly one part, each part across the whole grid
         grid = frames_store.grid(spec, "dim")
         assert sorted(parts[0] + parts[1]) == sorted(grid) and len(set(parts[0]) & set(parts[1])) == 0
         assert {grid[0], grid[-1]} & set(parts[0]) and max(parts[1]) > grid[len(grid) // 2]
@@ -70,12 +70,15 @@ def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, 
         assert difference(a, b) is None
 
 
-def test_a_set_is_computed_nearest_first_and_the_near_frames_are_the_sets_own(pool):
+@pytest.mark.parametrize("workers, clip", [("2", 4.5), ("1", 4.75)], ids=["two workers", "one worker (hosted)"])
+def test_a_set_is_computed_nearest_first_and_the_near_frames_are_the_sets_own(pool, monkeypatch, workers, clip):
     """With ``near``, the workers first compute the positions nearest to the slider's value and
     say so before the set reaches the disk; those frames are the finished set's at the same
-    positions (exactly), and the set holds every position once."""
+    positions (exactly), and the set holds every position once. So does a single worker (a hosted
+    server process's share of the cores)."""
+    monkeypatch.setenv("DPVIZ_FRAME_WORKERS", workers)
     spec = registry.get(FIGURE)
-    values = _values(FIGURE, clip=4.5, dim=210)  # off the grid (…, 200, 250, …): nearest to it is 200
+    values = _values(FIGURE, clip=clip, dim=210)  # off the grid (…, 200, 250, …): nearest to it is 200
     grid = frames_store.grid(spec, "dim")
     told = []
 
