@@ -54,9 +54,19 @@ def size() -> int:
     return os.cpu_count() or 1
 
 
+SETS_PER_WORKER = 4
+"""Sets of frames in flight per worker: the queue's thread of a set mostly waits for the workers,
+and with several sets in flight every set's nearest part is in the pool's queue before any set's
+rest (the pool takes its tasks in order; :func:`compute` asks for a set's rest once its nearest
+part is done), so after a key step every chart soon follows a drag near the slider's value."""
+
+
 def concurrency() -> int:
-    """How many sets of frames are computed at once: one per worker, or one in the server's thread."""
-    return max(1, size()) if _BREAKS[0] < MAX_BREAKS else 1
+    """How many sets of frames are computed at once: :data:`SETS_PER_WORKER` per worker, or one in
+    the server's thread (no workers, or a pool broken too often)."""
+    if size() == 0 or _BREAKS[0] >= MAX_BREAKS:
+        return 1
+    return SETS_PER_WORKER * size()
 
 
 def _pool():

@@ -1,5 +1,5 @@
 """The background worker's queue of frames (:mod:`webui.live_frames`): as many threads per
-process as there are frame workers (:func:`webui.frames_pool.concurrency`: one per core), each
+process as there are sets in flight (:func:`webui.frames_pool.concurrency`: four per frame worker), each
 taking one set at a time, the most recently asked for first, and having a worker process compute
 it (:mod:`webui.frames_pool`) or, without one, computing it itself at a lower CPU priority than the
 visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two positions).

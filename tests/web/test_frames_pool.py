@@ -223,6 +223,34 @@ def test_a_page_starts_its_workers_with_its_state_loaded(pool):
     frames_worker.warm("partial", values)  # what each worker ran, here: no error of its own
 
 
+def test_after_a_step_every_sets_nearest_part_comes_before_any_set_is_finished(pool):
+    """Four sets asked for at once (a key step: the charts that follow the other slider): the
+    queue has them all in flight and the pool takes its tasks in order, so every set's nearest
+    part is told before any set is finished. (With a set per worker in flight, two sets waited
+    for the first two to finish, nearest part and all.)"""
+    spec = registry.get("adept-privacy-loss")  # 53 positions along n, some 75 ms each
+    events, done = [], threading.Event()
+    keys = [f"test-pool-order-{k}" for k in range(4)]
+
+    def job(k):
+        task = frames_pool.figure_task(spec, _values("adept-privacy-loss", clip=8.0 + k / 4), "dim")
+
+        def run(between):
+            frames_pool.compute(task, keys[k], between, lambda *_: events.append(("near", k)))
+            events.append(("done", k))
+            if sum(e == "done" for e, _ in events) == 4:
+                done.set()
+
+        return run
+
+    assert frames_pool.concurrency() == frames_pool.SETS_PER_WORKER * 2
+    for k in range(4):
+        frames_queue.request(keys[k], job(k))
+    assert done.wait(timeout=300), events
+    first_done = next(i for i, (e, _) in enumerate(events) if e == "done")
+    assert sorted(k for e, k in events[:first_done] if e == "near") == [0, 1, 2, 3], events
+
+
 @pytest.mark.parametrize(
     "raw, expected", [("0", 0), ("3", 3), (" 1 ", 1), ("", None), ("two", None), ("-1", None), ("²", None)]
 )
