@@ -93,8 +93,12 @@ def pending(keys) -> bool:
         return any(k in _PENDING or k in _WORKING for k in keys)
 
 
-def _next() -> tuple[str, Any]:
-    """The most recently asked-for job still wanted (waiting for one); stale ones are dropped."""
+def _next() -> tuple[str, Any] | None:
+    """The most recently asked-for job still wanted (waiting for one); stale ones are dropped.
+    None for a thread with nothing to do while more threads are alive than sets may be in flight
+    (:func:`webui.frames_pool.concurrency`, which falls to one when the pool breaks too often):
+    that thread ends."""
+    me = threading.current_thread()
     with _LOCK:
         while True:
             now = time.monotonic()
@@ -106,7 +110,24 @@ def _next() -> tuple[str, Any]:
                 _, job = _PENDING.pop(key)
                 _WORKING.add(key)
                 return key, job
+            _WORKER[:] = [t for t in _WORKER if t.is_alive()]
+            if me in _WORKER and len(_WORKER) > frames_pool.concurrency():
+                _WORKER.remove(me)
+                return None
             _LOCK.wait(timeout=5.0)
+
+
+def retire_idle(timeout: float = 10.0) -> int:
+    """Wake the idle threads so that those beyond :func:`webui.frames_pool.concurrency` end; wait up
+    to ``timeout`` seconds for them; the number of threads alive then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _LOCK:
+            _LOCK.notify_all()
+            alive = [t for t in _WORKER if t.is_alive()]
+        if len(alive) <= frames_pool.concurrency() or time.monotonic() > deadline:
+            return len(alive)
+        time.sleep(0.05)
 
 
 def _work() -> None:
@@ -119,7 +140,10 @@ def _work() -> None:
     from webui.views import wait_idle
 
     while True:
-        key, job = _next()
+        taken = _next()
+        if taken is None:
+            return
+        key, job = taken
 
         def between(*_, key=key) -> None:  # between two positions: visitors first; dropped work stops
             wait_idle()
