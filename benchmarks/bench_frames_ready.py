@@ -36,22 +36,27 @@ ROOT = Path(__file__).resolve().parents[1]
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
+from webui.frames_store import NEAR_SUFFIX  # noqa: E402
+
 PAGES = ["ADePT_sensitivity", "Metric_DP", "HoHo_attack", "Partial_sensitivity"]
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 # every chart (and the try-it text) that a slider drives holds that slider's frames
-ALL_FRAMES = """() => {
+PART = "s.frames.endsWith('%s')" % NEAR_SUFFIX  # a set's nearest part (webui.frames_pool computes it first)
+HELD = """() => {
   const els = [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz);
   if (!els.length || !window.__dpvizFrames) return false;
-  return els.every(e => Object.values(e.__dpviz.sliders || {})
-    .every(s => !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)));
+  return els.every(e => Object.values(e.__dpviz.sliders || {}).every(s => %s window.__dpvizFrames.get(s.frames)));
 }"""
-NEAR_FRAMES = ALL_FRAMES.replace("!s.frames.endsWith('-near') && ", "")
-"""Every chart holds frames for every slider, at least the part nearest the slider's value
-(webui.frames_pool computes it first: a key "<key>-near")."""
-MISSING = """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
+ALL_FRAMES = HELD % f"!{PART} &&"
+NEAR_FRAMES = HELD % ""
+"""Every chart holds frames for every slider, at least the part nearest the slider's value."""
+MISSING = (
+    """() => [...document.querySelectorAll('.dpviz-chart, .dpviz-html')].filter(e => e.__dpviz)
   .flatMap(e => Object.entries(e.__dpviz.sliders || {})
-    .filter(([, s]) => s.frames.endsWith('-near') || !(window.__dpvizFrames && window.__dpvizFrames.get(s.frames)))
+    .filter(([, s]) => %s || !(window.__dpvizFrames && window.__dpvizFrames.get(s.frames)))
     .map(([label]) => `${e.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/)?.[0]} ${label}`))"""
+    % PART
+)
 
 
 def build_cache(folder: Path) -> float:

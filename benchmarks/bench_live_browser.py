@@ -74,6 +74,8 @@ import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_test
 from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
 from server_cpu import wait_until_idle  # noqa: E402 - benchmarks/ is on the path (this file's folder)
 
+from webui.frames_store import NEAR_SUFFIX  # noqa: E402
+
 MOUSE_HZ = 125
 """A drag's mouse moves per second in its second run: a USB mouse's default report rate."""
 
@@ -385,7 +387,7 @@ def frames_presses(url: str, browser, presses: int, server_pid: int, first_shots
                 settle(page, charts)
             page.wait_for_function(  # every chart that follows the slider holds its frames
                 "(label) => [...document.querySelectorAll('.dpviz-chart')].every(gd => !gd.__dpviz.sliders[label]"
-                " || (!gd.__dpviz.sliders[label].frames.endsWith('-near')"
+                f" || (!gd.__dpviz.sliders[label].frames.endsWith('{NEAR_SUFFIX}')"
                 " && (window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames) || null) !== null))",
                 arg=label,
                 timeout=300_000,

@@ -96,6 +96,10 @@ class ProcessMemo:
         with self._lock:
             return key in self._items
 
+    def peek(self, key) -> Any:
+        """The value held for ``key`` (now the most recently used), or None: never computed here."""
+        return self._hit(key)[1]
+
     def _hit(self, key) -> tuple[bool, Any]:
         with self._lock:
             if key in self._items:

@@ -57,12 +57,17 @@ def figures_at(spec: FigureSpec, values: dict[str, Any], slider: str, positions,
     return compute_frames(spec, values, slider, lambda fig: chart_json(fig).spec, progress, grid=positions).figures
 
 
+def _encoded(spec: FigureSpec, slider: str, positions, figures) -> bytes:
+    """The bytes the browser receives for ``spec``'s frames at ``positions`` along ``slider``."""
+    return Frames(spec.id, slider, spec.param(slider).label, tuple(positions), tuple(figures)).encoded()
+
+
 def compute_bytes(spec: FigureSpec, values: dict[str, Any], slider: str, progress=None, figures=None) -> bytes:
     """The frames' bytes, from ``figures`` (every position, computed in parts) or computed now."""
     positions = grid(spec, slider)
     if figures is None:
         figures = figures_at(spec, values, slider, positions, progress)
-    return Frames(spec.id, slider, spec.param(slider).label, tuple(positions), tuple(figures)).encoded()
+    return _encoded(spec, slider, positions, figures)
 
 
 @dataclass(frozen=True)
@@ -99,28 +104,26 @@ def ready(key: str) -> bool:
     return _FRAMES.contains(key)
 
 
+NEAR_SUFFIX = "-near"
+"""What a key of frames' nearest part ends with (the browser tests and benchmarks tell it by that)."""
+
+
 def near_key(key: str) -> str:
     """The key of the first part of frames ``key``: the positions nearest to the slider's value,
     computed first (:func:`webui.frames_pool.compute`), which the page sends while the rest is computed."""
-    return f"{key}-near"
+    return key + NEAR_SUFFIX
 
 
 def put_near(spec: FigureSpec, values: dict[str, Any], slider: str, key: str, positions, figures) -> None:
     """Keep in this process the frames of ``spec`` at ``positions`` (the nearest part of frames
     ``key``), as a set of their own: the browser draws them as any frames, on that grid."""
-    blob = Frames(spec.id, slider, spec.param(slider).label, tuple(positions), tuple(figures)).encoded()
+    blob = _encoded(spec, slider, positions, figures)
     _FRAMES.get(near_key(key), lambda: held(blob))
 
 
 def near(key: str) -> Held | None:
     """The nearest part of frames ``key`` if this process holds it (:func:`put_near`), else None."""
-    part = near_key(key)
-    if not _FRAMES.contains(part):
-        return None
-    found = _FRAMES.get(part, lambda: None)
-    if found is None:  # dropped meanwhile: nothing to keep
-        _FRAMES.discard(part)
-    return found
+    return _FRAMES.peek(near_key(key))
 
 
 def _top_of(p: Param) -> float:

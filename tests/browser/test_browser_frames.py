@@ -36,6 +36,7 @@ from browser_support import (
 
 from dpviz import frames, registry
 from dpviz.params import validate
+from webui.frames_store import NEAR_SUFFIX
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -129,7 +130,8 @@ def _wait_frames(page, label: str) -> None:
     page.wait_for_function(
         "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')]"
         ".filter(gd => gd.__dpviz && gd.__dpviz.sliders[label]);"
-        " return c.length && c.every(gd => window.__dpvizFrames && !gd.__dpviz.sliders[label].frames.endsWith('-near')"
+        " return c.length && c.every(gd => window.__dpvizFrames"
+        f" && !gd.__dpviz.sliders[label].frames.endsWith('{NEAR_SUFFIX}')"
         " && window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
         arg=label,
         timeout=300_000,

@@ -102,3 +102,13 @@ def test_an_entry_that_grew_is_counted_at_the_next_insertion_a_second_later():
     now[0] = 1.5
     memo.get("last", lambda: np.zeros(10))  # every entry measured: over 20,000, the oldest goes
     assert "lazy" not in memo.keys() and memo.nbytes() <= 20_000
+
+
+def test_peek_reads_a_held_value_and_never_computes_or_keeps_a_missing_one():
+    memo = ProcessMemo(maxsize=2)
+    assert memo.peek("a") is None and not memo.contains("a")  # nothing kept for a missing key
+    memo.get("a", lambda: 1)
+    memo.get("b", lambda: 2)
+    assert memo.peek("a") == 1  # "a" is now the most recently used: "b" goes first
+    memo.get("c", lambda: 3)
+    assert memo.keys() == ["a", "c"]
