@@ -214,15 +214,16 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     stop.unlink(missing_ok=True)
     _sweep_markers()
     try:
-        if not _split(task) or (near is None and size() < 2):
+        grid = _grid_in_parts(task)
+        if grid is None or (near is None and size() < 2):
             _wait(pool, [(frames_worker.whole_set, task, str(stop))], between)
             return True
         # the set in parts, one per worker, nearest first; then put together by one of them
-        grid, figures = _positions(task), {}
+        figures = {}
         first = nearest(grid, task[2][task[3]]) if near is not None else []
         taken = set(first)
         for positions in (first, [v for v in grid if v not in taken]):
-            calls = [(frames_worker.part, task, part, str(stop)) for part in _split(task, positions)]
+            calls = [(frames_worker.part, task, part, str(stop)) for part in _split(positions)]
             figures.update(pair for part in _wait(pool, calls, between) for pair in part)
             if positions is first and first:
                 near(first, [figures[v] for v in first])
@@ -256,24 +257,22 @@ def _wait(pool, calls: list[tuple], between) -> list:
         between()
 
 
-def _positions(task: tuple) -> list:
+def _grid_in_parts(task: tuple) -> list | None:
+    """The grid of a set computed in parts: a chart's, of at least two positions per worker; None
+    for a set computed whole (a panel's HTML frames, which are quick; a shorter grid)."""
+    if task[0] != "figure":
+        return None
     from dpviz import registry
 
-    return frames_store.grid(registry.get(task[1]), task[3])
+    grid = frames_store.grid(registry.get(task[1]), task[3])
+    return grid if len(grid) >= 2 * max(1, size()) else None
 
 
-def _split(task: tuple, positions: list | None = None) -> list[list]:
-    """A chart's set (or its ``positions``) split among the workers, every worker's part spread
-    over them (positions k, k + n, k + 2n...): a set costs its slowest part, and a grid's costly
-    end (a frontier's many points at large ε) is shared. No parts (``[]``) for a panel's HTML
-    frames, which stay whole (they are quick), nor for a grid shorter than two per worker."""
-    n = size()
-    if task[0] != "figure" or n < 1:
-        return []
-    grid = _positions(task)
-    if len(grid) < 2 * n:
-        return []
-    positions = grid if positions is None else positions
+def _split(positions: list) -> list[list]:
+    """``positions`` split among the workers, every worker's part spread over them (positions k,
+    k + n, k + 2n...): a set costs its slowest part, and a grid's costly end (a frontier's many
+    points at large ε) is shared."""
+    n = max(1, size())
     return [positions[k::n] for k in range(n) if positions[k::n]]
 
 

@@ -53,7 +53,7 @@ def test_frames_from_a_worker_equal_the_servers_own(pool, monkeypatch, workers, 
     monkeypatch.setenv("DPVIZ_FRAME_WORKERS", workers)
     spec = registry.get(FIGURE)
     values = _values(FIGURE, clip=clip)
-    parts = frames_pool._split(frames_pool.figure_task(spec, values, "dim"))
+    parts = frames_pool._split(frames_pool._grid_in_parts(frames_pool.figure_task(spec, values, "dim")))
     assert len(parts) == int(workers)  # one worker: one part, which it computes whole (no ``near``)
     if len(parts) == 2:  # every position in exactly one part, each part across the whole grid
         grid = frames_store.grid(spec, "dim")
