@@ -43,6 +43,8 @@ import urllib.request
 import xmlrpc.client
 from pathlib import Path
 
+from dpviz.processes import die_with_parent
+
 BACKEND = "streamlit"
 """HAProxy's backend name (``serving.proxy_config``)."""
 START_SECONDS = 3
@@ -52,21 +54,6 @@ STOP_GRACE = 8.0
 """Seconds a server process has to end after the stop signal :func:`run_backend` passed on, before
 it is killed (supervisord's own ``stopwaitsecs`` is 10: this ends it first, and also when
 supervisord is gone)."""
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(signum: int | None = None) -> bool:
-    """Ask Linux to send this process ``signum`` (SIGTERM) when its parent ends (``prctl(2)``'s
-    ``PR_SET_PDEATHSIG``; kept across ``exec``, so a child's ``preexec_fn`` may call it). False
-    where there is no such call (not Linux), and the process then just outlives its parent."""
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, int(signum or signal.SIGTERM), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def supervisord_config(run_dir: Path, backends: list[int], proxy: bool, root: Path, address: str = "127.0.0.1") -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from dpviz.processes import die_with_parent
+
 
 class Withdrawn(Exception):
     """Frames nobody wants any more, stopped between two positions (in a worker, or in the
@@ -20,13 +22,7 @@ def start() -> None:
         os.nice(19 - os.nice(0))
     except OSError:
         pass
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    die_with_parent()
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)

@@ -1,0 +1,20 @@
+"""Helpers for the processes dpviz starts (frame workers, server processes under supervision)."""
+
+from __future__ import annotations
+
+PR_SET_PDEATHSIG = 1
+"""``prctl(2)``'s option: the signal a process gets when its parent ends."""
+
+
+def die_with_parent(signum: int | None = None) -> bool:
+    """Ask Linux to send this process ``signum`` (SIGTERM) when its parent ends (``prctl(2)``'s
+    ``PR_SET_PDEATHSIG``; kept across ``exec``, so a child's ``preexec_fn`` may call it). False
+    where there is no such call (not Linux), and the process then just outlives its parent."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signum or signal.SIGTERM), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
