@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from dpviz.errors import InputError
+from dpviz.storage import cache_dir
 
 LIFETIME = 24 * 3600
 """Seconds a class lives after it starts."""
@@ -205,8 +206,6 @@ class Store:
                     conn.close()
                     raise
             else:
-                from dpviz.storage import cache_dir
-
                 path = cache_dir() / "classes.sqlite"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(path, timeout=2, check_same_thread=False, isolation_level=None)
@@ -422,7 +421,6 @@ def store() -> Store:
     url = os.environ.get("DPVIZ_CLASS_DB", "").strip() or None
     if url and not url.startswith(("postgresql://", "postgres://")):
         raise ClassError("DPVIZ_CLASS_DB must be a postgresql:// URL (or unset, for SQLite in the cache directory).")
-    from dpviz.storage import cache_dir
 
     key = url or str(cache_dir())
     with _STORES_LOCK:

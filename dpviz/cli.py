@@ -24,10 +24,12 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-from dpviz import registry
+from dpviz import lessons, registry
 from dpviz.errors import InputError
 from dpviz.export import ExportError, output_format, write
-from dpviz.params import ParamError, format_value
+from dpviz.panels import resolve
+from dpviz.paper_figures import generate
+from dpviz.params import Param, ParamError, format_value, parse_value
 from dpviz.progress import printer
 
 
@@ -191,7 +193,6 @@ def _parse_sets(items: Sequence[str]) -> dict[str, str]:
 
 def _sweep(args) -> int:
     from dpviz.papers.metric.sweep import sweep
-    from dpviz.params import Param, parse_value
 
     eps = parse_value(
         Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons
@@ -261,7 +262,6 @@ def _report(args) -> int:
 def _lesson(args) -> int:
     from pathlib import Path
 
-    from dpviz import lessons
     from dpviz.lessons.format import load, load_file, parse, read_text
 
     if args.list:
@@ -402,7 +402,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.engine_only:
                 # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
                 # named, as the declarations name their views, not imported (dpviz never imports it)
-                from dpviz.panels import resolve
 
                 built = resolve("webui.warmup:build")(printer(args.quiet), pages, max(1, args.jobs))
                 sys.stderr.write(built + "\n")
@@ -414,8 +413,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"\nwrote {path}\n")
             return 0
         if args.command == "figures":
-            from dpviz.paper_figures import generate
-
             with _writing(f"the figures to {args.out!r}"):
                 m = generate(args.out, quick=args.quick)
             sys.stderr.write(

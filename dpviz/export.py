@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from dpviz.errors import InputError
+from dpviz.text_fit import fit_layout, fit_names
 from dpviz.theme import HEIGHT, WIDTH
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ def fitted(fig: go.Figure, width: int) -> go.Figure:
     """A copy of ``fig`` whose long titles are wrapped to ``width`` pixels (dpviz.text_fit), the
     chart taller by the lines added, as the page wraps them to the chart's width on screen."""
     import plotly.graph_objects as go
-
-    from dpviz.text_fit import fit_layout, fit_names
 
     template = fig.layout.template.layout.to_plotly_json() if fig.layout.template else {}
     layout = fig.layout.to_plotly_json()

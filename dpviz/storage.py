@@ -9,6 +9,8 @@ import stat
 import sys
 from pathlib import Path
 
+from dpviz import hosted_mode
+
 
 def cache_dir() -> Path:
     """The cache directory: ``$DPVIZ_CACHE_DIR``, else the user cache directory for dpviz."""
@@ -45,7 +47,6 @@ def quota_bytes(name: str, default_mb: int) -> int:
 def embeddings_budget() -> int:
     """Bytes the loaded embeddings may hold together in memory ($DPVIZ_EMBEDDINGS_MB): 1 GiB on
     a hosted demo, half the machine's memory otherwise (the "embeddings" cache's bound)."""
-    from dpviz import hosted_mode
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return quota_bytes("DPVIZ_EMBEDDINGS_MB", 1024 if hosted_mode() else max(1024, total // 2**21))

@@ -43,6 +43,7 @@ import urllib.request
 import xmlrpc.client
 from pathlib import Path
 
+from dpviz import hosted_mode
 from dpviz.processes import die_with_parent
 
 BACKEND = "streamlit"
@@ -211,8 +212,6 @@ def run_backend(port: int, address: str, run_dir: Path) -> int:
     import signal
     import subprocess
     import threading
-
-    from dpviz import hosted_mode
 
     parent = os.getppid()
     die_with_parent()  # supervisord killed: this process is told (and tells Streamlit, below)

@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from dpviz import registry
 from webui import frames_store, frames_worker
 
 log = logging.getLogger("dpviz.frames")
@@ -262,7 +263,6 @@ def _grid_in_parts(task: tuple) -> list | None:
     for a set computed whole (a panel's HTML frames, which are quick; a shorter grid)."""
     if task[0] != "figure":
         return None
-    from dpviz import registry
 
     grid = frames_store.grid(registry.get(task[1]), task[3])
     return grid if len(grid) >= 2 * max(1, size()) else None

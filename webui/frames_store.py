@@ -22,9 +22,11 @@ from typing import Any
 
 from dpviz import caches, tables
 from dpviz.frames import Frames, compute_frames, slider_grid
+from dpviz.panels import resolve
 from dpviz.params import Param, format_value
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
+from webui.plotly_element import chart_json
 
 _FRAMES = caches.memo("web.frames")  # the same memo as frames_queue's (one per name and process)
 
@@ -52,7 +54,6 @@ def grid(spec: FigureSpec, slider: str) -> list:
 
 def figures_at(spec: FigureSpec, values: dict[str, Any], slider: str, positions, progress=None) -> tuple[dict, ...]:
     """The chart's frames at ``positions`` of its grid (a part of a set, :mod:`webui.frames_pool`)."""
-    from webui.plotly_element import chart_json
 
     return compute_frames(spec, values, slider, lambda fig: chart_json(fig).spec, progress, grid=positions).figures
 
@@ -142,7 +143,6 @@ def text_key(panel, own: dict[str, Any], slider: Param) -> tuple[str, dict[str, 
 
 def text_compute(panel, own: dict[str, Any], slider: Param, progress=None) -> bytes:
     """``panel``'s HTML at every position of ``slider``, the other parameters at ``own``: the bytes."""
-    from dpviz.panels import resolve
 
     grid = slider_grid(slider, _top_of(slider))
     pages = []

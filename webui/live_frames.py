@@ -27,10 +27,12 @@ from typing import Any, Sequence
 import streamlit as st
 
 from dpviz import tables
+from dpviz.panels import resolve
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
 from webui import frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
+from webui.widgets import slider_options, widget_label
 
 FRAMES_COMPONENT = "dpviz_frames"
 
@@ -164,8 +166,6 @@ def text_frames_for(panel, values: dict[str, Any], slider: Param, by: tuple | No
 def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param]) -> None:
     """``panel`` drawn as its HTML for ``result``, with its frames along each live slider it takes
     (the browser swaps in the HTML of the slider's position while the slider moves)."""
-    from dpviz.panels import resolve
-    from webui.widgets import slider_options, widget_label
 
     own = {p.name for p in panel.params}
     followers, later = {}, []

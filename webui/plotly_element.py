@@ -31,6 +31,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from webui.live_script import ENTRY, bundle
+
 _DEFAULT_HEIGHT = 450  # plotly.js's default, as Streamlit resolves height="content"
 
 
@@ -97,7 +99,6 @@ def full_script() -> str:
     """The page's chart script (``webui/live_js/``, put together by :func:`webui.live_script.bundle`)
     without its comment lines and indentation, its entry point kept as ``window.__dpvizLive``:
     what the page's one loader element (:func:`mount_loader`) carries."""
-    from webui.live_script import ENTRY, bundle
 
     body = "\n".join(line.strip() for line in bundle().splitlines() if not line.strip().startswith("//"))
     assert ENTRY in body, "live_js/chart.js must export its entry point"

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpviz import hosted_mode, papers, registry
 from dpviz.errors import InputError
+from dpviz.page_report.comparison import build_comparison
 from dpviz.params import MAX_RAW_LENGTH, Param, canonical_query, check_hosted_cap, format_value, parse_value
 from dpviz.registry import FigureSpec
 from webui import live_frames, views
@@ -136,7 +137,6 @@ def side_by_side_box(page: str, params: Sequence[Param], values: dict[str, Any])
     two_charts(spec, sides, key=f"sbs-{page}-{spec.id}")
     query = canonical_query(list(params), values)
     with st.expander("These two charts as one report (HTML, PDF or notebook)", icon=":material/description:"):
-        from dpviz.page_report.comparison import build_comparison
 
         def build(progress, draw):
             base = app_base(papers.get(page).page)

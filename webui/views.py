@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz import caches
+from dpviz.params import format_value
 from dpviz.registry import FigureSpec
 from webui.plotly_element import ChartJSON, chart_json
 
@@ -112,7 +113,6 @@ _PANELS = caches.memo("web.panels")
 
 
 def _panel_key(panel, values: dict[str, Any]) -> tuple:
-    from dpviz.params import format_value
 
     return (panel.id, tuple((p.name, format_value(p, values[p.name])) for p in panel.params))
 

@@ -14,7 +14,11 @@ import threading
 import time
 from typing import Any
 
-from dpviz import env_flag, hosted_mode, registry
+from dpviz import env_flag, hosted_mode, lessons, registry, sandbox
+from dpviz.frames import slider_grid
+from dpviz.panels import Panel
+from dpviz.params import validate
+from dpviz.progress import report
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -89,7 +93,6 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
     only these pages', no lesson). The same code as the hosted warm-up (:func:`warm_defaults`),
     with ``progress`` (fraction, message) over the frames, the longest part, computed in
     ``workers`` processes; returns a sentence for the command line."""
-    from dpviz.progress import report
 
     start = time.monotonic()
     _patient()
@@ -133,7 +136,6 @@ def warm_frames(progress=None, pages: set[str] | None = None, values: dict | Non
     browser draws them while a slider moves), or those of ``pages`` (keys), at ``values`` if
     given (every parameter of the page); returns how many sets were computed or read. One that
     fails is logged and skipped. ``workers`` > 1: in that many processes (:func:`_in_pool`)."""
-    from dpviz.progress import report
     from webui import live_frames
 
     if not live_frames.enabled():
@@ -153,7 +155,6 @@ def _selected(pages: set[str] | None) -> list:
 
 
 def _job_name(job) -> str:
-    from dpviz.panels import Panel
 
     _, _, what, p = job
     return f"frames of {what.title if isinstance(what, Panel) else what.id} along {p.name}"
@@ -161,7 +162,6 @@ def _job_name(job) -> str:
 
 def _compute_job(job, values: dict | None) -> int:
     """One set of frames into the cache (1), or a logged failure (0)."""
-    from dpviz.panels import Panel
     from webui import frames_store
 
     _, defaults, what, p = job
@@ -180,7 +180,6 @@ def _compute_job(job, values: dict | None) -> int:
 def _patient() -> None:
     """The formula worker's wall clock for the build: 180 s, not a visitor's 20 s (the build is
     no visitor, and the machine may be busy installing; the CPU-seconds limit stays)."""
-    from dpviz import sandbox
 
     sandbox.WALL_SECONDS = max(sandbox.WALL_SECONDS, 180.0)
 
@@ -210,8 +209,6 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from dpviz.progress import report
-
     key = tuple(sorted(pages)) if pages is not None else None
     order = sorted(range(len(jobs)), key=lambda i: -_weight(jobs[i]))
     done, left = 0, set(order)
@@ -236,7 +233,6 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
 def _weight(job) -> int:
     """How long a job looks (its slider's positions; a frontier solves a frontier at each): the
     pool starts the longest first, so that none is left alone at the end."""
-    from dpviz.frames import slider_grid
 
     _, _, what, p = job
     return len(slider_grid(p)) * (4 if str(getattr(what, "id", "")).endswith("frontier") else 1)
@@ -279,10 +275,8 @@ def warm_lessons(names: list[str] | None = None) -> int:
     and its answers, so a class finds every step ready; returns how many charts were computed. A
     lesson that cannot be used is skipped: the page tells the teacher why. ``names``: the lessons
     (default: every one found, :func:`dpviz.lessons.available`)."""
-    from dpviz import lessons
     from dpviz.lessons.answers import answers
     from dpviz.lessons.format import load
-    from dpviz.params import validate
     from webui import views
 
     done = 0

@@ -17,6 +17,7 @@ import streamlit as st
 from dpviz import registry, uploads
 from dpviz.errors import InputError
 from dpviz.frames import slider_grid
+from dpviz.panels import resolve
 from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
 
 
@@ -230,7 +231,6 @@ def _kept(p: Param, up) -> tuple[str, str | None, str | None]:
     """The file ``up`` kept under the cache directory and, if the parameter declares a check, its
     outcome: (reference, describing sentence, refusal). Done once per file a visitor gives (the
     session remembers it by the file's id), not on every rerun; a refused file is deleted."""
-    from dpviz.panels import resolve
 
     saved = st.session_state.get(f"_{p.name}_saved")
     if saved is None or saved[0] != up.file_id:

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from dpviz import hosted_mode
 from dpviz.data.embeddings import Embedding
+from dpviz.data.fasttext_local import gensim_test_data
 from dpviz.errors import InputError
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -30,7 +32,6 @@ class CorpusError(InputError):
 
 def movie_reviews() -> tuple[list[str], np.ndarray]:
     """The 200 labelled movie-review sentences gensim ships with its tests: (sentences, 0/1 labels)."""
-    from dpviz.data.fasttext_local import gensim_test_data
 
     sents, labels = [], []
     for line in (
@@ -77,7 +78,6 @@ def parse_upload(data: bytes, name: str) -> tuple[list[str], np.ndarray | None]:
         sents, labels = [s.strip() for s in text.splitlines() if s.strip()], None
     if len(sents) < 10:
         raise CorpusError(f"At least 10 sentences are needed, got {len(sents)}.")
-    from dpviz import hosted_mode
 
     most = HOSTED_MAX_SENTENCES if hosted_mode() else MAX_SENTENCES
     if len(sents) > most:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpviz import caches, hosted_mode, uploads
 from dpviz.data import gensim_models
 from dpviz.data.embedding import (  # noqa: F401 - the type and the memory check, here for every caller
     LOAD_OVERHEAD,
@@ -45,7 +46,6 @@ def _loaded():
     """Loaded embeddings by name, least recently used dropped first beyond :func:`dpviz.storage.embeddings_budget`
     (a memory-mapped matrix counts nothing; the vocabulary and any in-memory matrix count)."""
     global _CACHE
-    from dpviz import caches
 
     with _CACHE_LOCK:
         if _CACHE is None:
@@ -60,7 +60,6 @@ _CACHE_LOCK = threading.Lock()
 def _source_path(name: str) -> Path | None:
     """The file behind an embedding choice (None for a built-in one): an uploaded file
     (upload:NAME) or, outside hosted mode, a path; EmbeddingError for any other choice."""
-    from dpviz import hosted_mode, uploads
 
     if name in NAMED:
         return None
@@ -283,7 +282,6 @@ def check_declared_size(p: Path, size: int | None = None) -> Declared:
 def file_limit() -> float:
     """The largest embedding file loaded: MAX_UPLOAD_BYTES on a hosted demo; locally none (the
     memory check decides)."""
-    from dpviz import hosted_mode
 
     return MAX_UPLOAD_BYTES if hosted_mode() else float("inf")
 

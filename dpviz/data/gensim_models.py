@@ -21,8 +21,10 @@ from typing import Callable
 
 import numpy as np
 
+from dpviz import hosted_mode
 from dpviz.build_once import build_once
-from dpviz.data.embedding import Embedding, EmbeddingError
+from dpviz.data.embedding import Embedding, EmbeddingError, check_memory
+from dpviz.storage import cache_dir
 
 DOWNLOAD_BASE = "https://github.com/RaRe-Technologies/gensim-data/releases/download"
 
@@ -78,7 +80,6 @@ def label(name: str) -> str:
 def absent_sentence(name: str) -> str:
     """The sentence for an absent model: what to download and where to put it (on a hosted demo:
     that models are not downloaded there)."""
-    from dpviz import hosted_mode
 
     m = MODELS[name]
     if hosted_mode():
@@ -94,7 +95,6 @@ def absent_sentence(name: str) -> str:
 
 
 def _converted_dir(name: str) -> Path:
-    from dpviz.storage import cache_dir
 
     return cache_dir() / "embeddings" / name
 
@@ -124,8 +124,6 @@ def _whole(folder: Path) -> bool:
 
 def _convert_into(name: str, folder: Path, progress: Callable[[float, str], None] | None) -> None:
     from gensim.models import KeyedVectors
-
-    from dpviz.data.embedding import check_memory
 
     src = model_file(name)
     if progress:
@@ -176,8 +174,6 @@ def download(
     set ``cancel`` event (or an exception in ``progress``) stops it and removes the partial file.
     Not on a hosted demo. (Needs network access; kept thin: a streamed copy and a rename.)"""
     import urllib.request
-
-    from dpviz import hosted_mode
 
     if hosted_mode():
         raise EmbeddingError(absent_sentence(name))

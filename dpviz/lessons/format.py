@@ -36,7 +36,7 @@ from typing import Mapping
 
 from dpviz import hosted_mode, registry
 from dpviz.errors import InputError
-from dpviz.lessons import LessonError
+from dpviz.lessons import LessonError, path_of
 from dpviz.params import validate
 
 MAX_BYTES = 100_000
@@ -470,7 +470,6 @@ def _with(r: _Reader, line: int, key: str, rest: str, chart: ChartRef) -> ChartR
 
 def load(name: str) -> Lesson:
     """The lesson called ``name`` from the lesson folders (never a path a visitor gives)."""
-    from dpviz.lessons import path_of
 
     return parse(read_text(path_of(name)), name)
 

@@ -39,6 +39,7 @@ from dpviz import __version__, hosted_mode, papers, registry
 from dpviz.errors import InputError
 from dpviz.export import ExportError
 from dpviz.page_report import timing
+from dpviz.page_report.pdf import check_can_print, pdf_bytes
 from dpviz.params import ParamError, canonical_query, format_value, validate
 from dpviz.progress import Progress, report
 
@@ -316,8 +317,6 @@ def render(rep: Report, fmt: str, progress: Progress | None = None) -> bytes:
 
         return notebook_json(rep).encode("utf-8")
     if fmt == ".pdf":
-        from dpviz.page_report.pdf import pdf_bytes
-
         return pdf_bytes(rep, progress)
     raise ExportError(f"A report is written as .html, .pdf or .ipynb, not {fmt!r}.")
 
@@ -367,8 +366,6 @@ def write_report(
     (computing and writing, per format: :mod:`dpviz.page_report.timing`)."""
     fmt = report_format(out)
     if fmt == ".pdf":
-        from dpviz.page_report.pdf import check_can_print
-
         check_can_print()
     check()
     out = Path(out)

@@ -10,6 +10,7 @@ import json
 import keyword
 from typing import TYPE_CHECKING, Mapping
 
+from dpviz.page_report import calibration_call
 from dpviz.page_report.markup import plain_text
 
 if TYPE_CHECKING:
@@ -75,8 +76,6 @@ def notebook_json(rep: Report) -> str:
         ),
     ]
     if rep.calibration_note:
-        from dpviz.page_report import calibration_call
-
         cells.append(_cell("markdown", f"## Calibration\n\nTarget: {_md_cell(rep.calibration_note)}.", len(cells)))
         if rep.calibration is not None:
             cells.append(_cell("code", f"calibration = {calibration_call(rep)}\ncalibration", len(cells)))

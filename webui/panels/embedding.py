@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dpviz import hosted_mode
+from dpviz.data import gensim_models
 from dpviz.data.embeddings import GENSIM, EmbeddingError
 
 
@@ -31,7 +32,6 @@ def refused(err, values) -> None:
 def offer_download(name: str) -> None:
     """A gensim-downloader model that is not on this machine: download it here, with progress;
     clicking Cancel (any click) stops the run, and the partial file is removed."""
-    from dpviz.data import gensim_models
 
     if name not in GENSIM or gensim_models.is_present(name) or hosted_mode():
         return

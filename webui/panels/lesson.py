@@ -14,6 +14,8 @@ import streamlit as st
 from dpviz import lessons
 from dpviz.errors import InputError
 from dpviz.lessons.format import Question
+from dpviz.page_report.lesson import build_lesson
+from dpviz.tools.lessons.compute import lesson_named
 from webui import identity
 from webui.panels import lesson_projector, lesson_seat, lesson_student, lesson_teacher
 from webui.panels.lesson_seat import Seat, go, lessons_page
@@ -36,8 +38,6 @@ def chooser(panel) -> None:
         titles = {}
         for name in available:
             try:
-                from dpviz.tools.lessons.compute import lesson_named
-
                 titles[name] = lesson_named(name).title
             except InputError:
                 titles[name] = f"{name} (cannot be used: python -m dpviz lesson check)"
@@ -87,7 +87,6 @@ def show(result, values: dict[str, Any]) -> None:
 
 def _report(lesson: str, number: int) -> None:
     """The lesson (or this step) as one report: its text, the computed answers and every chart."""
-    from dpviz.page_report.lesson import build_lesson
 
     with st.expander("This lesson as one report (HTML, PDF or notebook)", icon=":material/description:"):
         st.caption(

@@ -14,6 +14,7 @@ module imports one).
 
 from __future__ import annotations
 
+from webui.streamlit_compat.fixes import install as install_fixes
 from webui.streamlit_compat.guard import REVIEWED, check_version, target
 
 check_version()  # a warning, once, on a Streamlit the door was not reviewed for
@@ -23,6 +24,5 @@ __all__ = ["REVIEWED", "check_version", "install", "target"]
 
 def install() -> None:
     """Install the fixes of :mod:`webui.streamlit_compat.fixes` (idempotent)."""
-    from webui.streamlit_compat.fixes import install as install_fixes
 
     install_fixes()

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.auditing.examples import BuiltIn, Example
+from dpviz.papers.adept import sensitivity as adept
 from dpviz.stats import stream
 
 
 def _adept(n: int, seed: int) -> Example:
-    from dpviz.papers.adept import sensitivity as adept
 
     dim, clip, eps = 16, 1.0, 1.0
     x, xp = adept.worst_case_pair(dim, clip)

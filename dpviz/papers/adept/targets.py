@@ -15,24 +15,24 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from dpviz import registry
 from dpviz.frontier import Axes
+from dpviz.papers.adept import sensitivity as adept
+from dpviz.papers.adept.sensitivity import FIX_LABELS
 from dpviz.targets import Measure, Page, panel_answer
 
 
 def _params():
-    from dpviz import registry
 
     return registry.get("adept-fixes").params
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz.papers.adept import sensitivity as adept
 
     return {int(v["dim"]): adept.fixes_draws(int(v["dim"]), v["clip"], v["draws"], v["seed"])}
 
 
 def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.adept import sensitivity as adept
 
     row = adept.fixes_evaluate(state, [int(v["dim"])], [epsilon], v["clip"], v["delta"], [mechanism]).iloc[0]
     return {
@@ -45,7 +45,6 @@ def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> di
 
 
 def _label(mechanism: str, values: Mapping[str, Any]) -> str:
-    from dpviz.papers.adept.sensitivity import FIX_LABELS
 
     return FIX_LABELS[mechanism]
 

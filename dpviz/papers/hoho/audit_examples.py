@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz.auditing.examples import BuiltIn, Example
+from dpviz.data import corpora
+from dpviz.data.embeddings import get
+from dpviz.papers.hoho import ome
 from dpviz.stats import stream
 
 
 def _ome(n: int, seed: int) -> Example:
-    from dpviz.data import corpora
-    from dpviz.data.embeddings import get
-    from dpviz.papers.hoho import ome
 
     sents, _ = corpora.movie_reviews()
     pair = [sents[0], sents[1]]

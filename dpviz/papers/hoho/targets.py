@@ -9,7 +9,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from dpviz import registry
 from dpviz.frontier import Axes
+from dpviz.papers.hoho import exact
+from dpviz.papers.hoho.pipeline import attack_counts
 from dpviz.targets import Lazy, Measure, Page, SecondSetting, panel_answer
 
 OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
@@ -17,19 +20,16 @@ OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
 
 
 def _params():
-    from dpviz import registry
 
     return registry.get("hoho-live").params
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz.papers.hoho.pipeline import attack_counts
 
     return attack_counts(v["corpus"], mechanism, v["targets"], v["seed"])
 
 
 def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.hoho import exact
 
     lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
 

@@ -9,6 +9,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from dpviz.auditing.examples import BuiltIn, Example
+from dpviz.data.embeddings import get
+from dpviz.papers.metric.mechanism import sample_directions_and_radii
 from dpviz.stats import stream
 
 WORDS, VOCAB, EPSILON = ("good", "better"), 20_000, 1.5
@@ -26,7 +28,6 @@ def nearest_in_vocabulary(points: np.ndarray, vectors: np.ndarray, block: int = 
 
 def distance() -> float:
     """d(good, better): the Euclidean distance of the two words' GloVe 6B 50d vectors."""
-    from dpviz.data.embeddings import get
 
     emb = get("glove-6b-50d")
     i, j = (emb.index[w] for w in WORDS)
@@ -34,8 +35,6 @@ def distance() -> float:
 
 
 def _metric(n: int, seed: int) -> Example:
-    from dpviz.data.embeddings import get
-    from dpviz.papers.metric.mechanism import sample_directions_and_radii
 
     emb = get("glove-6b-50d")
     vectors = np.vstack([emb.row64(i) for i in range(VOCAB)])

@@ -33,11 +33,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dpviz.build_once import file_lock
 from dpviz.data.embeddings import Embedding
 from dpviz.errors import InputError
 from dpviz.lazy import LazyModule
-from dpviz.progress import Progress
+from dpviz.progress import Progress, Steps
 from dpviz.stats import stream
+from dpviz.storage import cache_dir
 
 kernels = LazyModule("dpviz.papers.metric.kernels")  # numba is imported on the engine's first use, not by --list
 CHUNK = 4096  # at most this many vocabulary rows per block of the product (see CACHE_BYTES)
@@ -57,8 +59,6 @@ def _loops_ready() -> None:
         if _COMPILED.is_set():
             return
         _COMPILED.set()  # first: compile_engine runs the engine, which comes back here
-        from dpviz.build_once import file_lock
-        from dpviz.storage import cache_dir
 
         with file_lock(cache_dir() / "locks" / "metric-kernels.lock"):
             compile_engine()
@@ -341,7 +341,6 @@ def word_envelopes(
 
     if samples < 1:
         raise InputError(f"samples must be >= 1, got {samples}")
-    from dpviz.progress import Steps
 
     ids = [int(w) for w in word_ids]
     if progress:

@@ -6,6 +6,7 @@ the figures (figures.py) and the prepared state (pipeline.py) read them."""
 from __future__ import annotations
 
 from dpviz.data import embeddings as E
+from dpviz.data import gensim_models
 from dpviz.params import SEED, Param, Upload
 
 
@@ -15,8 +16,6 @@ class _EmbeddingLabels(dict):
 
     def get(self, key, default=None):
         if key in E.GENSIM:
-            from dpviz.data import gensim_models
-
             return gensim_models.label(key)
         return super().get(key, default)
 

@@ -24,6 +24,7 @@ from dpviz.data.embeddings import resolve
 from dpviz.errors import InputError
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.papers.metric import neighbours
+from dpviz.papers.metric import sweep as S
 from dpviz.papers.metric.params import WORD_PARAMS
 from dpviz.params import format_value, text_items
 from dpviz.registry import hosted_mode
@@ -105,8 +106,6 @@ def sweep_table(directory: str) -> pd.DataFrame:
     """A finished (or partly finished) sweep, labelled 'sweep: EMBEDDING (N words)'."""
     import json
     from pathlib import Path
-
-    from dpviz.papers.metric import sweep as S
 
     if hosted_mode():
         raise InputError("Sweep directories are not opened on the hosted demo; run dpviz locally to view a sweep.")

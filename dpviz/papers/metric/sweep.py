@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import __version__, integrity
+from dpviz.data.embeddings import resolve
 from dpviz.errors import InputError
 from dpviz.papers.metric import mechanism as mdp
 from dpviz.progress import Printer
@@ -84,8 +85,6 @@ def run_partition(embedding: str, ids: Sequence[int], epsilons, samples: int, et
     """One task: statistics of ``ids`` written to ``path``. Runs on a worker (or in-process)."""
     from threadpoolctl import threadpool_limits
 
-    from dpviz.data.embeddings import resolve
-
     start = time.perf_counter()
     emb = resolve(embedding)
     with threadpool_limits(1):  # one core per task: workers, not BLAS threads, share the machine
@@ -142,7 +141,6 @@ def sweep(
     ``n_workers`` processes (default: the machine's cores). ``local=True`` runs every
     partition in this process, without Dask (the reference route for tests).
     """
-    from dpviz.data.embeddings import resolve
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from dpviz import registry
+from dpviz.data.embeddings import resolve
 from dpviz.frontier import Axes
 from dpviz.targets import Measure, Page, panel_answer
 
 
 def _params():
-    from dpviz import registry
 
     return registry.get("metric-live").params
 
@@ -26,7 +27,6 @@ def _embeddings(v: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _prepare(v: Mapping[str, Any], embedding: str):
-    from dpviz.data.embeddings import resolve
     from dpviz.papers.metric.pipeline import word_state
 
     at = dict(v, embedding=embedding)

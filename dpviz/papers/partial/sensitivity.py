@@ -18,10 +18,10 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dpviz import caches
+from dpviz import caches, sandbox
 from dpviz.errors import InputError
-from dpviz.papers.partial.expr_program import Program, ProgramError
-from dpviz.papers.partial.safe_expr import FormulaError, parse_ranges
+from dpviz.papers.partial.expr_program import Program, ProgramError, compile_expressions, tree_size
+from dpviz.papers.partial.safe_expr import FormulaError, parse_formula, parse_ranges
 
 MAX_LATEX_TERMS = 400  # a derivative printed as a tree with more parts is not typeset
 
@@ -80,8 +80,6 @@ def _latex(expr) -> str | None:
     expression holding a composite constant is printed with its terms in their stored order."""
     import sympy as sp
 
-    from dpviz.papers.partial.expr_program import tree_size
-
     if tree_size(expr, MAX_LATEX_TERMS + 1) > MAX_LATEX_TERMS:
         return None
     constant_part = any(e.is_number and not e.is_Atom for e in sp.preorder_traversal(expr))
@@ -92,9 +90,6 @@ def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     """Parse, differentiate, compile, typeset and find the global sensitivity, in this process.
     Unbounded work for a hostile formula: the server calls it through :func:`analyse`."""
     import sympy as sp
-
-    from dpviz.papers.partial.expr_program import compile_expressions
-    from dpviz.papers.partial.safe_expr import parse_formula
 
     box = parse_ranges(ranges)
     f, symbols = parse_formula(expr, tuple(box))
@@ -131,7 +126,6 @@ def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
 
     def compute() -> QueryAnalysis | FormulaError:
         parse_ranges(ranges)  # a bad range is said at once, without a worker (and not remembered)
-        from dpviz import sandbox
 
         try:
             return sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))

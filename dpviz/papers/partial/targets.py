@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from dpviz import registry
 from dpviz.frontier import Axes
+from dpviz.params import Param
 from dpviz.targets import Measure, Page, panel_answer
 
 
 def _delta_param():
-    from dpviz.params import Param
 
     return Param(
         "delta",
@@ -32,13 +33,11 @@ DELTA = _delta_param()
 
 
 def _params():
-    from dpviz import registry
 
     return (*registry.get("partial-individuals").params, DELTA)
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-    from dpviz import registry
 
     spec = registry.get("partial-individuals")
     own = {p.name: v[p.name] for p in spec.params}
