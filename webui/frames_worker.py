@@ -8,7 +8,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
+from dpviz import papers, registry, theme
 from dpviz.processes import die_with_parent
+from webui import frames_store
 
 
 class Withdrawn(Exception):
@@ -23,17 +27,17 @@ def start() -> None:
     except OSError:
         pass
     die_with_parent()
-    from threadpoolctl import threadpool_limits
-
+    # one BLAS/OpenMP thread in every numeric library the worker loads: threadpoolctl limits the
+    # libraries already loaded (NumPy's OpenBLAS), the variables those a set loads later (SciPy's
+    # own OpenBLAS: with threadpool_limits alone, each worker's ran 2 threads on the 2-core machine)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
     threadpool_limits(1)
 
 
 def warm(page: str, values: dict[str, Any]) -> None:
-    """In a worker: the imports a set of frames needs and ``page``'s prepared state at ``values``
+    """In a worker: Plotly, which a set of frames needs, and ``page``'s prepared state at ``values``
     (what is missing is the worker's first set's to compute; nothing here fails a set)."""
-    from dpviz import registry, theme
-    from webui import plotly_element  # noqa: F401 - Streamlit, the chart JSON
-
     theme.go.Figure  # noqa: B018 - loads Plotly
     for spec in registry.paper_figures(page):
         if spec.on_demand:
@@ -57,9 +61,6 @@ def stopper(stop: str):
 
 def part(task: tuple, positions: list, stop: str) -> list[tuple]:
     """In a worker: a chart's frames at ``positions`` of its grid, as (position, frame) pairs."""
-    from dpviz import registry
-    from webui import frames_store
-
     _, ident, values, slider = task
     figures = frames_store.figures_at(registry.get(ident), values, slider, positions, stopper(stop))
     return list(zip(positions, figures))
@@ -67,9 +68,6 @@ def part(task: tuple, positions: list, stop: str) -> list[tuple]:
 
 def put_together(task: tuple, figures: list) -> None:
     """In a worker: a chart's frames from every position's frame, into the disk cache."""
-    from dpviz import registry
-    from webui import frames_store
-
     _, ident, values, slider = task
     frames_store.build(registry.get(ident), values, slider, figures=figures)
 
@@ -77,17 +75,12 @@ def put_together(task: tuple, figures: list) -> None:
 def whole_set(task: tuple, stop: str) -> None:
     """Compute frames ``task`` into the disk cache, stopping at the first position after ``stop``
     exists (:class:`Withdrawn`)."""
-    from dpviz import registry
-    from webui import frames_store
-
     between = stopper(stop)
     kind, ident, values, slider = task
     if kind == "figure":
         spec = registry.get(ident)
         frames_store.build(spec, values, slider, between)
         return
-    from dpviz import papers
-
     page, panel = next((p.key, x) for p in papers.all_papers() for x in p.panels if x.html and x.id == ident)
     param = next(p for p in registry.page_params(page) if p.name == slider)  # the page's slider, as live_html
     frames_store.text_frames_now(panel, values, param, progress=between)

@@ -293,3 +293,24 @@ def test_an_error_of_the_computation_is_raised_and_is_no_break_of_the_pool(pool,
     executor.shutdown()
     assert frames_pool.compute(task, "test-pool-error", _wanted) is False, "a pool shut down is one"
     assert frames_pool._BREAKS[0] == 1
+
+
+def _thread_counts() -> list[tuple[str, int]]:
+    """In a worker: every numeric library's threads once NumPy and SciPy's linear algebra are
+    loaded (this module's imports, loaded in the worker after its setting, load NumPy)."""
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    return [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+
+
+def test_a_fresh_worker_runs_one_thread_in_the_numeric_libraries_it_loads_later():
+    """The worker's setting (frames_worker.start) holds for libraries loaded after it: a fresh
+    spawned worker has not loaded NumPy when it starts, and threadpoolctl's limit alone left
+    OpenBLAS at the machine's core count there."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), frames_worker.start) as pool:
+        counts = pool.submit(_thread_counts).result(timeout=120)
+    assert counts and all(n == 1 for _, n in counts), counts
