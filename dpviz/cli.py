@@ -24,13 +24,19 @@ import time
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-from dpviz import lessons, registry
+from dpviz import lessons, page_report, papers, registry, tools
+from dpviz.data import gensim_models
 from dpviz.errors import InputError
 from dpviz.export import ExportError, output_format, write
+from dpviz.lessons.answers import answers
+from dpviz.lessons.format import load, load_file, parse, read_text
+from dpviz.page_report.comparison import write_comparison
 from dpviz.panels import resolve
 from dpviz.paper_figures import generate
+from dpviz.papers import all_papers
 from dpviz.params import Param, ParamError, format_value, parse_value
 from dpviz.progress import printer
+from dpviz.targets import PAGES, calibrate_page
 
 
 class _Parser(argparse.ArgumentParser):
@@ -138,7 +144,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list() -> str:
-    from dpviz.papers import all_papers
 
     earlier = {new: old for paper in all_papers() for old, new in paper.aliases.items()}
     lines = []
@@ -169,7 +174,6 @@ def _page_keys(text: str | None) -> set[str] | None:
     """The pages ``--pages`` names (comma-separated keys; None: every page)."""
     if text is None:
         return None
-    from dpviz import papers, tools
 
     known = [p.key for p in (*papers.all_papers(), *tools.all_tools())]
     keys = {k.strip() for k in text.split(",") if k.strip()}
@@ -192,7 +196,7 @@ def _parse_sets(items: Sequence[str]) -> dict[str, str]:
 
 
 def _sweep(args) -> int:
-    from dpviz.papers.metric.sweep import sweep
+    from dpviz.papers.metric.sweep import sweep  # (lazy: only this command loads the metric engine)
 
     eps = parse_value(
         Param("epsilons", "float_list", (1.0,), "", "", min=0.01, max=1000.0, max_items=100), args.epsilons
@@ -238,12 +242,9 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
-    from dpviz import page_report
 
     start = time.perf_counter()
     if args.compare:
-        from dpviz.page_report.comparison import write_comparison
-
         figure, param, a, b = args.compare
         sets = _parse_sets(args.set)
         out = args.out
@@ -262,8 +263,6 @@ def _report(args) -> int:
 def _lesson(args) -> int:
     from pathlib import Path
 
-    from dpviz.lessons.format import load, load_file, parse, read_text
-
     if args.list:
         for name, path in lessons.available().items():
             try:
@@ -278,7 +277,7 @@ def _lesson(args) -> int:
             "say `lesson check FILE`, `lesson answers FILE`, `lesson report NAME --out F` or `lesson --list`."
         )
     if args.action == "report":
-        from dpviz.page_report.lesson import write_lesson
+        from dpviz.page_report.lesson import write_lesson  # (lazy: only `lesson report` writes one)
 
         if not args.out:
             raise ParamError("lesson report NAME needs --out FILE (.html, .pdf or .ipynb).")
@@ -294,8 +293,6 @@ def _lesson(args) -> int:
             sys.stderr.write(f"dpviz: {problem}\n")
         return 2
     if args.action == "check":
-        from dpviz.lessons.answers import answers
-
         try:
             answers(lesson)  # a cell that does not exist is found only by computing it
         except lessons.LessonError as err:
@@ -304,7 +301,6 @@ def _lesson(args) -> int:
             return 2
         print(f"{lesson.name}: {len(lesson.steps)} steps, {len(lesson.questions)} questions; no problems.")
         return 0
-    from dpviz.lessons.answers import answers
 
     for step, question, answer in answers(lesson):
         print(f"step {step}: {question.ask} -> {answer.shown}")
@@ -315,7 +311,7 @@ def _audit(args) -> int:
     import json
     from pathlib import Path
 
-    from dpviz.auditing import audit_samples
+    from dpviz.auditing import audit_samples  # (lazy: SciPy's optimisers, 0.6 s, for `audit` only)
 
     if not args.out.lower().endswith(".json"):
         raise ParamError(f"--out {args.out!r}: the audit writes a .json file.")
@@ -339,8 +335,6 @@ def _audit(args) -> int:
 
 def _calibrate(args) -> int:
     import math
-
-    from dpviz.targets import PAGES, calibrate_page
 
     targets = {}
     for item in args.target:
@@ -395,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "calibrate":
             return _calibrate(args)
         if args.command == "build":
-            from dpviz.papers.metric.mechanism import compile_engine
+            from dpviz.papers.metric.mechanism import compile_engine  # (lazy: for `build` only)
 
             pages = _page_keys(args.pages)  # a wrong name is said before any work
             sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
@@ -407,8 +401,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stderr.write(built + "\n")
             return 0
         if args.command == "download":
-            from dpviz.data import gensim_models
-
             path = gensim_models.download(args.model, printer())
             sys.stderr.write(f"\nwrote {path}\n")
             return 0

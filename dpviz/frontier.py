@@ -28,8 +28,13 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from dpviz import caches
 from dpviz.declarations import PerPaper
+from dpviz.panels import Panel
 from dpviz.params import Param
+from dpviz.registry import FigureSpec
+from dpviz.targets import PAGES
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, ref_line, style, two_line_title
 
 COLUMNS = ("kind", "mechanism", "label", "setting", "privacy", "utility")
 """The frontier's table: ``kind`` is ``curve`` (a point of a mechanism's curve), ``current`` (the
@@ -77,7 +82,6 @@ AXES: Mapping[str, Axes] = PerPaper("targets", "FRONTIER")
 def target_params(page: str) -> tuple[Param, Param]:
     """The page's target, as its link and its panel carry it: the measure (a column of the page's
     tables, or none) and the wanted value."""
-    from dpviz.targets import PAGES
 
     measures = PAGES[page].measures
     which = Param(
@@ -114,8 +118,6 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     """Every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
     ``frontier.curves``), so a slider's move or a new target computes only its own point."""
-    from dpviz import caches
-    from dpviz.targets import PAGES
 
     p = PAGES[page]
     axes = AXES[page]
@@ -144,7 +146,6 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
 
 def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
     """What a mechanism's curve depends on: every setting but the slider's and the target's."""
-    from dpviz.targets import PAGES
 
     skip = {PAGES[page].slider, "target_measure", "target_value", *AXES[page].ignores.get(mech, ())}
     return (mech,) + tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip))
@@ -232,7 +233,6 @@ def frontier_table(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
 def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     """The frontier drawn: a curve per mechanism (hover: the setting behind each point), the
     sliders' setting as a ring on each, the beaten band shaded, the target as a dashed line."""
-    from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, ref_line, style, two_line_title
 
     axes = AXES[page]
     fig = go.Figure()
@@ -335,7 +335,6 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
 def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", quick: Mapping[str, str] | None = None):
     """The page's frontier as a live figure (:class:`dpviz.registry.FigureSpec`): ``params`` are the
     page's settings it depends on (its sliders among them); the target's two are added."""
-    from dpviz.registry import FigureSpec
 
     axes = AXES[page]
     sliders = tuple(p.name for p in params if p.slider)
@@ -369,8 +368,6 @@ def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", 
 def target_panel(page: str, params: tuple[Param, ...]):
     """The page's "Choose from a target" panel (:class:`dpviz.panels.Panel`): its settings are
     the frontier's but the solved slider (a move of that slider does not change the answer)."""
-    from dpviz.panels import Panel
-    from dpviz.targets import PAGES
 
     which, value = target_params(page)
     own = tuple(p for p in params if p.name != PAGES[page].slider)

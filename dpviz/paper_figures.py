@@ -18,12 +18,12 @@ from pathlib import Path
 
 from dpviz import __version__, registry
 from dpviz.export import ExportError, find_chromium
+from dpviz.papers import all_papers
 from dpviz.progress import Printer
 
 
 def paper_figures() -> list:
     """Every paper's figures as ``python -m dpviz figures`` regenerates them (from the declarations)."""
-    from dpviz.papers import all_papers
 
     return [r for paper in all_papers() for r in paper.reproduces]
 

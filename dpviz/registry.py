@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import caches, hosted_mode, tables  # noqa: F401  (hosted_mode re-exported for the pages)
+from dpviz import caches, hosted_mode, papers, tables  # noqa: F401  (hosted_mode re-exported for the pages)
+from dpviz.papers import all_papers
+from dpviz.papers import get as get_paper
 from dpviz.params import Param, ParamError, format_value, validate
 from dpviz.progress import Progress
+from dpviz.theme import numeric_values
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -176,7 +179,6 @@ def _shell_word(text: str) -> str:
 def _stand_in_trace(trace: Mapping[str, Any]) -> dict:
     """A trace reduced to what a mark reads (see :meth:`FigureSpec.figure_dict`): its type, its
     axes and, for numeric x, the smallest and largest positive finite value."""
-    from dpviz.theme import numeric_values
 
     out = {k: trace[k] for k in ("type", "xaxis", "yaxis") if k in trace}
     if "x" not in trace:
@@ -225,14 +227,12 @@ def get(figure_id: str) -> FigureSpec:
 def all_figures() -> list[FigureSpec]:
     """Every figure, paper by paper in page order."""
     _load_all()
-    from dpviz.papers import all_papers
 
     return [REGISTRY[fid] for paper in all_papers() for fid in paper.figures]
 
 
 def paper_figures(key: str) -> list[FigureSpec]:
     """A paper's figures in page order."""
-    from dpviz.papers import get as get_paper
 
     _load_all()
     return [REGISTRY[fid] for fid in get_paper(key).figures]
@@ -240,7 +240,6 @@ def paper_figures(key: str) -> list[FigureSpec]:
 
 def page_params(page: str) -> tuple[Param, ...]:
     """The union of a page's figure parameters, then its panels'; one name means one spec on a page."""
-    from dpviz import papers
 
     seen: dict[str, Param] = {}
     _load_all()
@@ -281,7 +280,6 @@ def _load_all() -> None:
     global _LOADED
     if _LOADED:
         return
-    from dpviz.papers import all_papers
 
     aliases = {}
     for paper in all_papers():

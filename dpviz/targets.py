@@ -33,6 +33,7 @@ import pandas as pd
 
 from dpviz.declarations import PerPaper
 from dpviz.errors import InputError
+from dpviz.params import format_value, validate
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile (the simulated measures' intervals)."""
@@ -213,7 +214,6 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
     measure there, and ``reachable``. ``settings`` are the page's other parameters (as the page's
     link and ``--set`` take them). Bad input raises :class:`dpviz.errors.InputError` with one
     sentence naming what was wrong and what is allowed."""
-    from dpviz.params import validate
 
     if page not in PAGES:
         raise InputError(f"{page!r} cannot be calibrated; the pages are {', '.join(PAGES)}.")
@@ -322,7 +322,6 @@ def panel_answer(page: str, values: Mapping[str, Any]) -> pd.DataFrame | None:
     if target in (None, "none"):
         return None
     settings = {k: v for k, v in values.items() if k not in ("target_measure", "target_value")}
-    from dpviz.params import format_value
 
     params = {q.name: q for q in PAGES[page].params()}
     raw = {k: format_value(params[k], v) for k, v in settings.items() if k in params}

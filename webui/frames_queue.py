@@ -22,6 +22,7 @@ from typing import Any
 from dpviz import caches
 from webui import frames_pool
 from webui.frames_worker import Withdrawn
+from webui.views import wait_idle
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.frames_store keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
@@ -137,8 +138,6 @@ def _work() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     except (AttributeError, OSError):
         pass
-    from webui.views import wait_idle
-
     while True:
         taken = _next()
         if taken is None:

@@ -32,6 +32,7 @@ from dpviz.params import Param
 from dpviz.registry import FigureSpec
 from webui import frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
+from webui.plotly_element import live_script
 from webui.widgets import slider_options, widget_label
 
 FRAMES_COMPONENT = "dpviz_frames"
@@ -111,7 +112,6 @@ def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> b
 
 @functools.cache
 def _element():
-    from webui.plotly_element import live_script
 
     return st.components.v2.component(FRAMES_COMPONENT, js=live_script(), isolate_styles=False)
 

@@ -76,14 +76,14 @@ def plotly_json_chart(
 def streamlit_plotly_element(where, chart: ChartJSON, *, key: str, config: dict[str, Any]) -> None:
     """Streamlit's own Plotly element for ``chart``, the very proto ``st.plotly_chart(fig,
     theme=None, key=key, config=config)`` sends (:func:`webui.streamlit_compat.plotly.plotly_element`)."""
-    from webui.streamlit_compat.plotly import plotly_element
+    from webui.streamlit_compat.plotly import plotly_element  # (lazy: frame workers use chart_json without Streamlit)
 
     plotly_element(where, chart.spec, chart.height, key=key, config=config)
 
 
 def plotly_module() -> str | None:
     """Where Streamlit ships plotly.js (:func:`webui.streamlit_compat.plotly.plotly_module`)."""
-    from webui.streamlit_compat.plotly import plotly_module as found
+    from webui.streamlit_compat.plotly import plotly_module as found  # (lazy: as above)
 
     return found()
 

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dpviz import registry
+from dpviz.page_report import DEFAULT_BASE_URL, url_path
 from dpviz.params import Param, ParamError, canonical_query, check_hosted_cap, format_value, parse_value
 from webui.widgets import widget_state
 
@@ -89,7 +90,6 @@ def sync_url(params: Sequence[Param], values: dict[str, Any]) -> None:
 def app_base(page_file: str) -> str:
     """The app's address as the visitor reached it (behind a proxy's path prefix too), without the
     page's own path: what a link to another page, or a report's link, is built on."""
-    from dpviz.page_report import DEFAULT_BASE_URL, url_path
 
     url = (st.context.url or DEFAULT_BASE_URL).split("?")[0].split("#")[0].rstrip("/")
     tail = "/" + url_path(page_file)

@@ -14,11 +14,14 @@ import threading
 import time
 from typing import Any
 
-from dpviz import env_flag, hosted_mode, lessons, registry, sandbox
+from dpviz import env_flag, hosted_mode, lessons, papers, registry, sandbox, tools
 from dpviz.frames import slider_grid
+from dpviz.lessons.answers import answers
+from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import validate
 from dpviz.progress import report
+from webui import frames_store
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -60,8 +63,7 @@ def warm_defaults(frames: bool = True, pages: set[str] | None = None) -> int:
     lesson's charts and, with ``frames``, each live chart's frames (:func:`warm_frames`); returns
     how many figures were computed. ``pages``: only these pages' (keys), and no lesson. One that
     fails is logged and skipped: the page will show its message to the visitor."""
-    from dpviz import papers, tools
-    from webui import views
+    from webui import views  # (lazy: Streamlit, 0.27 s, which the build's frame workers do without)
 
     done = 0
     for spec in registry.all_figures():
@@ -112,7 +114,6 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
 def frame_jobs() -> list[tuple[Any, dict, Any, Any]]:
     """Every set of frames a page draws on its defaults: (page, its values, the live chart's
     spec or the HTML panel, the slider), in page order."""
-    from dpviz import papers
 
     jobs = []
     for paper in papers.all_papers():
@@ -136,7 +137,7 @@ def warm_frames(progress=None, pages: set[str] | None = None, values: dict | Non
     browser draws them while a slider moves), or those of ``pages`` (keys), at ``values`` if
     given (every parameter of the page); returns how many sets were computed or read. One that
     fails is logged and skipped. ``workers`` > 1: in that many processes (:func:`_in_pool`)."""
-    from webui import live_frames
+    from webui import live_frames  # (lazy: as views above)
 
     if not live_frames.enabled():
         return 0
@@ -162,7 +163,6 @@ def _job_name(job) -> str:
 
 def _compute_job(job, values: dict | None) -> int:
     """One set of frames into the cache (1), or a logged failure (0)."""
-    from webui import frames_store
 
     _, defaults, what, p = job
     at = defaults if values is None else values
@@ -275,9 +275,7 @@ def warm_lessons(names: list[str] | None = None) -> int:
     and its answers, so a class finds every step ready; returns how many charts were computed. A
     lesson that cannot be used is skipped: the page tells the teacher why. ``names``: the lessons
     (default: every one found, :func:`dpviz.lessons.available`)."""
-    from dpviz.lessons.answers import answers
-    from dpviz.lessons.format import load
-    from webui import views
+    from webui import views  # (lazy: as above)
 
     done = 0
     for name in lessons.available() if names is None else names:

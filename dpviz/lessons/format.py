@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from dpviz import hosted_mode, registry
+from dpviz import hosted_mode, papers, registry
 from dpviz.errors import InputError
 from dpviz.lessons import LessonError, path_of
 from dpviz.params import validate
@@ -387,7 +387,6 @@ def parse(text: str, name: str = "lesson", hosted: bool | None = None) -> Lesson
     for key in ("title", "paper"):
         if not header.get(key):
             r.problem(1, f"the lesson needs a '{key}:' line at the top.")
-    from dpviz import papers
 
     if header.get("paper") and header["paper"] not in {p.key for p in papers.all_papers()}:
         r.problem(1, f"paper: {header['paper'][:30]!r} is not one of {', '.join(p.key for p in papers.all_papers())}.")

@@ -35,13 +35,16 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from dpviz import __version__, hosted_mode, papers, registry
+from dpviz import __version__, hosted_mode, papers, registry, targets
 from dpviz.errors import InputError
 from dpviz.export import ExportError
 from dpviz.page_report import timing
+from dpviz.page_report.html import interactive_html
+from dpviz.page_report.notebook import notebook_json
 from dpviz.page_report.pdf import check_can_print, pdf_bytes
 from dpviz.params import ParamError, canonical_query, format_value, validate
 from dpviz.progress import Progress, report
+from dpviz.tools import all_tools
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -137,8 +140,6 @@ def page_keys() -> list[str]:
 def _paper(page: str) -> papers.Paper:
     keys = page_keys()
     if page not in keys:
-        from dpviz.tools import all_tools
-
         if page in {t.key for t in all_tools()}:
             raise ParamError(
                 f"The page {page!r} has no report yet (its charts come from your own files); "
@@ -281,8 +282,6 @@ def build(
 def calibration_of(page: str, values: Mapping[str, Any]) -> tuple[pd.DataFrame | None, str]:
     """The page's calibration at ``values`` when they name a target (the panel's answer, and the
     target in words), else ``(None, "")``; a target the solver refuses is its sentence."""
-    from dpviz import targets
-
     target = values.get("target_measure", "none")
     if page not in targets.PAGES or target in (None, "none"):
         return None, ""
@@ -294,27 +293,12 @@ def calibration_of(page: str, values: Mapping[str, Any]) -> tuple[pd.DataFrame |
         return None, f"{said}: {err}"
 
 
-def calibration_call(rep: Report) -> str:
-    """The notebook line that solves the report's target again."""
-    from dpviz import targets
-
-    target = rep.query.get("target_measure")
-    own = {q.name for q in targets.PAGES[rep.page].params()} - {targets.PAGES[rep.page].slider}
-    settings = {k: v for k, v in rep.query.items() if k in own}
-    args = ", ".join([f"{target}={rep.query.get('target_value', '')}"] + [f"{k}={v!r}" for k, v in settings.items()])
-    return f"dpviz.calibrate({rep.page!r}, {args})"
-
-
 def render(rep: Report, fmt: str, progress: Progress | None = None) -> bytes:
     """The report as the bytes of a ``.html``, ``.pdf`` or ``.ipynb`` file."""
     fmt = "." + fmt.lstrip(".").lower()
     if fmt == ".html":
-        from dpviz.page_report.html import interactive_html
-
         return interactive_html(rep).encode("utf-8")
     if fmt == ".ipynb":
-        from dpviz.page_report.notebook import notebook_json
-
         return notebook_json(rep).encode("utf-8")
     if fmt == ".pdf":
         return pdf_bytes(rep, progress)

@@ -10,7 +10,7 @@ import json
 import keyword
 from typing import TYPE_CHECKING, Mapping
 
-from dpviz.page_report import calibration_call
+from dpviz import targets
 from dpviz.page_report.markup import plain_text
 
 if TYPE_CHECKING:
@@ -41,6 +41,15 @@ def figure_call(chart: Chart) -> str:
 
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def calibration_call(rep: Report) -> str:
+    """The notebook line that solves the report's target again."""
+    target = rep.query.get("target_measure")
+    own = {q.name for q in targets.PAGES[rep.page].params()} - {targets.PAGES[rep.page].slider}
+    settings = {k: v for k, v in rep.query.items() if k in own}
+    args = ", ".join([f"{target}={rep.query.get('target_value', '')}"] + [f"{k}={v!r}" for k, v in settings.items()])
+    return f"dpviz.calibrate({rep.page!r}, {args})"
 
 
 def notebook_json(rep: Report) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dpviz.export import ExportError, find_chromium
+from dpviz.page_report.html import print_html
 from dpviz.progress import Progress, report
 from dpviz.theme import HEIGHT, WIDTH
 
@@ -107,7 +108,6 @@ def print_to_pdf(page: str) -> bytes:
 
 def pdf_bytes(rep: Report, progress: Progress | None = None) -> bytes:
     """The report as a PDF: vector charts, two a page, page numbers."""
-    from dpviz.page_report.html import print_html
 
     svgs = chart_svgs(rep, progress)
     report(progress, 0.7, "printing the PDF with Chromium")

@@ -239,3 +239,49 @@ def test_benchmarks_import_dpviz_as_installed_not_through_the_path():
             first = re.search(r"^import from_tests\b", text, flags=re.M)
             helper = re.search(rf"^\s*(?:from|import) (?:{'|'.join(sorted(helpers))})\b", text, flags=re.M)
             assert first and first.start() < helper.start(), f"{path.name} uses {used[0]} before from_tests"
+
+
+def _unexplained_function_imports(source: str) -> list[int]:
+    """Lines of imports of the project's modules made inside a function whose block of adjacent
+    imports carries no comment (docs/design.md: such an import is kept only where it buys start-up
+    time, and says so)."""
+    import ast
+
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    bad = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else ["."]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if not any(n == "." or n.split(".")[0] in ("dpviz", "webui", "serving") for n in names):
+                continue
+            start = end = node.lineno  # the block: this import and the import lines next to it
+            while start > 1 and lines[start - 2].strip().startswith(("from ", "import ", "#")):
+                start -= 1
+            while end < len(lines) and lines[end].strip().startswith(("from ", "import ")):
+                end += 1
+            if not any("#" in line for line in lines[start - 1 : end]):
+                bad.append(node.lineno)
+    return bad
+
+
+def test_function_level_imports_of_the_project_say_why():
+    """An import of dpviz, webui or serving inside a function is there only to keep a start light
+    (the command line, ``import dpviz``, the frame workers, the load clients), said in a comment;
+    any other belongs at the top of the module."""
+    said = "def f():\n    from dpviz import registry  # (lazy: 0.3 s)\n    import json\n"
+    unsaid = "def f():\n    import json\n\n    from dpviz import registry\n"
+    assert _unexplained_function_imports(said) == [] and _unexplained_function_imports(unsaid) == [4]
+    for pkg in ("dpviz", "webui", "serving"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            bad = _unexplained_function_imports(path.read_text())
+            assert not bad, (
+                f"{path.relative_to(ROOT)}:{bad[0]} imports a project module in a function without saying why"
+            )

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from dpviz import tools
 from dpviz.auditing import chart
 from dpviz.auditing.examples import TITLES, claim_of
 from dpviz.errors import InputError
@@ -116,6 +117,5 @@ def show(outcome, values: dict[str, Any]) -> None:
 
 
 def _page_params():
-    from dpviz import tools
 
     return tools.get("audit").params

@@ -9,6 +9,7 @@ import streamlit as st
 from dpviz import classroom
 from dpviz.classroom import StoreUnavailable
 from dpviz.errors import InputError
+from dpviz.lessons.class_chart import predictions_figure
 from dpviz.lessons.format import Question
 from webui import identity
 from webui.panels.lesson_seat import POLL, WAIT, Seat
@@ -39,7 +40,6 @@ def reveal(place: Seat, number: int) -> None:
 @st.fragment(run_every=POLL)
 def answers(code: str, number: int, q: Question, truth) -> None:
     """The class's predictions beside the truth (the teacher's view; the projector's once revealed)."""
-    from dpviz.lessons.class_chart import predictions_figure
 
     got = st.session_state.get(f"_class-got-{code}-{number}")
     try:

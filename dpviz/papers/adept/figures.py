@@ -738,7 +738,7 @@ AUDIT_DIMS = (1, 2, 4, 9, 16, 36)
 
 
 def _audit_compute(v, progress=None) -> pd.DataFrame:
-    from dpviz.auditing import mechanisms
+    from dpviz.auditing import mechanisms  # (lazy: SciPy, 0.5 s, for the audit chart's button only)
 
     rows = []
     release = mechanisms.Laplace(adept.sensitivity_claimed(v["clip"]) / v["epsilon"])

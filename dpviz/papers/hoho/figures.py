@@ -524,7 +524,7 @@ CANDIDATES = ((-10.0, 10.0), (0.0, 9.96875), (-0.03125, 0.03125), (-5.0, 5.0), (
 
 
 def _audit_compute(v, progress=None) -> pd.DataFrame:
-    from dpviz.auditing import mechanisms
+    from dpviz.auditing import mechanisms  # (lazy: SciPy, 0.5 s, for the audit chart's button only)
 
     rows, k = [], 0
     for lam in AUDIT_LAMBDAS:

@@ -11,6 +11,8 @@ from typing import Any, Mapping
 from dpviz import registry
 from dpviz.data.embeddings import resolve
 from dpviz.frontier import Axes
+from dpviz.papers.metric import mechanism as mdp
+from dpviz.papers.metric.pipeline import word_state
 from dpviz.targets import Measure, Page, panel_answer
 
 
@@ -27,14 +29,12 @@ def _embeddings(v: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _prepare(v: Mapping[str, Any], embedding: str):
-    from dpviz.papers.metric.pipeline import word_state
 
     at = dict(v, embedding=embedding)
     return resolve(embedding), word_state(at, "embedding")
 
 
 def _evaluate(state, v: Mapping[str, Any], embedding: str, epsilon: float) -> dict[str, float]:
-    from dpviz.papers.metric import mechanism as mdp
 
     emb, envelopes = state
     df = mdp.stats_at(emb, envelopes, [epsilon], v["eta"])

@@ -11,6 +11,7 @@ import pandas as pd
 from dpviz import caches
 from dpviz.frontier import frontier_spec
 from dpviz.papers.partial import bars_network as bn
+from dpviz.papers.partial import sensitivity as partial_sensitivity
 from dpviz.papers.partial.params import EXPR, INDIVIDUALS, RANGES
 from dpviz.params import SEED, Param
 from dpviz.registry import FigureSpec, register
@@ -145,7 +146,6 @@ NET_PARAMS = (PER_CLASS, NOISE_SD, LR, SGD_STEPS, DP_STEPS, DP_CLIP, NOISE_MULT,
 def _ps():
     """dpviz.papers.partial.sensitivity, imported when a query figure is first computed (its symbolic work
     runs in a worker process; this process only evaluates the compiled result with numpy)."""
-    from dpviz.papers.partial import sensitivity as partial_sensitivity
 
     return partial_sensitivity
 
