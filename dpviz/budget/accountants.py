@@ -1,0 +1,197 @@
+"""The ε that k releases of one mechanism compose to at δ, by five accountants side by side.
+
+- **basic** (Dwork et al. 2006): k releases of (ε₁, δ₁)-DP are (kε₁, kδ₁)-DP. A pure ε₀ release
+  gives kε₀ at any δ; a Gaussian or subsampled release is taken at δ₁ = δ/k (its own exact ε₁).
+- **advanced**: the optimal homogeneous composition of Kairouz, Oh and Viswanath (2015, Thm. 3.3):
+  k (ε₁, δ₁)-DP releases are (ε, 1 − (1 − δ₁)^k·(1 − δ_RR(ε)))-DP, δ_RR the composed randomized
+  response's curve (:func:`dpviz.budget.releases.pure_composition_delta`). For a pure release δ₁ = 0;
+  for a Gaussian or subsampled one, δ₁ is a share of δ/k (the best of :data:`SPLITS`), or all of δ
+  (δ_RR = 0 at ε = kε₁, the theorem's first case, so it is never above basic composition).
+- **RDP** (Mironov 2017): Rényi divergences add up over releases; converted to (ε, δ) by Balle et
+  al. (2020, Thm. 21) over :data:`ORDERS`: Google's ``dp-accounting`` for the Gaussian, Laplace and
+  subsampled Gaussian, and for randomized response its two-point Rényi divergence
+  D_α = log(p^α(1−p)^{1−α} + (1−p)^α p^{1−α})/(α − 1), added here.
+- **zCDP** (Bun and Steinke 2016): ρ = k/(2σ²) for the Gaussian (Prop. 1.6), kε₀²/2 for a pure
+  release (Prop. 1.4), ε = ρ + 2√(ρ·log(1/δ)) (Prop. 1.3). It does not see subsampling's
+  amplification, so it is not offered for the subsampled Gaussian.
+- **PLD**: the privacy-loss distribution, composed exactly up to its discretization
+  (``dp-accounting``'s pessimistic PLD, so its ε is an upper bound within k·:data:`PLD_INTERVAL`
+  of the exact one); for randomized response the binomial loss itself, exact.
+
+An accountant that does not apply to a release, or fails at a setting, answers NaN with a reason
+(:func:`epsilons`), so the page draws the others.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from dp_accounting import GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+from dp_accounting.pld import privacy_loss_distribution as pld
+from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+from dpviz.budget.releases import (
+    Release,
+    check_composition,
+    gaussian_mu,
+    gdp_delta,
+    gdp_epsilon,
+    pure_composition_delta,
+    pure_composition_epsilon,
+)
+
+ACCOUNTANTS = ("basic", "advanced", "rdp", "zcdp", "pld")
+LABELS = {
+    "basic": "Basic composition (kε)",
+    "advanced": "Advanced, optimal (Kairouz et al.)",
+    "rdp": "Rényi DP",
+    "zcdp": "zCDP",
+    "pld": "Privacy-loss distribution",
+}
+ORDERS = tuple([1 + x / 10 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512])
+"""The Rényi orders the RDP accountant minimises over (those of ``dp-accounting``'s tutorials)."""
+SPLITS = (0.1, 0.25, 0.5, 0.75, 0.9)
+"""Shares of δ/k given to each Gaussian release for the advanced composition (the rest to δ_RR)."""
+PLD_INTERVAL = 1e-3
+"""The PLD's discretization of the privacy loss (``value_discretization_interval``)."""
+
+
+def _event(release: Release):
+    if release.kind == "gaussian":
+        return GaussianDpEvent(release.sigma)
+    if release.kind == "laplace":
+        return LaplaceDpEvent(1.0 / release.epsilon0)  # scale Δ/ε₀, sensitivity 1
+    if release.kind == "subsampled":
+        return PoissonSampledDpEvent(release.q, GaussianDpEvent(release.sigma))
+    return None
+
+
+@lru_cache(maxsize=64)
+def _one_pld(release: Release):
+    if release.kind == "gaussian":
+        return pld.from_gaussian_mechanism(release.sigma, value_discretization_interval=PLD_INTERVAL)
+    if release.kind == "laplace":
+        return pld.from_laplace_mechanism(1.0 / release.epsilon0, value_discretization_interval=PLD_INTERVAL)
+    if release.kind == "subsampled":
+        return pld.from_gaussian_mechanism(
+            release.sigma, sampling_prob=release.q, value_discretization_interval=PLD_INTERVAL
+        )
+    raise ValueError(release.kind)
+
+
+@lru_cache(maxsize=256)
+def composed_pld(release: Release, k: int):
+    """The k-fold composition's privacy-loss distribution (``dp-accounting``)."""
+    return _one_pld(release).self_compose(k) if k > 1 else _one_pld(release)
+
+
+def single_epsilon(release: Release, delta: float) -> float:
+    """One release's ε at δ: ε₀ for a pure one, the exact GDP curve's for a Gaussian, the PLD's for
+    a subsampled Gaussian."""
+    if release.pure_epsilon is not None:
+        return release.pure_epsilon
+    if release.kind == "gaussian":
+        return gdp_epsilon(gaussian_mu(release.sigma), delta)
+    return float(composed_pld(release, 1).get_epsilon_for_delta(delta))
+
+
+def basic(release: Release, k: int, delta: float) -> float:
+    """Basic composition: kε₀ for a pure release, else k·ε₁(δ/k)."""
+    if release.pure_epsilon is not None:
+        return k * release.pure_epsilon
+    return k * single_epsilon(release, delta / k)
+
+
+def advanced(release: Release, k: int, delta: float) -> float:
+    """Kairouz, Oh and Viswanath's optimal composition (module docstring)."""
+    if release.pure_epsilon is not None:
+        return pure_composition_epsilon(release.pure_epsilon, k, delta)
+    whole = -math.expm1(math.log1p(-delta) / k)  # δ₁ with 1 − (1 − δ₁)^k = δ (≥ δ/k): Thm. 3.3's i = 0
+    best = k * single_epsilon(release, whole)  # at most basic composition's k·ε₁(δ/k)
+    for share in SPLITS:
+        delta1 = share * delta / k
+        rest = 1 - (1 - delta) / (1 - delta1) ** k  # what δ_RR may be
+        if rest <= 0:
+            continue
+        best = min(best, pure_composition_epsilon(single_epsilon(release, delta1), k, rest))
+    return best
+
+
+def rr_rdp(epsilon0: float, orders=ORDERS) -> np.ndarray:
+    """Randomized response's Rényi divergence at each order α:
+    log(p^α(1−p)^{1−α} + (1−p)^α p^{1−α})/(α − 1), p = e^ε₀/(1 + e^ε₀), in log-space."""
+    a = np.asarray(orders, dtype=float)
+    lp, lq = -np.log1p(math.exp(-epsilon0)), -np.log1p(math.exp(epsilon0))  # log p, log(1 − p)
+    return np.logaddexp(a * lp + (1 - a) * lq, a * lq + (1 - a) * lp) / (a - 1)
+
+
+def rdp_to_epsilon(rdp_values, delta: float, orders=ORDERS) -> float:
+    """The (ε, δ) an RDP curve implies: min over α of ε_α + log((α−1)/α) − (log δ + log α)/(α − 1)
+    (Balle et al. 2020, Thm. 21), never below 0."""
+    a = np.asarray(orders, dtype=float)
+    eps = np.asarray(rdp_values, dtype=float) + np.log1p(-1 / a) - (math.log(delta) + np.log(a)) / (a - 1)
+    return float(max(0.0, np.nanmin(eps)))
+
+
+def renyi(release: Release, k: int, delta: float) -> float:
+    """The RDP accountant's ε (``dp-accounting``'s, randomized response's own divergence here)."""
+    if release.kind == "rr":
+        return rdp_to_epsilon(k * rr_rdp(release.epsilon0), delta)
+    accountant = rdp.RdpAccountant(list(ORDERS))
+    accountant.compose(SelfComposedDpEvent(_event(release), k))
+    return float(accountant.get_epsilon(delta))
+
+
+def zcdp(release: Release, k: int, delta: float) -> float:
+    """zCDP's ε = ρ + 2√(ρ·log(1/δ)); NaN for the subsampled Gaussian (no amplification)."""
+    if release.kind == "subsampled":
+        return math.nan
+    rho = k / (2 * release.sigma**2) if release.kind == "gaussian" else k * release.pure_epsilon**2 / 2
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def privacy_loss(release: Release, k: int, delta: float) -> float:
+    """The PLD accountant's ε (the exact binomial loss for randomized response)."""
+    if release.kind == "rr":
+        return pure_composition_epsilon(release.epsilon0, k, delta)
+    return float(composed_pld(release, k).get_epsilon_for_delta(delta))
+
+
+_BY_NAME = {"basic": basic, "advanced": advanced, "rdp": renyi, "zcdp": zcdp, "pld": privacy_loss}
+NOT_FOR = {("zcdp", "subsampled"): "zCDP does not see subsampling's amplification"}
+
+
+def epsilon(accountant: str, release: Release, k: int, delta: float) -> float:
+    """ε of k releases at δ by one accountant (NaN where it does not apply)."""
+    check_composition(k, delta)
+    if (accountant, release.kind) in NOT_FOR:
+        return math.nan
+    return float(_BY_NAME[accountant](release, k, delta))
+
+
+def epsilons(release: Release, k: int, delta: float) -> dict[str, tuple[float, str]]:
+    """Every accountant's ε of k releases at δ, with a reason where it is NaN: one that does not
+    apply, or fails at this setting, does not stop the others."""
+    check_composition(k, delta)
+    out = {}
+    for name in ACCOUNTANTS:
+        try:
+            value = epsilon(name, release, k, delta)
+            why = NOT_FOR.get((name, release.kind), "") if math.isnan(value) else ""
+        except (ValueError, ArithmeticError, RuntimeError) as err:  # an accountant's own failure
+            value, why = math.nan, f"{LABELS[name]} cannot answer here ({type(err).__name__})"
+        out[name] = (value, why)
+    return out
+
+
+def composed_delta(release: Release, k: int, epsilon_values) -> np.ndarray:
+    """δ(ε) of k releases, as exactly as dpviz has it: the GDP curve (Gaussian), the binomial loss
+    (randomized response), the PLD otherwise (Laplace, subsampled Gaussian)."""
+    eps = np.asarray(epsilon_values, dtype=float)
+    if release.kind == "gaussian":
+        return gdp_delta(gaussian_mu(release.sigma, k), eps)
+    if release.kind == "rr":
+        return pure_composition_delta(release.epsilon0, k, eps)
+    return np.asarray(composed_pld(release, k).get_delta_for_epsilon(eps), dtype=float)

@@ -1,0 +1,175 @@
+"""One release of a mechanism, as the privacy-budget page composes it, and its exact privacy
+curves where they have a closed form.
+
+A release is one of:
+
+- ``gaussian``: Gaussian noise of standard deviation σ·Δ on a query of L2 sensitivity Δ (σ is
+  the noise multiplier). A k-fold composition is exactly μ-GDP with μ = √k/σ (Dong, Roth and Su
+  2019, Cor. 3.3), whose privacy curve is Balle and Wang's (2018, Thm. 8; Dong et al., Cor. 2.13)
+
+      δ(ε) = Φ(−ε/μ + μ/2) − e^ε · Φ(−ε/μ − μ/2)
+
+  and whose trade-off curve (false negatives against false positives of the best test) is
+  G_μ(α) = Φ(Φ⁻¹(1 − α) − μ).
+- ``laplace``: Laplace noise of scale Δ/ε₀, ε₀-DP (Dwork et al. 2006).
+- ``rr``: binary randomized response at ε₀, the truth with probability p = e^ε₀/(1 + e^ε₀).
+  Its k-fold composition has the privacy loss L = ε₀·(2J − k), J ~ Binomial(k, p) under the
+  first input, so exactly δ(ε) = E[(1 − e^{ε − L})₊] (the sum of Kairouz, Oh and Viswanath 2015,
+  Thm. 3.3, at any ε); it is also the worst case of any k ε₀-DP releases, which is what makes it
+  the optimal composition bound.
+- ``subsampled``: DP-SGD's step: each record joins a batch with probability q (Poisson), the
+  batch's clipped gradient sum gets Gaussian noise σ·C.
+
+These are the closed forms the accountants (:mod:`dpviz.budget.accountants`) are tested against.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from dpviz.errors import InputError
+
+KINDS = ("gaussian", "laplace", "rr", "subsampled")
+LABELS = {
+    "gaussian": "Gaussian",
+    "laplace": "Laplace",
+    "rr": "Randomized response",
+    "subsampled": "Subsampled Gaussian (DP-SGD)",
+}
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release: its kind (:data:`KINDS`), ε₀ (Laplace, randomized response), the noise
+    multiplier σ (Gaussian, subsampled Gaussian) and the sampling rate q (subsampled)."""
+
+    kind: str
+    epsilon0: float = 1.0
+    sigma: float = 1.0
+    q: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InputError(
+                f"The mechanism {self.kind!r} is not one dpviz composes; choose one of {', '.join(KINDS)}."
+            )
+        if self.kind in ("laplace", "rr") and not (0 < self.epsilon0 <= 50 and math.isfinite(self.epsilon0)):
+            raise InputError(f"ε₀ = {self.epsilon0:g} is not allowed: a release's ε₀ is > 0 and at most 50.")
+        if self.kind in ("gaussian", "subsampled") and not (0 < self.sigma <= 1e4 and math.isfinite(self.sigma)):
+            raise InputError(f"σ = {self.sigma:g} is not allowed: the noise multiplier is > 0 and at most 10,000.")
+        if self.kind == "subsampled" and not (0 < self.q <= 1):
+            raise InputError(f"q = {self.q:g} is not allowed: the sampling rate is in (0, 1].")
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        """ε₀ of a release that is ε₀-DP with δ = 0 (Laplace, randomized response), else None."""
+        return self.epsilon0 if self.kind in ("laplace", "rr") else None
+
+    @property
+    def label(self) -> str:
+        """The release in words, with its parameters."""
+        if self.kind == "gaussian":
+            return f"Gaussian, σ = {self.sigma:g}"
+        if self.kind == "subsampled":
+            return f"Subsampled Gaussian, q = {self.q:g}, σ = {self.sigma:g}"
+        return f"{LABELS[self.kind]}, ε₀ = {self.epsilon0:g}"
+
+
+def check_composition(k: int, delta: float | None = None) -> None:
+    """Refuse a number of releases or a δ no accountant takes (InputError, one sentence)."""
+    if not (isinstance(k, (int, np.integer)) and 1 <= k <= 10**6):
+        raise InputError(
+            f"k = {k} releases is not allowed: the number of releases is a whole number from 1 to 1,000,000."
+        )
+    if delta is not None and not (0 < delta < 1):
+        raise InputError(f"δ = {delta:g} is not allowed: δ is a probability strictly between 0 and 1.")
+
+
+# --- Gaussian: μ-GDP --------------------------------------------------------------------------
+
+
+def gaussian_mu(sigma: float, k: int = 1) -> float:
+    """μ of k Gaussian releases of noise multiplier σ: √k/σ (Dong, Roth and Su 2019, Cor. 3.3)."""
+    return math.sqrt(k) / sigma
+
+
+def gdp_delta(mu: float, epsilon) -> np.ndarray:
+    """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Balle and Wang 2018, Thm. 8), computed
+    with log-CDFs so that it stays exact where e^ε is huge and the Φ tiny."""
+    eps = np.asarray(epsilon, dtype=float)
+    a = special.log_ndtr(-eps / mu + mu / 2)
+    b = eps + special.log_ndtr(-eps / mu - mu / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.exp(a) * -np.expm1(np.minimum(b - a, 0.0))
+    return np.clip(out, 0.0, 1.0)
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The smallest ε ≥ 0 with δ(ε) ≤ ``delta`` for μ-GDP (δ(ε) falls with ε; bisection)."""
+    if float(gdp_delta(mu, 0.0)) <= delta:
+        return 0.0
+    high = mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / delta)) + 1.0  # zCDP's bound, above the answer
+    while float(gdp_delta(mu, high)) > delta:
+        high *= 2
+    return float(optimize.brentq(lambda e: float(gdp_delta(mu, e)) - delta, 0.0, high, xtol=1e-12, rtol=1e-12))
+
+
+def gdp_tradeoff(mu: float, alpha) -> np.ndarray:
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ): the fewest false negatives a test can make at false-positive
+    rate α against μ-GDP (Dong, Roth and Su 2019, Def. 2.7)."""
+    a = np.asarray(alpha, dtype=float)
+    return stats.norm.sf(stats.norm.isf(1 - a) + mu)  # Φ(x − μ) = 1 − Φ(μ − x), with x = Φ⁻¹(1 − α)
+
+
+# --- pure ε₀ releases: the binomial privacy loss ----------------------------------------------
+
+
+def _rr_loss(epsilon0: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The privacy loss of k randomized responses at ε₀ under the first input: its values
+    ε₀·(2j − k) and their probabilities Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀)."""
+    j = np.arange(k + 1)
+    p = 1.0 / (1.0 + math.exp(-epsilon0))
+    return epsilon0 * (2 * j - k), stats.binom.pmf(j, k, p)
+
+
+def pure_composition_delta(epsilon0: float, k: int, epsilon) -> np.ndarray:
+    """The optimal δ(ε) of k ε₀-DP releases (Kairouz, Oh and Viswanath 2015, Thm. 3.3): that of k
+    randomized responses, E[(1 − e^{ε − L})₊] over the binomial privacy loss L (exact for
+    randomized response, the tightest bound that holds for every ε₀-DP release)."""
+    loss, prob = _rr_loss(epsilon0, k)
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    gap = np.minimum(eps[:, None] - loss[None, :], 0.0)
+    out = (prob[None, :] * -np.expm1(gap)).sum(axis=1)
+    out = np.clip(out, 0.0, 1.0)
+    return out if np.ndim(epsilon) else out[0]
+
+
+def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
+    """The smallest ε with the optimal composition's δ(ε) ≤ ``delta`` (bisection on [0, kε₀])."""
+    if pure_composition_delta(epsilon0, k, 0.0) <= delta:
+        return 0.0
+    top = k * epsilon0
+    return float(optimize.brentq(lambda e: pure_composition_delta(epsilon0, k, e) - delta, 0.0, top, xtol=1e-12))
+
+
+def rr_tradeoff(epsilon0: float, alpha) -> np.ndarray:
+    """One randomized response's trade-off curve, its exact two-point form:
+    f(α) = max(0, 1 − e^ε₀·α, e^{−ε₀}·(1 − α)) (Dong, Roth and Su 2019, Prop. 2.5, δ = 0)."""
+    a = np.asarray(alpha, dtype=float)
+    return np.maximum.reduce([np.zeros_like(a), 1 - math.exp(epsilon0) * a, math.exp(-epsilon0) * (1 - a)])
+
+
+def tradeoff_from_deltas(epsilons: np.ndarray, deltas: np.ndarray, alpha) -> np.ndarray:
+    """The trade-off curve a privacy curve implies: f(α) = sup over ε of
+    max(0, 1 − δ(ε) − e^ε·α, e^{−ε}·(1 − δ(ε) − α)) (Dong, Roth and Su 2019, Prop. 2.12), the
+    supremum taken over the given ε ≥ 0 (a finer grid can only raise it towards the exact curve)."""
+    a = np.asarray(alpha, dtype=float)[:, None]
+    e, d = np.asarray(epsilons, dtype=float)[None, :], np.asarray(deltas, dtype=float)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        one = 1 - d - np.exp(e) * a
+        two = np.exp(-e) * (1 - d - a)
+    return np.clip(np.nanmax(np.maximum(one, two), axis=1), 0.0, 1.0)
