@@ -6,6 +6,7 @@ changed setting (tests/paper_pages.py GALLERY_VIEWS), into docs/gallery/ to be l
 
     .venv/bin/python scripts/screens.py            (starts a server of its own, on defaults)
     .venv/bin/python scripts/screens.py gallery    (the gallery; each picture checked non-blank)
+    .venv/bin/python scripts/screens.py gallery budget   (one page's views only)
 
 It drives the same headless Chromium (Debian's ``chromium``, through Playwright) as the browser
 tests, against a server started as they start one.
@@ -97,25 +98,28 @@ def _shoot(page, locator, out: Path) -> None:
     print(f"wrote {out.relative_to(ROOT)}", flush=True)
 
 
-def gallery() -> None:
+def gallery(only: str | None = None) -> None:
     """Every chart alone, on each page's defaults and after one changed setting, and the audit
-    page's chart for each example, into docs/gallery/ with its index (README.md)."""
+    page's chart for each example, into docs/gallery/ with its index (README.md); ``only``: one
+    page's views (its key), and no audit example."""
     from browser_support import wait_for_charts
-    from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, url_path
+    from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, charts_drawn, url_path
 
     out = ROOT / "docs" / "gallery"
     out.mkdir(parents=True, exist_ok=True)
     with _browser_on_a_server() as (browser, url):
         for key, state, query in GALLERY_VIEWS:
+            if only and key != only:
+                continue
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.set_default_timeout(300_000)
             page.goto(f"{url}/{url_path(key)}" + (f"?{query}" if query else ""))
-            wait_for_charts(page, 6)
+            wait_for_charts(page, min(6, charts_drawn(key)))
             page.wait_for_selector("text=Notes.")  # the page's last line: the script ran to the end
             for fid in _chart_ids(page):
                 _shoot(page, page.locator(f".st-key-chart-{fid}"), out / f"{fid}--{state}.png")
             page.close()
-        for example in AUDIT_EXAMPLES:
+        for example in () if only else AUDIT_EXAMPLES:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.set_default_timeout(300_000)
             page.goto(f"{url}/Audit_a_mechanism?example={example}")
@@ -136,4 +140,7 @@ def gallery() -> None:
 
 
 if __name__ == "__main__":
-    gallery() if sys.argv[1:] == ["gallery"] else main()
+    if sys.argv[1:2] == ["gallery"]:
+        gallery(sys.argv[2] if len(sys.argv) > 2 else None)
+    else:
+        main()

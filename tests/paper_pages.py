@@ -47,6 +47,8 @@ GALLERY_VIEWS = [
     ("hoho", "changed", "epsilons=0.001,1&lambdas=1,10,50&r=50&lambda_=2&sentence_index=3"),
     ("partial", "default", ""),
     ("partial", "changed", "view=contours&sigma=3&alpha=8"),
+    ("budget", "default", ""),
+    ("budget", "changed", "mechanism=subsampled&q=0.004&sigma=1.1&k=1000&delta=1e-06"),
 ]
 AUDIT_EXAMPLES = ("laplace", "adept", "metric")
 """The audit page's examples the gallery shows: a numeric one (histograms and a threshold) and

@@ -15,8 +15,9 @@
   release (Prop. 1.4), ε = ρ + 2√(ρ·log(1/δ)) (Prop. 1.3). It does not see subsampling's
   amplification, so it is not offered for the subsampled Gaussian.
 - **PLD**: the privacy-loss distribution, composed exactly up to its discretization
-  (``dp-accounting``'s pessimistic PLD, so its ε is an upper bound within k·:data:`PLD_INTERVAL`
-  of the exact one); for randomized response the binomial loss itself, exact.
+  (``dp-accounting``'s pessimistic PLD, so its ε is an upper bound within k times the
+  discretization, :func:`pld_interval`, of the exact one, and in practice far closer); for
+  randomized response the binomial loss itself, exact.
 
 An accountant that does not apply to a release, or fails at a setting, answers NaN with a reason
 (:func:`epsilons`), so the page draws the others.
@@ -32,6 +33,8 @@ from dp_accounting import GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent
 from dp_accounting.pld import privacy_loss_distribution as pld
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
+from dpviz.budget.names import ACCOUNTANT_LABELS as LABELS
+from dpviz.budget.names import ACCOUNTANTS
 from dpviz.budget.releases import (
     Release,
     check_composition,
@@ -42,20 +45,19 @@ from dpviz.budget.releases import (
     pure_composition_epsilon,
 )
 
-ACCOUNTANTS = ("basic", "advanced", "rdp", "zcdp", "pld")
-LABELS = {
-    "basic": "Basic composition (kε)",
-    "advanced": "Advanced, optimal (Kairouz et al.)",
-    "rdp": "Rényi DP",
-    "zcdp": "zCDP",
-    "pld": "Privacy-loss distribution",
-}
 ORDERS = tuple([1 + x / 10 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512])
 """The Rényi orders the RDP accountant minimises over (those of ``dp-accounting``'s tutorials)."""
 SPLITS = (0.1, 0.25, 0.5, 0.75, 0.9)
 """Shares of δ/k given to each Gaussian release for the advanced composition (the rest to δ_RR)."""
 PLD_INTERVAL = 1e-3
-"""The PLD's discretization of the privacy loss (``value_discretization_interval``)."""
+"""The PLD's discretization of the privacy loss (``value_discretization_interval``). Ten times
+coarser was tried: Laplace at k = 10⁵ in 0.6 s instead of 8 s, within 2·10⁻⁵, but 1.7% off for
+20,000 Gaussian releases at σ = 40 and 33% off for DP-SGD's 14,063 steps at q = 256/60000."""
+
+
+def pld_interval(k: int) -> float:
+    """The PLD's discretization for k releases (:data:`PLD_INTERVAL` at every k)."""
+    return PLD_INTERVAL
 
 
 def _event(release: Release):
@@ -69,14 +71,14 @@ def _event(release: Release):
 
 
 @lru_cache(maxsize=64)
-def _one_pld(release: Release):
+def _one_pld(release: Release, interval: float):
     if release.kind == "gaussian":
-        return pld.from_gaussian_mechanism(release.sigma, value_discretization_interval=PLD_INTERVAL)
+        return pld.from_gaussian_mechanism(release.sigma, value_discretization_interval=interval)
     if release.kind == "laplace":
-        return pld.from_laplace_mechanism(1.0 / release.epsilon0, value_discretization_interval=PLD_INTERVAL)
+        return pld.from_laplace_mechanism(1.0 / release.epsilon0, value_discretization_interval=interval)
     if release.kind == "subsampled":
         return pld.from_gaussian_mechanism(
-            release.sigma, sampling_prob=release.q, value_discretization_interval=PLD_INTERVAL
+            release.sigma, sampling_prob=release.q, value_discretization_interval=interval
         )
     raise ValueError(release.kind)
 
@@ -84,7 +86,8 @@ def _one_pld(release: Release):
 @lru_cache(maxsize=256)
 def composed_pld(release: Release, k: int):
     """The k-fold composition's privacy-loss distribution (``dp-accounting``)."""
-    return _one_pld(release).self_compose(k) if k > 1 else _one_pld(release)
+    one = _one_pld(release, pld_interval(k))
+    return one.self_compose(k) if k > 1 else one
 
 
 def single_epsilon(release: Release, delta: float) -> float:
@@ -156,7 +159,8 @@ def privacy_loss(release: Release, k: int, delta: float) -> float:
     """The PLD accountant's ε (the exact binomial loss for randomized response)."""
     if release.kind == "rr":
         return pure_composition_epsilon(release.epsilon0, k, delta)
-    return float(composed_pld(release, k).get_epsilon_for_delta(delta))
+    with np.errstate(over="ignore"):  # (dp-accounting divides by a vanishing mass on the way to its answer)
+        return float(composed_pld(release, k).get_epsilon_for_delta(delta))
 
 
 _BY_NAME = {"basic": basic, "advanced": advanced, "rdp": renyi, "zcdp": zcdp, "pld": privacy_loss}

@@ -31,15 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
+from dpviz.budget.names import KINDS, LABELS
 from dpviz.errors import InputError
-
-KINDS = ("gaussian", "laplace", "rr", "subsampled")
-LABELS = {
-    "gaussian": "Gaussian",
-    "laplace": "Laplace",
-    "rr": "Randomized response",
-    "subsampled": "Subsampled Gaussian (DP-SGD)",
-}
 
 
 @dataclass(frozen=True)
@@ -130,30 +123,50 @@ def gdp_tradeoff(mu: float, alpha) -> np.ndarray:
 
 def _rr_loss(epsilon0: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The privacy loss of k randomized responses at ε₀ under the first input: its values
-    ε₀·(2j − k) and their probabilities Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀)."""
+    ε₀·(2j − k), ascending, and their log-probabilities log Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀)."""
     j = np.arange(k + 1)
     p = 1.0 / (1.0 + math.exp(-epsilon0))
-    return epsilon0 * (2 * j - k), stats.binom.pmf(j, k, p)
+    return epsilon0 * (2 * j - k), stats.binom.logpmf(j, k, p)
+
+
+def _tails(epsilon0: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The losses L_j and, for each m, A_m = P(L ≥ L_m) and log B_m = log E[e^{−L}; L ≥ L_m], so
+    that δ(ε) = A_m − e^ε·B_m for every ε in [L_{m−1}, L_m) (sums from the top tail down, in
+    log-space where e^{−L} would overflow)."""
+    loss, logp = _rr_loss(epsilon0, k)
+    tail = np.cumsum(np.exp(logp)[::-1])[::-1]
+    log_b = np.logaddexp.accumulate((logp - loss)[::-1])[::-1]
+    return loss, np.minimum(tail, 1.0), log_b
 
 
 def pure_composition_delta(epsilon0: float, k: int, epsilon) -> np.ndarray:
     """The optimal δ(ε) of k ε₀-DP releases (Kairouz, Oh and Viswanath 2015, Thm. 3.3): that of k
     randomized responses, E[(1 − e^{ε − L})₊] over the binomial privacy loss L (exact for
     randomized response, the tightest bound that holds for every ε₀-DP release)."""
-    loss, prob = _rr_loss(epsilon0, k)
+    loss, tail, log_b = _tails(epsilon0, k)
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    gap = np.minimum(eps[:, None] - loss[None, :], 0.0)
-    out = (prob[None, :] * -np.expm1(gap)).sum(axis=1)
+    m = np.searchsorted(loss, eps, side="right")  # the first loss above ε
+    out = np.zeros_like(eps)
+    inside = m <= k
+    mi = m[inside]
+    out[inside] = tail[mi] - np.exp(eps[inside] + log_b[mi])
     out = np.clip(out, 0.0, 1.0)
     return out if np.ndim(epsilon) else out[0]
 
 
 def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
-    """The smallest ε with the optimal composition's δ(ε) ≤ ``delta`` (bisection on [0, kε₀])."""
-    if pure_composition_delta(epsilon0, k, 0.0) <= delta:
+    """The smallest ε ≥ 0 with the optimal composition's δ(ε) ≤ ``delta``, exactly: δ(ε) is
+    A_m − e^ε·B_m between two loss values, so on the segment where it crosses ``delta``,
+    ε = log(A_m − δ) − log B_m."""
+    loss, tail, log_b = _tails(epsilon0, k)
+    at_loss = pure_composition_delta(epsilon0, k, np.maximum(loss, 0.0))  # δ at each loss value (≥ 0)
+    if float(pure_composition_delta(epsilon0, k, 0.0)) <= delta:
         return 0.0
-    top = k * epsilon0
-    return float(optimize.brentq(lambda e: pure_composition_delta(epsilon0, k, e) - delta, 0.0, top, xtol=1e-12))
+    above = np.nonzero(at_loss <= delta)[0]  # δ falls with ε: the first loss value where it is met
+    m = int(above[0]) if len(above) else k
+    eps = math.log(max(tail[m] - delta, 1e-300)) - float(log_b[m])
+    low = max(float(loss[m - 1]), 0.0) if m > 0 else 0.0
+    return float(min(max(eps, low), float(loss[m])))
 
 
 def rr_tradeoff(epsilon0: float, alpha) -> np.ndarray:

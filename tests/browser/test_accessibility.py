@@ -30,6 +30,7 @@ PAGES = [
     ("Metric_DP", "words=3&samples=1000&knn_words=20", charts_drawn("metric")),
     ("HoHo_attack", "targets=0.05&audit_samples=2000", charts_drawn("hoho")),
     ("Partial_sensitivity", PS_FAST, charts_drawn("partial")),
+    ("Privacy_budget", "", charts_drawn("budget")),
     ("Audit_a_mechanism", "", 0),
     ("Lessons", "", 0),
 ]

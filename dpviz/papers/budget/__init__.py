@@ -1,0 +1,41 @@
+"""Privacy budget: what ε becomes over many releases, by five accountants side by side, and what
+it lets an attacker do. Not one paper's result: the accountants' own papers (Kairouz et al. 2015,
+Mironov 2017, Bun and Steinke 2016, Balle and Wang 2018, Dong, Roth and Su 2019) applied to the
+mechanisms of the other pages. The math is :mod:`dpviz.budget`, the figures ``figures.py``."""
+
+from dpviz.papers import Paper, Section, SidebarGroup
+
+PAPER = Paper(
+    key="budget",
+    order=5,
+    title="Privacy budget",
+    page="pages/7_Privacy_budget.py",
+    citation="Kairouz, Oh and Viswanath (2015), The composition theorem for differential privacy; Mironov (2017), "
+    "Rényi differential privacy; Dong, Roth and Su (2019), Gaussian differential privacy; Google's dp-accounting.",
+    claim="Ten releases at ε = 1 are not ε = 10: how far apart the accountants are, and what the "
+    "composed ε lets the best attacker do.",
+    headline="What does a budget become over many releases?",
+    summary=(
+        "Every other page shows one release. Run a mechanism k times on the same data and the guarantee "
+        "weakens: **basic composition** adds the ε's up, **advanced composition** (Kairouz et al.'s optimal "
+        "bound) grows like √k, and the **Rényi**, **zCDP** and **privacy-loss-distribution** accountants are "
+        "tighter still. Below, the five side by side for the mechanisms of the other pages, and what the "
+        "composed guarantee lets the best attacker do: a membership test's true-positive rate at each false-"
+        "positive rate. Every setting is in the sidebar and in the URL."
+    ),
+    sections=(
+        Section(
+            title="Composing k releases, and what it lets an attacker do",
+            figures=("budget-composition", "budget-delta", "budget-attacker"),
+            intro="**Live:** drag k and δ; the mechanism's own parameters recompute the curves.",
+        ),
+    ),
+    sidebar=(SidebarGroup("Mechanism and releases"),),
+    seed_note="nothing on this page is random: every number is an accountant's bound.",
+    notes=(
+        "**Notes.** RDP and PLD come from Google's `dp-accounting` (the PLD pessimistic, discretised at 10⁻³ "
+        "of the loss, so an upper bound within its discretization); randomized response's RDP and exact "
+        "binomial loss, the Gaussian's exact curve (Balle and Wang 2018) and Kairouz et al.'s optimal composition "
+        "are computed here (`dpviz/budget/`), each tested against a brute-force or closed-form route."
+    ),
+)

@@ -1,0 +1,295 @@
+"""Figure specs of the privacy-budget page: the ε of k releases by five accountants (against k,
+and against δ), and what the composed mechanism lets the best attacker do (its trade-off curve,
+drawn as the attacker's ROC). The math is :mod:`dpviz.budget`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS, KINDS, LABELS
+from dpviz.params import Param
+from dpviz.registry import FigureSpec, register
+from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, style, two_line_title
+
+PAGE = "budget"
+MECHANISM = Param(
+    "mechanism",
+    "choice",
+    "gaussian",
+    "Mechanism released k times",
+    "Gaussian noise σ·Δ; Laplace noise Δ/ε₀ (as ADePT claims it); randomized response at ε₀ (as OME's bits); "
+    "DP-SGD's subsampled Gaussian step (sampling rate q, noise σ).",
+    choices=KINDS,
+    choice_labels=LABELS,
+)
+EPSILON0 = Param(
+    "epsilon0", "float", 0.5, "ε₀ of one release", "Laplace and randomized response: each release is ε₀-DP.",
+    min=0.01, max=10.0, log=True, slider=True,
+)  # fmt: skip
+SIGMA = Param(
+    "sigma", "float", 4.0, "Noise multiplier σ", "Gaussian and DP-SGD: the noise's standard deviation over the "
+    "sensitivity (the clipping norm).", min=0.3, max=100.0, log=True, slider=True,
+)  # fmt: skip
+Q = Param(
+    "q", "float", 0.01, "Sampling rate q", "DP-SGD: each record joins a step's batch with probability q.",
+    min=1e-4, max=1.0, log=True,
+)  # fmt: skip
+K = Param(
+    "k", "int", 100, "Releases k", "How many times the mechanism is run on the same data (DP-SGD: steps).",
+    min=1, max=100_000, slider=True, hosted_max=100_000,
+)  # fmt: skip
+DELTA = Param(
+    "delta", "float", 1e-5, "δ", "The failure probability every accountant is read at (at most 1/n is usual).",
+    min=1e-12, max=0.1, log=True, slider=True,
+)  # fmt: skip
+RELEASE_PARAMS = (MECHANISM, EPSILON0, SIGMA, Q)
+K_TICKS = (1, 10, 100, 1000, 10_000, 100_000)
+K_TICK_TEXT = ("1", "10", "100", "10³", "10⁴", "10⁵")
+K_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+DELTA_GRID = tuple(float(f"{d:.3g}") for d in np.geomspace(1e-12, 0.1, 23))
+COLORS = dict(zip(ACCOUNTANTS, OKABE_ITO))
+FPRS = (0.001, 0.01, 0.1)
+
+
+def release_of(v: Mapping[str, Any]):
+    """The release the page's settings describe (:class:`dpviz.budget.releases.Release`)."""
+    from dpviz.budget.releases import Release  # (lazy: SciPy, which `figure --list` does without)
+
+    return Release(v["mechanism"], epsilon0=v["epsilon0"], sigma=v["sigma"], q=v["q"])
+
+
+def _rows(release, ks, deltas) -> list[dict]:
+    from dpviz.budget import accountants as acc  # (lazy: dp-accounting and SciPy, as above)
+
+    rows = []
+    for k in ks:
+        for delta in deltas:
+            for name, (eps, why) in acc.epsilons(release, int(k), float(delta)).items():
+                rows.append({"accountant": name, "k": int(k), "delta": float(delta), "epsilon": eps, "note": why})
+    return rows
+
+
+# 1. ε against k -----------------------------------------------------------------------------
+
+
+def _composition_prepare(v, progress=None):
+    """The release, with its composed PLDs along :data:`K_GRID` computed (kept by
+    :func:`dpviz.budget.accountants.composed_pld`), so that a δ or k frame only reads them."""
+    from dpviz.budget import accountants as acc  # (lazy: as above)
+
+    release = release_of(v)
+    if release.kind != "rr":
+        for k in K_GRID:
+            acc.composed_pld(release, k)
+    return release
+
+
+def _composition_evaluate(release, v) -> pd.DataFrame:
+    df = pd.DataFrame(_rows(release, K_GRID, [v["delta"]]))
+    here = pd.DataFrame(_rows(release, [v["k"]], [v["delta"]]))
+    return pd.concat([df.assign(here=False), here.assign(here=True)], ignore_index=True)
+
+
+def _gap_sentence(here: pd.DataFrame) -> str:
+    found = here.dropna(subset=["epsilon"])
+    if found.empty:
+        return "no accountant answers here"
+    loose, tight = found.loc[found["epsilon"].idxmax()], found.loc[found["epsilon"].idxmin()]
+    ratio = loose["epsilon"] / tight["epsilon"] if tight["epsilon"] > 0 else math.inf
+    return (
+        f"{ACCOUNTANT_LABELS[loose['accountant']]}: ε = {loose['epsilon']:.3g}, "
+        f"{ACCOUNTANT_LABELS[tight['accountant']]}: ε = {tight['epsilon']:.3g} ({ratio:.3g}× apart)"
+    )
+
+
+def _composition_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = go.Figure()
+    curve, here = df[~df["here"]], df[df["here"]]
+    for i, name in enumerate(ACCOUNTANTS):
+        part = curve[curve["accountant"] == name]
+        if part["epsilon"].isna().all():
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=part["k"], y=part["epsilon"], mode="lines+markers", name=ACCOUNTANT_LABELS[name],
+                line=dict(color=COLORS[name], dash=DASHES[i % len(DASHES)]),
+                hovertemplate="k = %{x}<br>ε = %{y:.4g}<extra>" + ACCOUNTANT_LABELS[name] + "</extra>",
+            )
+        )  # fmt: skip
+    top = float(np.nanmax(curve["epsilon"])) if curve["epsilon"].notna().any() else 1.0
+    bottom = float(np.nanmin(curve["epsilon"][curve["epsilon"] > 0])) if (curve["epsilon"] > 0).any() else 1e-3
+    log_axis(fig, "y", title=f"ε at δ = {v['delta']:g}")
+    mark_x(fig, v["k"], bottom, top, f"k = {v['k']}")
+    # short labels, one per decade: plain "10,000" beside "1,000" ran into each other at the page's width
+    fig.update_xaxes(type="log", title="releases k", tickmode="array", tickvals=K_TICKS, ticktext=K_TICK_TEXT)
+    release = release_of(v)
+    title = two_line_title(
+        f"ε after k releases, by five accountants (δ = {v['delta']:g})",
+        f"{release.label}; at k = {v['k']}: {_gap_sentence(here)}",
+    )
+    return style(fig, title)
+
+
+register(
+    FigureSpec(
+        id="budget-composition",
+        title="ε after k releases, accountant by accountant",
+        page=PAGE,
+        params=(*RELEASE_PARAMS, K, DELTA),
+        prepare=_composition_prepare,
+        evaluate=_composition_evaluate,
+        live=("k", "delta"),
+        render=_composition_render,
+        caption=(
+            "Each curve is one accountant's ε for k releases at δ. Basic composition adds the ε's up (kε); "
+            "Kairouz et al.'s optimal composition grows like √k for small ε₀; Rényi DP and zCDP add divergences, "
+            "and the privacy-loss distribution (PLD) composes the loss itself, the tightest of them. A missing "
+            "curve does not apply to this mechanism (zCDP does not see subsampling's amplification). The title "
+            "says how far apart the loosest and the tightest are at the slider's k."
+        ),
+        columns=("accountant", "k", "delta", "epsilon", "note", "here"),
+        quick={"k": "10"},
+    )
+)
+
+
+# 2. ε against δ ---------------------------------------------------------------------------
+
+
+def _delta_prepare(v, progress=None) -> pd.DataFrame:
+    return pd.DataFrame(_rows(release_of(v), [v["k"]], DELTA_GRID))
+
+
+def _delta_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
+    here = pd.DataFrame(_rows(release_of(v), [v["k"]], [v["delta"]]))
+    return pd.concat([state.assign(here=False), here.assign(here=True)], ignore_index=True)
+
+
+def _delta_render(df: pd.DataFrame, v) -> go.Figure:
+    fig = go.Figure()
+    curve, here = df[~df["here"]], df[df["here"]]
+    for i, name in enumerate(ACCOUNTANTS):
+        part = curve[curve["accountant"] == name]
+        if part["epsilon"].isna().all():
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=part["delta"], y=part["epsilon"], mode="lines", name=ACCOUNTANT_LABELS[name],
+                line=dict(color=COLORS[name], dash=DASHES[i % len(DASHES)]),
+                hovertemplate="δ = %{x:.2g}<br>ε = %{y:.4g}<extra>" + ACCOUNTANT_LABELS[name] + "</extra>",
+            )
+        )  # fmt: skip
+    log_axis(fig, "x", title="δ")
+    log_axis(fig, "y", title="ε")
+    shown = curve["epsilon"][curve["epsilon"] > 0]
+    top, bottom = (float(shown.max()), float(shown.min())) if len(shown) else (1.0, 0.1)
+    mark_x(fig, v["delta"], bottom, top, f"δ = {v['delta']:g}")
+    release = release_of(v)
+    title = two_line_title(
+        f"ε against δ after k = {v['k']} releases", f"{release.label}; at δ = {v['delta']:g}: {_gap_sentence(here)}"
+    )
+    return style(fig, title)
+
+
+register(
+    FigureSpec(
+        id="budget-delta",
+        title="ε against δ at k releases",
+        page=PAGE,
+        params=(*RELEASE_PARAMS, K, DELTA),
+        prepare=_delta_prepare,
+        evaluate=_delta_evaluate,
+        live=("delta",),
+        render=_delta_render,
+        caption=(
+            "The same k releases read at every δ: each accountant's privacy curve ε(δ). A smaller δ costs a "
+            "larger ε; for a pure mechanism (Laplace, randomized response) basic composition's kε₀ holds at any δ. "
+            "A curve that stops has reached ε = 0: at that δ the releases need no ε at all."
+        ),
+        columns=("accountant", "k", "delta", "epsilon", "note", "here"),
+        quick={"k": "10"},
+    )
+)
+
+
+# 3. the attacker's view ----------------------------------------------------------------------
+
+ALPHAS = np.unique(np.concatenate([np.geomspace(1e-6, 1e-2, 40), np.linspace(0.0, 1.0, 101), FPRS]))
+
+
+def _attacker_compute(v, progress=None) -> pd.DataFrame:
+    from dpviz.budget import accountants as acc  # (lazy: as above)
+    from dpviz.budget.releases import gaussian_mu, gdp_tradeoff, tradeoff_from_deltas
+
+    release, k = release_of(v), int(v["k"])
+    top = max(1.0, acc.epsilon("pld", release, k, 1e-12) if release.kind != "rr" else k * release.epsilon0)
+    eps = np.unique(np.concatenate([np.linspace(0.0, top, 4001), np.geomspace(1e-4, top, 400)]))  # ascending
+    beta = tradeoff_from_deltas(eps, acc.composed_delta(release, k, eps), ALPHAS)
+    df = pd.DataFrame({"fpr": ALPHAS, "tpr": 1.0 - beta, "curve": "composed"})
+    if release.kind == "gaussian":
+        mu = gaussian_mu(release.sigma, k)
+        df = pd.concat([df, pd.DataFrame({"fpr": ALPHAS, "tpr": 1 - gdp_tradeoff(mu, ALPHAS), "curve": "gdp"})])
+    return df.reset_index(drop=True)
+
+
+def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
+    release = release_of(v)
+    fig = go.Figure()
+    composed = df[df["curve"] == "composed"]
+    fig.add_trace(
+        go.Scatter(
+            x=composed["fpr"], y=composed["tpr"], mode="lines", name="best attacker (from the privacy curve)",
+            line=dict(color=OKABE_ITO[4], width=3),
+            hovertemplate="false positives %{x:.3g}<br>true positives %{y:.4g}<extra></extra>",
+        )
+    )  # fmt: skip
+    gdp = df[df["curve"] == "gdp"]
+    if len(gdp):
+        mu = math.sqrt(int(v["k"])) / release.sigma  # (dpviz.budget.releases.gaussian_mu)
+        fig.add_trace(
+            go.Scatter(
+                x=gdp["fpr"], y=gdp["tpr"], mode="lines", name=f"Gaussian DP, μ = {mu:.3g} (exact)",
+                line=dict(color=OKABE_ITO[0], dash="dash"),
+            )
+        )  # fmt: skip
+    ref_line(fig, [0, 1], [0, 1], "guessing", color="#777", dash="dot", width=1.5)
+    at = {a: float(np.interp(a, composed["fpr"], composed["tpr"])) for a in FPRS}
+    fig.add_trace(
+        go.Scatter(
+            x=list(at), y=list(at.values()), mode="markers", name="TPR at FPR 0.1%, 1%, 10%",
+            marker=dict(color="#000", size=8, symbol="diamond"),
+        )
+    )  # fmt: skip
+    fig.update_xaxes(title="false-positive rate", range=[0, 1])
+    fig.update_yaxes(title="true-positive rate", range=[0, 1])
+    said = ", ".join(f"{a:.1%}: {t:.3g}" for a, t in at.items())
+    title = two_line_title(
+        f"What the best attacker can do after k = {v['k']} releases", f"{release.label}; TPR at FPR {said}"
+    )
+    return style(fig, title)
+
+
+register(
+    FigureSpec(
+        id="budget-attacker",
+        title="The attacker's trade-off: true against false positives",
+        page=PAGE,
+        params=(*RELEASE_PARAMS, K),
+        compute=_attacker_compute,
+        render=_attacker_render,
+        caption=(
+            "Differential privacy as a test (Dong, Roth and Su 2019): no attacker deciding whether one person's "
+            "record was used can reach a point above the thick curve (a false positive: the attacker says "
+            "'member' of someone who was not). It is drawn from the composed mechanism's "
+            "whole privacy curve δ(ε), so it is tighter than any single (ε, δ). The diamonds give the best true-"
+            "positive rate at a false-positive rate of 0.1%, 1% and 10%; for the Gaussian the exact Gaussian-DP "
+            "curve lies on top of it."
+        ),
+        columns=("fpr", "tpr", "curve"),
+        quick={"k": "10"},
+    )
+)

@@ -1,0 +1,67 @@
+"""The privacy-budget page's figures (dpviz/papers/budget): their tables are the accountants'
+answers, the attacker's curve is the exact one where it has a closed form, and bad settings get
+the validator's sentence."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpviz import registry
+from dpviz.budget import accountants as acc
+from dpviz.budget.releases import Release
+from dpviz.errors import InputError
+
+
+def _run(figure: str, **changed):
+    spec = registry.get(figure)
+    values = {**spec.defaults(), **changed}
+    _, table, fig = registry.run(figure, {k: str(v) for k, v in values.items()})
+    return table, fig, values
+
+
+def test_the_composition_charts_row_at_the_sliders_k_is_every_accountants_answer():
+    table, fig, v = _run("budget-composition", mechanism="laplace", epsilon0=0.3, k=37, delta=1e-6)
+    here = table[table["here"]].set_index("accountant")["epsilon"]
+    expected = acc.epsilons(Release("laplace", epsilon0=0.3), 37, 1e-6)
+    for name, (eps, _) in expected.items():
+        assert here[name] == pytest.approx(eps, rel=1e-12, nan_ok=True)
+    assert here["basic"] == pytest.approx(37 * 0.3)  # kε₀, by hand
+    assert "apart" in fig.layout.title.text  # the gap between loosest and tightest, said
+
+
+def test_the_attackers_curve_for_the_gaussian_is_one_minus_g_mu():
+    table, fig, v = _run("budget-attacker", mechanism="gaussian", sigma=3.0, k=25)
+    mu = math.sqrt(25) / 3.0
+    composed = table[table["curve"] == "composed"]
+    direct = 1 - stats.norm.cdf(stats.norm.ppf(1 - composed["fpr"]) - mu)
+    assert np.allclose(composed["tpr"], direct, atol=5e-4)  # the privacy curve's supremum over a fine grid
+    gdp = table[table["curve"] == "gdp"]
+    assert np.allclose(gdp["tpr"], 1 - stats.norm.cdf(stats.norm.ppf(1 - gdp["fpr"]) - mu), atol=1e-12)
+
+
+def test_the_attackers_curve_for_one_randomized_response_is_its_two_point_roc():
+    table, _, _ = _run("budget-attacker", mechanism="rr", epsilon0=1.0, k=1)
+    p = math.e / (1 + math.e)
+    fpr = table["fpr"].to_numpy()
+    # reject on the answer "1": (FPR, TPR) = (1 − p, p); every other best test mixes the ends with it
+    two_point = np.where(fpr <= 1 - p, fpr * p / (1 - p), p + (fpr - (1 - p)) * (1 - p) / p)
+    assert np.allclose(table["tpr"], two_point, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "changed,said",
+    [
+        ({"k": "0"}, "k = '0' is not allowed"),
+        ({"delta": "1"}, "delta = '1' is not allowed"),
+        ({"q": "1.5"}, "q = '1.5' is not allowed"),
+        ({"sigma": "0"}, "sigma = '0' is not allowed"),
+    ],
+)
+def test_bad_settings_get_a_sentence_not_a_traceback(changed, said):
+    with pytest.raises(InputError) as err:
+        registry.run("budget-composition", changed)
+    assert said in str(err.value)
