@@ -144,7 +144,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list() -> str:
-
     earlier = {new: old for paper in all_papers() for old, new in paper.aliases.items()}
     lines = []
     for spec in registry.all_figures():
@@ -242,7 +241,6 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
-
     start = time.perf_counter()
     if args.compare:
         figure, param, a, b = args.compare

@@ -112,7 +112,6 @@ def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> b
 
 @functools.cache
 def _element():
-
     return st.components.v2.component(FRAMES_COMPONENT, js=live_script(), isolate_styles=False)
 
 

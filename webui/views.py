@@ -113,7 +113,6 @@ _PANELS = caches.memo("web.panels")
 
 
 def _panel_key(panel, values: dict[str, Any]) -> tuple:
-
     return (panel.id, tuple((p.name, format_value(p, values[p.name])) for p in panel.params))
 
 

@@ -156,7 +156,6 @@ def _selected(pages: set[str] | None) -> list:
 
 
 def _job_name(job) -> str:
-
     _, _, what, p = job
     return f"frames of {what.title if isinstance(what, Panel) else what.id} along {p.name}"
 

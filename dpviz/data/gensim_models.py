@@ -95,7 +95,6 @@ def absent_sentence(name: str) -> str:
 
 
 def _converted_dir(name: str) -> Path:
-
     return cache_dir() / "embeddings" / name
 
 

@@ -117,5 +117,4 @@ def show(outcome, values: dict[str, Any]) -> None:
 
 
 def _page_params():
-
     return tools.get("audit").params

@@ -13,7 +13,6 @@ from dpviz.stats import stream
 
 
 def _adept(n: int, seed: int) -> Example:
-
     dim, clip, eps = 16, 1.0, 1.0
     x, xp = adept.worst_case_pair(dim, clip)
     scale = adept.sensitivity_claimed(clip) / eps

@@ -23,17 +23,14 @@ from dpviz.targets import Measure, Page, panel_answer
 
 
 def _params():
-
     return registry.get("adept-fixes").params
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-
     return {int(v["dim"]): adept.fixes_draws(int(v["dim"]), v["clip"], v["draws"], v["seed"])}
 
 
 def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-
     row = adept.fixes_evaluate(state, [int(v["dim"])], [epsilon], v["clip"], v["delta"], [mechanism]).iloc[0]
     return {
         "epsilon_actual": float(row.epsilon_actual),
@@ -45,7 +42,6 @@ def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> di
 
 
 def _label(mechanism: str, values: Mapping[str, Any]) -> str:
-
     return FIX_LABELS[mechanism]
 
 

@@ -14,7 +14,6 @@ from dpviz.stats import stream
 
 
 def _ome(n: int, seed: int) -> Example:
-
     sents, _ = corpora.movie_reviews()
     pair = [sents[0], sents[1]]
     X = corpora.sentence_vectors(pair, get("glove-6b-50d"))

@@ -20,17 +20,14 @@ OME_LAMBDAS = (1.0, 3.0, 10.0, 100.0, 1000.0)
 
 
 def _params():
-
     return registry.get("hoho-live").params
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-
     return attack_counts(v["corpus"], mechanism, v["targets"], v["seed"])
 
 
 def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-
     lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
 
     def recon() -> float:  # exact_attack's expected reconstruction, from (p, q) alone

@@ -35,7 +35,6 @@ def distance() -> float:
 
 
 def _metric(n: int, seed: int) -> Example:
-
     emb = get("glove-6b-50d")
     vectors = np.vstack([emb.row64(i) for i in range(VOCAB)])
     ids = [emb.index[w] for w in WORDS]

@@ -17,7 +17,6 @@ from dpviz.targets import Measure, Page, panel_answer
 
 
 def _params():
-
     return registry.get("metric-live").params
 
 
@@ -29,13 +28,11 @@ def _embeddings(v: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _prepare(v: Mapping[str, Any], embedding: str):
-
     at = dict(v, embedding=embedding)
     return resolve(embedding), word_state(at, "embedding")
 
 
 def _evaluate(state, v: Mapping[str, Any], embedding: str, epsilon: float) -> dict[str, float]:
-
     emb, envelopes = state
     df = mdp.stats_at(emb, envelopes, [epsilon], v["eta"])
     words = max(len(df), 1)

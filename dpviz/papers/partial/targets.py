@@ -16,7 +16,6 @@ from dpviz.targets import Measure, Page, panel_answer
 
 
 def _delta_param():
-
     return Param(
         "delta",
         "float",
@@ -33,12 +32,10 @@ DELTA = _delta_param()
 
 
 def _params():
-
     return (*registry.get("partial-individuals").params, DELTA)
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-
     spec = registry.get("partial-individuals")
     own = {p.name: v[p.name] for p in spec.params}
     return spec, own
