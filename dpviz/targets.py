@@ -149,7 +149,26 @@ for an exact measure (monotone: the grid only brackets), more for a simulated on
 maximum follows the curve where the draws make it wiggle)."""
 
 
+def _meets(value: float, measure: Measure, target: float) -> bool:
+    return value <= target if measure.sense == "at most" else value >= target
+
+
+def _whole(x: float, allowed_high: bool, meets: Callable[[float], bool], lo: float, hi: float) -> float:
+    """A whole-number slider's answer (k releases): the crossing ``x`` found in between moved to
+    the whole number at the edge of the allowed side, checked on both sides of it (the measure is
+    read at ⌊x⌋, so Brent's method stops within its tolerance of a jump, on either side)."""
+    k = float(math.ceil(x - 0.5)) if allowed_high else float(math.floor(x + 0.5))
+    k = min(max(k, math.ceil(lo)), math.floor(hi))
+    step = 1.0 if allowed_high else -1.0
+    while not meets(k) and lo <= k + step <= hi:  # into the allowed side until it meets
+        k += step
+    while lo <= k - step <= hi and meets(k - step):  # out to the edge while the next one still meets
+        k -= step
+    return k
+
+
 def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, target: float, lo: float, hi: float):
+    whole = next((q.kind == "int" for q in page.params() if q.name == page.slider), False)
     state = page.prepare(v, mechanism)
     at = lambda x: page.evaluate(state, v, mechanism, float(x))  # noqa: E731
     xs = np.geomspace(lo, hi, GRID_POINTS[measure.exact])
@@ -184,6 +203,8 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
     else:
         note = ""
         out.update(reachable=True)
+    if whole:
+        x = _whole(x, allowed_high, lambda k: _meets(at(k)[measure.column], measure, target), lo, hi)
     out[page.slider] = x
     out["side"] = f"{page.slider} ≥ {x:.6g}" if allowed_high else f"{page.slider} ≤ {x:.6g}"
     low = high = x

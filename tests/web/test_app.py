@@ -365,6 +365,7 @@ def test_a_point_of_omes_epsilon_lambda_curve_moves_both_sliders():
         ("metric", MDP_FAST, "share_kept", "0.5", "epsilon"),
         ("hoho", HOHO_FAST, "reconstruction_mean", "0.6", "epsilon"),
         ("partial", {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100"}, "rdp_epsilon", "1", "sigma"),
+        ("budget", {"sigma": "8"}, "epsilon", "3", "k"),
     ],
 )
 def test_every_paper_page_answers_a_target_and_draws_its_frontier(key, query, target, value, slider):

@@ -3,7 +3,9 @@ it lets an attacker do. Not one paper's result: the accountants' own papers (Kai
 Mironov 2017, Bun and Steinke 2016, Balle and Wang 2018, Dong, Roth and Su 2019) applied to the
 mechanisms of the other pages. The math is :mod:`dpviz.budget`, the figures ``figures.py``."""
 
+from dpviz.frontier import target_panel
 from dpviz.papers import Paper, Section, SidebarGroup
+from dpviz.papers.budget.figures import FRONTIER_PARAMS
 
 PAPER = Paper(
     key="budget",
@@ -26,11 +28,15 @@ PAPER = Paper(
     sections=(
         Section(
             title="Composing k releases, and what it lets an attacker do",
-            figures=("budget-composition", "budget-delta", "budget-attacker"),
+            figures=("budget-composition", "budget-delta", "budget-attacker", "budget-frontier"),
+            panels=(target_panel("budget", FRONTIER_PARAMS),),
             intro="**Live:** drag k and δ; the mechanism's own parameters recompute the curves.",
         ),
     ),
-    sidebar=(SidebarGroup("Mechanism and releases"),),
+    sidebar=(
+        SidebarGroup("Mechanism and releases"),
+        SidebarGroup("Choose from a target", ("target_measure", "target_value")),
+    ),
     seed_note="nothing on this page is random: every number is an accountant's bound.",
     notes=(
         "**Notes.** RDP and PLD come from Google's `dp-accounting` (the PLD pessimistic, discretised at 10⁻³ "

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS, KINDS, LABELS
+from dpviz.frontier import frontier_spec
 from dpviz.params import Param
 from dpviz.registry import FigureSpec, register
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, style, two_line_title
@@ -293,3 +294,7 @@ register(
         quick={"k": "10"},
     )
 )
+
+
+FRONTIER_PARAMS = (*RELEASE_PARAMS, K, DELTA)
+register(frontier_spec("budget", FRONTIER_PARAMS, quick={"k": "10"}))

@@ -65,3 +65,39 @@ def test_bad_settings_get_a_sentence_not_a_traceback(changed, said):
     with pytest.raises(InputError) as err:
         registry.run("budget-composition", changed)
     assert said in str(err.value)
+
+
+def test_the_largest_k_within_an_epsilon_is_the_closed_forms_whole_k():
+    """The target "ε at most t": zCDP's largest k from its closed form (ρ = k/(2σ²), ε = ρ +
+    2√(ρ log(1/δ)) solved for ρ), basic composition's for a pure release (⌊t/ε₀⌋), and for every
+    accountant k meets the target and k + 1 does not."""
+    from dpviz import calibrate
+
+    sigma, delta, t = 8.0, 1e-5, 3.0
+    table = calibrate("budget", epsilon=t, settings={"sigma": sigma, "delta": delta}).set_index("mechanism")
+    log_term = math.log(1 / delta)
+    rho = (math.sqrt(log_term + t) - math.sqrt(log_term)) ** 2
+    assert table.loc["zcdp", "k"] == math.floor(2 * sigma**2 * rho)
+    release = Release("gaussian", sigma=sigma)
+    for name, row in table.iterrows():
+        k = int(row["k"])
+        assert acc.epsilon(name, release, k, delta) <= t < acc.epsilon(name, release, k + 1, delta), name
+    assert table.loc["pld", "k"] > table.loc["rdp", "k"] > table.loc["basic", "k"]  # tighter allows more
+    pure = calibrate("budget", epsilon=2.0, settings={"mechanism": "laplace", "epsilon0": 0.3}).set_index("mechanism")
+    assert pure.loc["basic", "k"] == math.floor(2.0 / 0.3)
+
+
+def test_the_attackers_target_reads_the_region_of_epsilon_delta():
+    """The true-positive rate (ε, δ)-DP allows at 1% false positives equals, for one randomized
+    response (δ = 0), its own best test's: e^ε·α while α ≤ 1 − p."""
+    from dpviz.budget.releases import rr_tradeoff
+    from dpviz.papers.budget.targets import tpr_bound
+
+    for eps0 in (0.1, 1.0, 3.0):
+        assert tpr_bound(eps0, 0.0) == pytest.approx(1 - float(rr_tradeoff(eps0, 0.01)), rel=1e-12)
+    from dpviz import calibrate
+
+    table = calibrate("budget", tpr_at_1pct=0.05, settings={"sigma": 8.0}).set_index("mechanism")
+    assert (table["tpr_at_1pct"] <= 0.05).all() and (table["k"] >= 1).all()
+    with pytest.raises(InputError, match=r"outside what .* can be: \[0, 1\]"):
+        calibrate("budget", tpr_at_1pct=2)
