@@ -1,4 +1,4 @@
-"""Lessons: the four shipped lessons pass `lesson check`; every answer equals the cell read
+"""Lessons: the five shipped lessons pass `lesson check`; every answer equals the cell read
 directly from the figure's table (pandas, written out here); hostile lesson files get one sentence
 per problem and nothing is computed for them; a teacher's folder adds lessons."""
 
@@ -10,7 +10,7 @@ from dpviz.lessons import LessonError
 from dpviz.lessons.answers import answers, cell_value, close_enough
 from dpviz.lessons.format import MAX_BYTES, Cell, load, parse
 
-SHIPPED = ("adept", "hoho", "metric-dp", "partial")
+SHIPPED = ("adept", "budget", "hoho", "metric-dp", "partial")
 
 
 def _table(figure, **settings):
@@ -20,6 +20,27 @@ def _table(figure, **settings):
 EPS = "1,2,3,4,5,6,8,10,12,15,20,25,30,40"
 # (lesson, step) -> the answer, read from the figure's table with plain pandas
 DIRECT = {
+    ("budget", 2): lambda: (
+        _table("budget-composition", mechanism="gaussian", sigma=3.73, k=10, delta=1e-05)
+        .query("accountant == 'pld' and here")
+        .epsilon.item()
+    ),
+    ("budget", 3): lambda: (
+        _table("budget-composition", mechanism="gaussian", sigma=3.73, k=100, delta=1e-05)
+        .query("accountant == 'pld' and here")
+        .epsilon.item()
+    ),
+    ("budget", 4): lambda: (
+        100
+        * _table("budget-attacker", mechanism="gaussian", sigma=3.73, k=10)
+        .query("curve == 'composed' and fpr == 0.01")
+        .tpr.item()
+    ),
+    ("budget", 5): lambda: (
+        _table("budget-composition", mechanism="subsampled", q=0.004, sigma=1.1, k=1000, delta=1e-05)
+        .query("accountant == 'pld' and here")
+        .epsilon.item()
+    ),
     ("adept", 2): lambda: _table("adept-epsilon", dim=64, epsilon=1).query("dim == 64").epsilon_actual.item(),
     ("adept", 3): lambda: (
         100
