@@ -16,8 +16,10 @@
   amplification, so it is not offered for the subsampled Gaussian.
 - **PLD**: the privacy-loss distribution, composed exactly up to its discretization
   (``dp-accounting``'s pessimistic PLD, so its ε is an upper bound within k times the
-  discretization, :func:`pld_interval`, of the exact one, and in practice far closer); for
-  randomized response the binomial loss itself, exact.
+  discretization, :func:`pld_interval`, of the exact one, and in practice far closer) for the
+  Laplace and subsampled Gaussian releases; for randomized response the binomial loss itself and
+  for the Gaussian μ-GDP's curve, both exact (the Gaussian's PLD by ``dp-accounting`` agrees within
+  its discretization, tested, and took 0.3-2 s a point at k = 10⁵ where the closed form takes 1 ms).
 
 An accountant that does not apply to a release, or fails at a setting, answers NaN with a reason
 (:func:`epsilons`), so the page draws the others.
@@ -33,7 +35,6 @@ from dp_accounting import GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent
 from dp_accounting.pld import privacy_loss_distribution as pld
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-from dpviz.budget.names import ACCOUNTANT_LABELS as LABELS
 from dpviz.budget.names import ACCOUNTANTS
 from dpviz.budget.releases import (
     Release,
@@ -156,15 +157,18 @@ def zcdp(release: Release, k: int, delta: float) -> float:
 
 
 def privacy_loss(release: Release, k: int, delta: float) -> float:
-    """The PLD accountant's ε (the exact binomial loss for randomized response)."""
+    """The PLD accountant's ε: exact where the loss has a closed form (the Gaussian's is μ-GDP's,
+    randomized response's the binomial), ``dp-accounting``'s PLD otherwise (Laplace, subsampled)."""
     if release.kind == "rr":
         return pure_composition_epsilon(release.epsilon0, k, delta)
+    if release.kind == "gaussian":
+        return gdp_epsilon(gaussian_mu(release.sigma, k), delta)
     with np.errstate(over="ignore"):  # (dp-accounting divides by a vanishing mass on the way to its answer)
         return float(composed_pld(release, k).get_epsilon_for_delta(delta))
 
 
 _BY_NAME = {"basic": basic, "advanced": advanced, "rdp": renyi, "zcdp": zcdp, "pld": privacy_loss}
-NOT_FOR = {("zcdp", "subsampled"): "zCDP does not see subsampling's amplification"}
+NOT_FOR = {("zcdp", "subsampled"): "it does not see subsampling's amplification"}
 
 
 def epsilon(accountant: str, release: Release, k: int, delta: float) -> float:
@@ -185,7 +189,7 @@ def epsilons(release: Release, k: int, delta: float) -> dict[str, tuple[float, s
             value = epsilon(name, release, k, delta)
             why = NOT_FOR.get((name, release.kind), "") if math.isnan(value) else ""
         except (ValueError, ArithmeticError, RuntimeError) as err:  # an accountant's own failure
-            value, why = math.nan, f"{LABELS[name]} cannot answer here ({type(err).__name__})"
+            value, why = math.nan, f"it cannot answer at this setting ({type(err).__name__})"
         out[name] = (value, why)
     return out
 

@@ -29,11 +29,11 @@ MECHANISM = Param(
 )
 EPSILON0 = Param(
     "epsilon0", "float", 0.5, "ε₀ of one release", "Laplace and randomized response: each release is ε₀-DP.",
-    min=0.01, max=10.0, log=True, slider=True,
+    min=0.01, max=10.0, log=True,
 )  # fmt: skip
 SIGMA = Param(
     "sigma", "float", 4.0, "Noise multiplier σ", "Gaussian and DP-SGD: the noise's standard deviation over the "
-    "sensitivity (the clipping norm).", min=0.3, max=100.0, log=True, slider=True,
+    "sensitivity (the clipping norm).", min=0.3, max=100.0, log=True,
 )  # fmt: skip
 Q = Param(
     "q", "float", 0.01, "Sampling rate q", "DP-SGD: each record joins a step's batch with probability q.",
@@ -41,11 +41,11 @@ Q = Param(
 )  # fmt: skip
 K = Param(
     "k", "int", 100, "Releases k", "How many times the mechanism is run on the same data (DP-SGD: steps).",
-    min=1, max=100_000, slider=True, hosted_max=100_000,
+    min=1, max=100_000, hosted_max=100_000,
 )  # fmt: skip
 DELTA = Param(
     "delta", "float", 1e-5, "δ", "The failure probability every accountant is read at (at most 1/n is usual).",
-    min=1e-12, max=0.1, log=True, slider=True,
+    min=1e-12, max=0.1, log=True,
 )  # fmt: skip
 RELEASE_PARAMS = (MECHANISM, EPSILON0, SIGMA, Q)
 K_TICKS = (1, 10, 100, 1000, 10_000, 100_000)
@@ -96,15 +96,19 @@ def _composition_evaluate(release, v) -> pd.DataFrame:
 
 
 def _gap_sentence(here: pd.DataFrame) -> str:
+    """The loosest and the tightest accountant's ε at the marked setting, how far apart, and the
+    accountants that do not answer there with their reason."""
     found = here.dropna(subset=["epsilon"])
+    missing = "; ".join(f"{ACCOUNTANT_LABELS[r.accountant]} not drawn: {r.note}" for r in here.itertuples() if r.note)
     if found.empty:
-        return "no accountant answers here"
+        return "no accountant answers here" + (f" ({missing})" if missing else "")
     loose, tight = found.loc[found["epsilon"].idxmax()], found.loc[found["epsilon"].idxmin()]
     ratio = loose["epsilon"] / tight["epsilon"] if tight["epsilon"] > 0 else math.inf
-    return (
+    said = (
         f"{ACCOUNTANT_LABELS[loose['accountant']]}: ε = {loose['epsilon']:.3g}, "
         f"{ACCOUNTANT_LABELS[tight['accountant']]}: ε = {tight['epsilon']:.3g} ({ratio:.3g}× apart)"
     )
+    return f"{said}; {missing}" if missing else said
 
 
 def _composition_render(df: pd.DataFrame, v) -> go.Figure:
