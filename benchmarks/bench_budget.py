@@ -1,0 +1,83 @@
+"""Benchmark: the privacy-budget page's computations on one core, each against a baseline in the
+same run (CPU-seconds, ratio):
+
+- the optimal composition's ε of k pure releases: the exact segment formula
+  (:func:`dpviz.budget.releases.pure_composition_epsilon`) against Brent's method on δ(ε) over the
+  binomial sum (the first version);
+- the Gaussian's PLD ε: its closed form (μ-GDP) against ``dp-accounting``'s discretized PLD;
+- each of the page's charts at its defaults, and one target solved (``dpviz.calibrate``), from
+  empty in-process caches.
+
+    python benchmarks/bench_budget.py
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+
+os.environ["DPVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-budget-")  # no chart read from a disk cache
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from scipy import optimize  # noqa: E402
+
+from dpviz import caches, calibrate, registry  # noqa: E402
+from dpviz.budget import accountants as acc  # noqa: E402
+from dpviz.budget.releases import (  # noqa: E402
+    Release,
+    gaussian_mu,
+    gdp_epsilon,
+    pure_composition_delta,
+    pure_composition_epsilon,
+)
+
+
+def _cpu(f, repeat: int = 1) -> tuple[float, object]:
+    start = time.process_time()
+    for _ in range(repeat):
+        out = f()
+    return (time.process_time() - start) / repeat, out
+
+
+def _by_brent(eps0: float, k: int, delta: float) -> float:
+    """The first version: Brent's method on the binomial sum δ(ε) over [0, kε₀]."""
+    if pure_composition_delta(eps0, k, 0.0) <= delta:
+        return 0.0
+    return optimize.brentq(lambda e: pure_composition_delta(eps0, k, e) - delta, 0.0, k * eps0, xtol=1e-12)
+
+
+def main() -> None:
+    """Print the three tables."""
+    print("optimal composition, ε₀ = 0.1, δ = 1e-5: CPU-s per answer")
+    print(f"{'k':>8} {'Brent (before)':>15} {'segments (now)':>15} {'ratio':>8} {'|Δε|':>10}")
+    for k in (100, 1000, 10_000, 100_000):
+        before, a = _cpu(lambda k=k: _by_brent(0.1, k, 1e-5), 3)
+        now, b = _cpu(lambda k=k: pure_composition_epsilon(0.1, k, 1e-5), 3)
+        print(f"{k:>8} {before:>15.4f} {now:>15.4f} {before / now:>7.1f}x {abs(a - b):>10.2g}")
+    print("\nGaussian σ = 4, δ = 1e-5: the PLD accountant's ε, CPU-s per answer")
+    print(f"{'k':>8} {'dp-accounting':>15} {'closed form':>15} {'ratio':>8} {'ε (PLD - exact)':>16}")
+    for k in (100, 1000, 10_000, 100_000):
+        release = Release("gaussian", sigma=4.0)
+        acc.composed_pld.cache_clear()
+        before, a = _cpu(lambda k=k, r=release: float(acc.composed_pld(r, k).get_epsilon_for_delta(1e-5)))
+        now, b = _cpu(lambda k=k: gdp_epsilon(gaussian_mu(4.0, k), 1e-5), 3)
+        print(f"{k:>8} {before:>15.4f} {now:>15.4f} {before / now:>7.0f}x {a - b:>16.3g}")
+    print("\nthe page at its defaults, from empty caches: CPU-s")
+    for fid in [s.id for s in registry.paper_figures("budget")]:
+        caches.empty_all()
+        acc.composed_pld.cache_clear()
+        spec = registry.get(fid)
+        took, _ = _cpu(lambda spec=spec: spec.table(spec.defaults()))
+        print(f"  {fid:<22} {took:7.2f}")
+    acc.composed_pld.cache_clear()
+    took, table = _cpu(lambda: calibrate("budget", epsilon=3, settings={"sigma": 8}))
+    ks = ", ".join(f"{m} {int(k)}" for m, k in zip(table["mechanism"], table["k"]))
+    print(f"  target epsilon=3 (σ = 8)  {took:7.2f}   largest k: {ks}")
+    assert math.isfinite(took)
+
+
+if __name__ == "__main__":
+    main()
