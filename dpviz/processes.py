@@ -18,3 +18,17 @@ def die_with_parent(signum: int | None = None) -> bool:
         return libc.prctl(PR_SET_PDEATHSIG, int(signum or signal.SIGTERM), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def one_thread_everywhere() -> None:
+    """One BLAS/OpenMP thread in every numeric library this process has loaded and will load: a
+    pool worker's setting (N workers on N cores). threadpoolctl limits the libraries already loaded;
+    the environment variables those loaded later (SciPy's own OpenBLAS: with ``threadpool_limits``
+    alone, each of two frame workers ran 2 threads on the 2-core machine)."""
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = "1"
+    threadpool_limits(1)

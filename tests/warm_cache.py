@@ -63,6 +63,7 @@ def compute(part: str) -> int:
     from browser_support import WARM_QUERIES
 
     from dpviz import papers, registry
+    from dpviz.processes import die_with_parent
     from webui import views, warmup
 
     share_models(Path(os.environ["DPVIZ_CACHE_DIR"]))
@@ -76,7 +77,11 @@ def compute(part: str) -> int:
     # read by tests/web/test_build.py)
     pages = ",".join(p.key for p in papers.all_papers())
     out = subprocess.run(
-        [sys.executable, "-m", "dpviz", "build", "--quiet", "--pages", pages], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "dpviz", "build", "--quiet", "--pages", pages],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=die_with_parent,  # (stop() ends the builder by its pid: its build, and the build's pool, with it)
     )
     print(out.stderr, flush=True)
     if out.returncode != 0:

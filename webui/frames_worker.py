@@ -8,10 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 from dpviz import papers, registry, theme
-from dpviz.processes import die_with_parent
+from dpviz.processes import die_with_parent, one_thread_everywhere
 from webui import frames_store
 
 
@@ -27,12 +25,7 @@ def start() -> None:
     except OSError:
         pass
     die_with_parent()
-    # one BLAS/OpenMP thread in every numeric library the worker loads: threadpoolctl limits the
-    # libraries already loaded (NumPy's OpenBLAS), the variables those a set loads later (SciPy's
-    # own OpenBLAS: with threadpool_limits alone, each worker's ran 2 threads on the 2-core machine)
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = "1"
-    threadpool_limits(1)
+    one_thread_everywhere()
 
 
 def warm(page: str, values: dict[str, Any]) -> None:

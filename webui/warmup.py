@@ -20,6 +20,7 @@ from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import validate
+from dpviz.processes import die_with_parent, one_thread_everywhere
 from dpviz.progress import report
 from webui import frames_store
 
@@ -184,10 +185,10 @@ def _patient() -> None:
 
 
 def _worker_start() -> None:
-    """A pool worker's numeric libraries on one thread each (N workers, N cores), patient too."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
+    """A pool worker's numeric libraries on one thread each (N workers, N cores), patient too, and
+    ended with its build (Linux)."""
+    die_with_parent()
+    one_thread_everywhere()
     _patient()
 
 

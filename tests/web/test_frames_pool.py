@@ -304,13 +304,17 @@ def _thread_counts() -> list[tuple[str, int]]:
     return [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
 
 
-def test_a_fresh_worker_runs_one_thread_in_the_numeric_libraries_it_loads_later():
-    """The worker's setting (frames_worker.start) holds for libraries loaded after it: a fresh
-    spawned worker has not loaded NumPy when it starts, and threadpoolctl's limit alone left
-    OpenBLAS at the machine's core count there."""
+@pytest.mark.parametrize("setting", ["frames_worker.start", "warmup._worker_start"])
+def test_a_fresh_worker_runs_one_thread_in_the_numeric_libraries_it_loads_later(setting):
+    """A pool worker's setting (the frame workers', the build's) holds for libraries loaded after
+    it (dpviz.processes.one_thread_everywhere): threadpoolctl's limit alone left SciPy's OpenBLAS,
+    loaded by a set, at the machine's core count."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), frames_worker.start) as pool:
+    from webui import warmup
+
+    start = frames_worker.start if setting == "frames_worker.start" else warmup._worker_start
+    with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), start) as pool:
         counts = pool.submit(_thread_counts).result(timeout=120)
     assert counts and all(n == 1 for _, n in counts), counts
