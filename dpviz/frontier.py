@@ -69,6 +69,8 @@ class Axes:
     """A curve's name in the legend, from its mechanism and the page's settings (else the mechanism)."""
     ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Per mechanism, settings its curve does not depend on (kept once for all their values)."""
+    title: str = "Privacy against utility: every mechanism's frontier"
+    """The chart's title (the privacy-budget page's curves are accountants, not mechanisms)."""
     curves: tuple[tuple[str, ...], Callable] | None = None
     """Curves other than the page's mechanisms: their names and ``evaluate(state, values, name,
     x)`` (on the calibration's prepared state), e.g. whose loss is counted rather than which mechanism."""
@@ -325,7 +327,7 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     return style(
         fig,
         two_line_title(
-            "Privacy against utility: every mechanism's frontier",
+            axes.title,
             f"each curve sweeps {axes.setting_label} over the slider's range; {way}{note}",
         ),
         height=430 + bottom,

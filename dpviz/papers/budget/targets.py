@@ -81,6 +81,7 @@ FRONTIER = Axes(
     "releases k",
     shade=False,
     default_target=1.0,
+    title="Releases against ε: how many each accountant allows",
     label=lambda accountant, v: ACCOUNTANT_LABELS[accountant],
     note="Each curve is one accountant: how many releases it allows within each ε. A tighter accountant "
     "allows more releases for the same guarantee; the mechanism is the same.",
