@@ -139,30 +139,35 @@ def _tails(epsilon0: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return loss, np.minimum(tail, 1.0), log_b
 
 
+def _delta_on(tails: tuple[np.ndarray, np.ndarray, np.ndarray], eps: np.ndarray) -> np.ndarray:
+    """δ(ε) at each of ``eps`` from the tails of :func:`_tails`: A_m − e^ε·B_m, m the first loss above ε."""
+    loss, tail, log_b = tails
+    m = np.searchsorted(loss, eps, side="right")
+    out = np.zeros_like(eps)
+    inside = m < len(loss)
+    mi = m[inside]
+    out[inside] = tail[mi] - np.exp(eps[inside] + log_b[mi])
+    return np.clip(out, 0.0, 1.0)
+
+
 def pure_composition_delta(epsilon0: float, k: int, epsilon) -> np.ndarray:
     """The optimal δ(ε) of k ε₀-DP releases (Kairouz, Oh and Viswanath 2015, Thm. 3.3): that of k
     randomized responses, E[(1 − e^{ε − L})₊] over the binomial privacy loss L (exact for
     randomized response, the tightest bound that holds for every ε₀-DP release)."""
-    loss, tail, log_b = _tails(epsilon0, k)
-    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    m = np.searchsorted(loss, eps, side="right")  # the first loss above ε
-    out = np.zeros_like(eps)
-    inside = m <= k
-    mi = m[inside]
-    out[inside] = tail[mi] - np.exp(eps[inside] + log_b[mi])
-    out = np.clip(out, 0.0, 1.0)
+    out = _delta_on(_tails(epsilon0, k), np.atleast_1d(np.asarray(epsilon, dtype=float)))
     return out if np.ndim(epsilon) else out[0]
 
 
 def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
     """The smallest ε ≥ 0 with the optimal composition's δ(ε) ≤ ``delta``, exactly: δ(ε) is
     A_m − e^ε·B_m between two loss values, so on the segment where it crosses ``delta``,
-    ε = log(A_m − δ) − log B_m."""
-    loss, tail, log_b = _tails(epsilon0, k)
-    at_loss = pure_composition_delta(epsilon0, k, np.maximum(loss, 0.0))  # δ at each loss value (≥ 0)
-    if float(pure_composition_delta(epsilon0, k, 0.0)) <= delta:
+    ε = log(A_m − δ) − log B_m (the tails summed once for both steps)."""
+    tails = _tails(epsilon0, k)
+    loss, tail, log_b = tails
+    at = _delta_on(tails, np.r_[0.0, np.maximum(loss, 0.0)])  # δ at ε = 0, then at each loss value (≥ 0)
+    if at[0] <= delta:
         return 0.0
-    above = np.nonzero(at_loss <= delta)[0]  # δ falls with ε: the first loss value where it is met
+    above = np.nonzero(at[1:] <= delta)[0]  # δ falls with ε: the first loss value where it is met
     m = int(above[0]) if len(above) else k
     eps = math.log(max(tail[m] - delta, 1e-300)) - float(log_b[m])
     low = max(float(loss[m - 1]), 0.0) if m > 0 else 0.0
