@@ -149,7 +149,8 @@ for an exact measure (monotone: the grid only brackets), more for a simulated on
 maximum follows the curve where the draws make it wiggle)."""
 
 
-def _meets(value: float, measure: Measure, target: float) -> bool:
+def _meets(value, measure: Measure, target: float):
+    """Whether ``value`` (a number, or an array of them elementwise) meets the target."""
     return value <= target if measure.sense == "at most" else value >= target
 
 
@@ -188,7 +189,7 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
     # the measure is a deterministic function of x (a simulated one reuses its draws at every x:
     # common random numbers), so Brent's method applies to both
     x = _cross(xs, mono, target, lambda x: at(x)[measure.column])
-    met = (mono <= target) if measure.sense == "at most" else (mono >= target)
+    met = _meets(mono, measure, target)
     if x is None:
         if met.all():
             x, note = (lo if allowed_high else hi), f"met across the whole range [{lo:g}, {hi:g}]"
@@ -216,7 +217,7 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
             f = lambda x, sign=sign: (lambda r: r[measure.column] + sign * Z95 * r[f"{measure.column}_se"])(at(x))  # noqa: E731
             c = _cross(xs, band, target, f)
             if c is None:  # the band stays on one side: its crossing lies beyond that end of the range
-                met_all = ((band <= target) if measure.sense == "at most" else (band >= target)).all()
+                met_all = _meets(band, measure, target).all()
                 c = (lo if allowed_high else hi) if met_all else (hi if allowed_high else lo)
             ends.append(c)
         low, high = min(ends), max(ends)
