@@ -78,15 +78,9 @@ def _rows(release, ks, deltas) -> list[dict]:
 
 
 def _composition_prepare(v, progress=None):
-    """The release, with its composed PLDs along :data:`K_GRID` computed (kept by
-    :func:`dpviz.budget.accountants.composed_pld`), so that a δ or k frame only reads them."""
-    from dpviz.budget import accountants as acc  # (lazy: as above)
-
-    release = release_of(v)
-    if release.kind != "rr":
-        for k in K_GRID:
-            acc.composed_pld(release, k)
-    return release
+    """The release; a δ or k asks only for its ε's (the composed PLDs they need are kept per release
+    and k by :func:`dpviz.budget.accountants.composed_pld`)."""
+    return release_of(v)
 
 
 def _composition_evaluate(release, v) -> pd.DataFrame:
@@ -111,20 +105,27 @@ def _gap_sentence(here: pd.DataFrame) -> str:
     return f"{said}; {missing}" if missing else said
 
 
-def _composition_render(df: pd.DataFrame, v) -> go.Figure:
+def _accountant_curves(curve: pd.DataFrame, x: str, mode: str, x_hover: str) -> go.Figure:
+    """A figure with each accountant's ε against column ``x`` of ``curve`` (one that answers
+    nowhere is left out: the title says why)."""
     fig = go.Figure()
-    curve, here = df[~df["here"]], df[df["here"]]
     for i, name in enumerate(ACCOUNTANTS):
         part = curve[curve["accountant"] == name]
         if part["epsilon"].isna().all():
             continue
         fig.add_trace(
             go.Scatter(
-                x=part["k"], y=part["epsilon"], mode="lines+markers", name=ACCOUNTANT_LABELS[name],
+                x=part[x], y=part["epsilon"], mode=mode, name=ACCOUNTANT_LABELS[name],
                 line=dict(color=COLORS[name], dash=DASHES[i % len(DASHES)]),
-                hovertemplate="k = %{x}<br>ε = %{y:.4g}<extra>" + ACCOUNTANT_LABELS[name] + "</extra>",
+                hovertemplate=f"{x_hover}<br>ε = %{{y:.4g}}<extra>{ACCOUNTANT_LABELS[name]}</extra>",
             )
         )  # fmt: skip
+    return fig
+
+
+def _composition_render(df: pd.DataFrame, v) -> go.Figure:
+    curve, here = df[~df["here"]], df[df["here"]]
+    fig = _accountant_curves(curve, "k", "lines+markers", "k = %{x}")
     top = float(np.nanmax(curve["epsilon"])) if curve["epsilon"].notna().any() else 1.0
     bottom = float(np.nanmin(curve["epsilon"][curve["epsilon"] > 0])) if (curve["epsilon"] > 0).any() else 1e-3
     log_axis(fig, "y", title=f"ε at δ = {v['delta']:g}")
@@ -175,19 +176,8 @@ def _delta_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
 
 
 def _delta_render(df: pd.DataFrame, v) -> go.Figure:
-    fig = go.Figure()
     curve, here = df[~df["here"]], df[df["here"]]
-    for i, name in enumerate(ACCOUNTANTS):
-        part = curve[curve["accountant"] == name]
-        if part["epsilon"].isna().all():
-            continue
-        fig.add_trace(
-            go.Scatter(
-                x=part["delta"], y=part["epsilon"], mode="lines", name=ACCOUNTANT_LABELS[name],
-                line=dict(color=COLORS[name], dash=DASHES[i % len(DASHES)]),
-                hovertemplate="δ = %{x:.2g}<br>ε = %{y:.4g}<extra>" + ACCOUNTANT_LABELS[name] + "</extra>",
-            )
-        )  # fmt: skip
+    fig = _accountant_curves(curve, "delta", "lines", "δ = %{x:.2g}")
     log_axis(fig, "x", title="δ")
     log_axis(fig, "y", title="ε")
     shown = curve["epsilon"][curve["epsilon"] > 0]
@@ -254,7 +244,9 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
     )  # fmt: skip
     gdp = df[df["curve"] == "gdp"]
     if len(gdp):
-        mu = math.sqrt(int(v["k"])) / release.sigma  # (dpviz.budget.releases.gaussian_mu)
+        from dpviz.budget.releases import gaussian_mu  # (lazy: as above)
+
+        mu = gaussian_mu(release.sigma, int(v["k"]))
         fig.add_trace(
             go.Scatter(
                 x=gdp["fpr"], y=gdp["tpr"], mode="lines", name=f"Gaussian DP, μ = {mu:.3g} (exact)",
