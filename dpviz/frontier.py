@@ -107,6 +107,16 @@ def target_params(page: str) -> tuple[Param, Param]:
     return which, value
 
 
+def _words(page: str, params: tuple[Param, ...] | None = None) -> tuple[str, str]:
+    """How the page's controls are named in the frontier's text: ``("slider's range", "sliders'
+    setting")`` where the swept setting is a slider, ``("box's range", "page's setting")`` where it
+    is a number box (the privacy-budget page's k). ``params``: the page's, where they are at hand
+    (at registration, before the registry can give them)."""
+    p = PAGES[page]
+    swept = next(q for q in (params if params is not None else p.params()) if q.name == p.slider)
+    return ("slider's range", "sliders' setting") if swept.slider else ("box's range", "page's setting")
+
+
 def _default_target(page: str) -> float:
     return AXES[page].default_target
 
@@ -237,6 +247,7 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     sliders' setting as a ring on each, the beaten band shaded, the target as a dashed line."""
 
     axes = AXES[page]
+    swept, setting = _words(page)
     fig = go.Figure()
     band = {k: df[df.kind == k].sort_values("privacy") for k in ("band_worst", "band_best")}
     if len(band["band_best"]):
@@ -274,18 +285,18 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
         fig.add_trace(
             go.Scatter(
                 x=here.privacy, y=here.utility, mode="markers", legendgroup=mech, showlegend=False,
-                name=f"{label} at the sliders' setting",
+                name=f"{label} at the {setting}",
                 marker=dict(size=15, symbol="circle-open", color=color, line=dict(width=3)),
                 customdata=here.setting,
                 hovertemplate=(
-                    f"{label}, the sliders' setting<br>{axes.setting_label} = %{{customdata:.4g}}"
+                    f"{label}, the {setting}<br>{axes.setting_label} = %{{customdata:.4g}}"
                     f"<br>{axes.privacy_label} %{{x:.4g}}<br>{axes.utility_label} %{{y:.4g}}<extra></extra>"
                 ),
             )
         )  # fmt: skip
     fig.add_trace(
         go.Scatter(
-            x=[None], y=[None], mode="markers", name=f"the sliders' setting ({axes.setting_label} = "
+            x=[None], y=[None], mode="markers", name=f"the {setting} ({axes.setting_label} = "
             f"{values[axes.setting]:g})", marker=dict(size=13, symbol="circle-open", color="#000", line=dict(width=2)),
         )
     )  # fmt: skip
@@ -328,7 +339,7 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
         fig,
         two_line_title(
             axes.title,
-            f"each curve sweeps {axes.setting_label} over the slider's range; {way}{note}",
+            f"each curve sweeps {axes.setting_label} over the {swept}; {way}{note}",
         ),
         height=430 + bottom,
     )
@@ -339,6 +350,7 @@ def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", 
     page's settings it depends on (its sliders among them); the target's two are added."""
 
     axes = AXES[page]
+    swept, setting = _words(page, params)
     sliders = tuple(p.name for p in params if p.slider)
     which, value = target_params(page)
     beaten = (
@@ -357,8 +369,8 @@ def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", 
         render=lambda df, v: frontier_figure(page, df, v),
         caption=(
             f"Each curve is one {'mechanism' if axes.shade else 'way of counting'} as {axes.setting_label} sweeps the "
-            f"slider's range: {axes.privacy_label} across, {axes.utility_label} up; hover a point for the setting "
-            f"behind it. Rings mark the sliders' setting.{beaten} A target set in the panel “Choose from a target” "
+            f"{swept}: {axes.privacy_label} across, {axes.utility_label} up; hover a point for the setting "
+            f"behind it. Rings mark the {setting}.{beaten} A target set in the panel “Choose from a target” "
             f"is the dashed line. {axes.note}"
         ).strip(),
         columns=COLUMNS,
@@ -373,6 +385,7 @@ def target_panel(page: str, params: tuple[Param, ...]):
 
     which, value = target_params(page)
     own = tuple(p for p in params if p.name != PAGES[page].slider)
+    control = "slider" if _words(page, params)[0].startswith("slider") else "box"
     return Panel(
         id="targets",
         title="Choose from a target",
@@ -382,8 +395,8 @@ def target_panel(page: str, params: tuple[Param, ...]):
         intro=(
             "Set a **target measure** and its **value** in the sidebar (“Choose from a target”): the answer is "
             "the setting that reaches it for every curve of the frontier above, with what the other measures cost "
-            "there, and a button that moves the sliders there."
+            f"there, and a button that moves the {control} there."
         ),
         working="Solving for the target…",
-        on_refusal="The sliders keep their values.",
+        on_refusal=f"The {'sliders' if control == 'slider' else 'boxes'} keep their values.",
     )

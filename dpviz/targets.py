@@ -265,7 +265,10 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
             )
         if measure.kind == "setting":
             if not lo <= value <= hi:
-                raise InputError(f"the target {name}={value:g} is outside the slider's range [{lo:g}, {hi:g}].")
+                control = "slider" if slider.slider else "box"
+                raise InputError(
+                    f"the target {name}={value:g} is outside the {control}'s range [{lo:g}, {hi:g}] of {p.slider}."
+                )
         elif value <= 0 and measure.column not in ("cosine", "mean_cosine"):
             raise InputError(f"the target {name}={value:g} must be above 0.")
         parsed[name] = (measure, value)

@@ -60,7 +60,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
         )
     reachable = answer[answer.reachable]
     if reachable.empty:
-        st.info(f"No mechanism reaches {target} {sense} {value:g} within the slider's range (see each note).")
+        st.info(f"No mechanism reaches {target} {sense} {value:g} within the range of {slider} (see each note).")
     cols = st.columns(min(max(len(reachable), 1), 4))
     for k, row in enumerate(reachable.itertuples()):
         col = cols[k % len(cols)]

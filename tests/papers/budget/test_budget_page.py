@@ -101,3 +101,17 @@ def test_the_attackers_target_reads_the_region_of_epsilon_delta():
     assert (table["tpr_at_1pct"] <= 0.05).all() and (table["k"] >= 1).all()
     with pytest.raises(InputError, match=r"outside what .* can be: \[0, 1\]"):
         calibrate("budget", tpr_at_1pct=2)
+
+
+@pytest.mark.parametrize(
+    "figure, swept, setting", [("budget-frontier", "box", "page"), ("adept-frontier", "slider", "sliders")]
+)
+def test_the_frontier_names_the_control_it_sweeps(figure, swept, setting):
+    """The budget page's k is a number box, not a slider: its frontier says so (a slider page's
+    frontier still speaks of its slider)."""
+    _, fig, _ = _run(figure, **({"draws": 100} if figure.startswith("adept") else {}))
+    assert f"over the {swept}'s range" in fig.layout.title.text
+    names = [t.name for t in fig.data if t.name]
+    assert any(n.startswith(f"the {setting}' setting (") or n.startswith(f"the {setting}'s setting (") for n in names)
+    other = "slider" if swept == "box" else "box"
+    assert f"the {other}'s range" not in fig.layout.title.text
