@@ -1,7 +1,8 @@
-"""``python -m dpviz build`` at install: every page's frames on its defaults are in the cache
-afterwards (webui.warmup.build), so a fresh install's first visitor drags at frame rate. The run's
-warm cache makes its frames part with that very command (tests/warm_cache.py); this reads what it
-left. The command's own refusals are checked without any work."""
+"""``python -m dpviz build`` at install: a page's frames on its defaults are in the cache afterwards
+(webui.warmup.build), so a fresh install's first visitor drags at frame rate. The run's warm cache
+makes its frames part with that very command for one page (tests/warm_cache.py: BUILT_PAGE); this
+reads what it left, and checks that the command's jobs cover every page with a slider. The
+command's own refusals are checked without any work."""
 
 from __future__ import annotations
 
@@ -18,21 +19,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.server  # waits for the warm cache the servers' tests make
-def test_after_dpviz_build_every_pages_frames_on_its_defaults_are_in_the_cache(warm_frames, monkeypatch):
-    from dpviz.panels import Panel
+def test_after_dpviz_build_a_pages_frames_on_its_defaults_are_in_the_cache(warm_frames, monkeypatch):
+    """The command builds the page it is given (the warm cache's frames part ran ``dpviz build
+    --pages BUILT_PAGE``): every set of frames of that page's defaults is on disk, and none of a
+    setting nobody built. That the command without ``--pages`` covers every page with a slider is
+    :func:`test_the_builds_jobs_cover_every_page_with_a_slider` (building them all here cost three
+    CPU-minutes of every run; the hosted warm-up computes the same charts without frames)."""
+    from warm_cache import BUILT_PAGE
+
     from webui import frames_store, warmup
 
     said = (warm_frames.parent / "frames.log").read_text()
     made = re.search(r"computed (\d+) charts and (\d+) sets of frames in \d+ s", said)
     assert made, said[-2000:]
     assert "could not be computed" not in said, said[-2000:]
-    jobs = warmup.frame_jobs()
-    charts = [what for _, _, what, _ in jobs if not isinstance(what, Panel)]
-    assert int(made.group(2)) == len(jobs) and len(jobs) >= 25
-    with_sliders = {p.key for p in papers.all_papers() if any(q.slider for q in registry.page_params(p.key))}
-    assert {spec.page for spec in charts} == with_sliders  # every page with a slider has its frames
-    assert {"adept", "metric", "hoho", "partial"} <= with_sliders
-
+    jobs = [job for job in warmup.frame_jobs() if job[0].key == BUILT_PAGE]
+    assert int(made.group(2)) == len(jobs) >= 4  # σ and α, each for the individuals' chart and the frontier
     monkeypatch.setenv("DPVIZ_CACHE_DIR", str(warm_frames))
     missing = [(getattr(w, "id", None), p.name) for _, values, w, p in jobs if not frames_store.on_disk(w, values, p)]
     assert not missing
@@ -41,6 +43,26 @@ def test_after_dpviz_build_every_pages_frames_on_its_defaults_are_in_the_cache(w
     other = next(q for q in spec.params if q.name != p.name and q.kind in ("int", "float"))
     elsewhere = other.max if values[other.name] != other.max else other.min
     assert not frames_store.on_disk(spec, {**values, other.name: elsewhere}, p)
+
+
+def test_the_builds_jobs_cover_every_page_with_a_slider():
+    """``dpviz build`` (no ``--pages``) computes :func:`webui.warmup.frame_jobs`: a set for every live
+    chart and HTML panel along each slider it follows, on every page that has a slider."""
+    from dpviz.panels import Panel
+    from webui import warmup
+
+    jobs = warmup.frame_jobs()
+    assert warmup._selected(None) == jobs
+    charts = [what for _, _, what, _ in jobs if not isinstance(what, Panel)]
+    assert len(jobs) >= 25
+    with_sliders = {p.key for p in papers.all_papers() if any(q.slider for q in registry.page_params(p.key))}
+    assert {spec.page for spec in charts} == with_sliders  # every page with a slider has its frames
+    assert {"adept", "metric", "hoho", "partial"} <= with_sliders
+    for paper in papers.all_papers():  # every live chart of a page, along every slider it follows
+        sliders = {q.name for q in registry.page_params(paper.key) if q.slider}
+        for spec in registry.paper_figures(paper.key):
+            wanted = set() if spec.on_demand else sliders & {q.name for q in spec.params}
+            assert {p.name for _, _, w, p in jobs if w is spec} == wanted, spec.id
 
 
 def test_build_refuses_an_unknown_page_before_any_work():
