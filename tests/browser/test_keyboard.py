@@ -44,8 +44,10 @@ FOCUSED = """() => {
 }"""
 
 
-# a text box's blinking caret is no focus indicator: hidden, so that it cannot pass for one
-NO_CARET = "*, *::before, *::after { caret-color: transparent !important; }"
+# a text box's blinking caret is no focus indicator: hidden, so that it cannot pass for one; and no
+# CSS transition: a focus ring's fade in or out (0.1-0.2 s) is drawn at once in its final state,
+# which is what a person sees a moment later (waiting each out took 7 of every 10 s of the walk)
+NO_CARET = "*, *::before, *::after { caret-color: transparent !important; transition: none !important; }"
 
 
 def _shooter(page):
@@ -60,13 +62,13 @@ def _shooter(page):
     page.add_style_tag(content=NO_CARET)
     cdp = page.context.new_cdp_session(page)
 
-    def shoot(box):
+    def shoot(box, scroll):
         left, top, right, bottom = box
         m = 6
         x0, y0 = max(0, left - m), max(0, top - m)
         size = page.viewport_size
         x1, y1 = min(size["width"], right + m), min(size["height"], bottom + m)
-        sx, sy = page.evaluate("[visualViewport.pageLeft, visualViewport.pageTop]")  # the clip is in page pixels
+        sx, sy = scroll  # the clip is in page pixels: the viewport's offset, read with the box
         clip = {"x": x0 + sx, "y": y0 + sy, "width": x1 - x0, "height": y1 - y0, "scale": 1}
         shot = cdp.send("Page.captureScreenshot", {"format": "png", "clip": clip})
         return Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
@@ -93,6 +95,15 @@ SETTLED = """(again) => new Promise((done) => {
 })"""
 
 
+# the page's scroll offset (a screenshot's clip is in page pixels)
+SCROLL = "[visualViewport.pageLeft, visualViewport.pageTop]"
+# one call per picture (a round trip to the browser each; some 150 stops, two pictures each): the
+# focused control settled, then what has the focus and the scroll offset; and after the blur, the
+# control settled again and the scroll offset
+FOCUSED_SETTLED = f"async () => {{ await ({SETTLED})(false); return {{...({FOCUSED})(), scroll: {SCROLL}}}; }}"
+BLURRED_SETTLED = f"async () => {{ document.activeElement.blur(); await ({SETTLED})(true); return {SCROLL}; }}"
+
+
 def _tab_through(page, stops: int = 250) -> list[dict]:
     """Tab from the top of the page until the focus comes back to where it started; every stop
     with whether its focus was visible (changed pixels) and not hidden (points of it in sight)."""
@@ -101,18 +112,16 @@ def _tab_through(page, stops: int = 250) -> list[dict]:
     seen, first = [], None
     for _ in range(stops):
         page.keyboard.press("Tab")
-        page.evaluate(SETTLED, False)
-        stop = page.evaluate(FOCUSED)
+        stop = page.evaluate(FOCUSED_SETTLED)
         key = (stop["tag"], stop["name"])
         if stop["tag"] == "BODY" or key == first:
             break
         first = first or key
         left, top, right, bottom = stop["box"]
         on_screen = right - left >= 1 and bottom - top >= 1  # focused off the window: nobody sees it
-        focused = pixels(stop["box"]) if on_screen else None
-        page.evaluate("document.activeElement.blur()")  # the next Tab goes on from here (Chromium)
-        page.evaluate(SETTLED, True)
-        stop["changed"] = _changed(focused, pixels(stop["box"])) if on_screen else 0
+        focused = pixels(stop["box"], stop["scroll"]) if on_screen else None
+        scroll = page.evaluate(BLURRED_SETTLED)  # the next Tab goes on from the blurred control (Chromium)
+        stop["changed"] = _changed(focused, pixels(stop["box"], scroll)) if on_screen else 0
         seen.append(stop)
     return seen
 
