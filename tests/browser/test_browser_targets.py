@@ -9,7 +9,7 @@ import math
 import re
 
 import pytest
-from browser_support import FAST, look_at, submit, wait_for_charts
+from browser_support import FAST, SETTLE_MS, look_at, submit, wait_for_charts, wait_run_ended
 from paper_pages import charts_drawn
 
 pytestmark = pytest.mark.timeout(600)
@@ -26,11 +26,6 @@ def _frontier_ring(page, mechanism_label: str) -> list[float]:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open bug: in the full run (clean-clone runs 15 and 17, not alone: 0.16 s there) the page's "
-    "URL had no epsilon=0.5 60 s after the Move click; kept running and reported until it is found",
-)
 def test_a_typed_target_is_reached_with_one_click(server, page):
     page.goto(f"{server}/ADePT_sensitivity?{FAST}&dim=16")
     wait_for_charts(page, charts_drawn("adept"))
@@ -44,6 +39,13 @@ def test_a_typed_target_is_reached_with_one_click(server, page):
     button = page.get_by_role("button", name="Move epsilon to 0.5 (adept)")
     button.wait_for(timeout=120_000)
     assert page.get_by_text("epsilon_actual at most 2").count() >= 1
+    # clicked once the run that drew the button has ended, as a person clicks a page that has
+    # settled: a click while that run still draws what follows the panel was lost twice in the
+    # full run (runs 15 and 17; never alone, nor under 8 busy processes). A likely cause, not shown:
+    # Streamlit runs the button's callback at the start of the click's run, and a rerun the browser
+    # asks for before the moved slider reached it sends the slider's old value, which overrides the
+    # callback's (streamlit/streamlit#8365 describes that order of events)
+    wait_run_ended(page, timeout=120_000, hold_ms=SETTLE_MS)
     button.click()
     # the slider, the link and the frontier's ring follow: ADePT at claimed ε = 2/√16 is 2-DP
     slider = page.get_by_role("slider", name="Privacy budget ε (claimed)")
