@@ -98,8 +98,11 @@ are computed by the hosted warm-up in ``test_faults`` (the same code, ``warm_fra
 on any logged error; building them here too cost 3 more CPU-minutes of every run."""
 
 PARTS = ("charts", "frames")
-NICE = 19
-"""The builders' priority (the lowest): they use what the tests leave."""
+NICE = {"charts": 0, "frames": 19}
+"""The builders' priorities. ``charts`` at the tests' own: every server test waits for it, and at the
+lowest priority it got next to no CPU while both test processes ran the tests that need no server,
+so the first server test then waited 90 s for it (full run 19). ``frames`` (the frames tests' server
+only, later in the run) at the lowest: it uses what the tests leave."""
 LINK_FROM = 1 << 20
 """Files of this many bytes or more are hard-linked into a server's copy, not copied (the fastText
 stand-in's 800 MB of n-gram vectors): the cache writes a file once and publishes it by a rename,
@@ -135,10 +138,10 @@ class WarmCache:
                     [sys.executable, "-c", _WARM, part, str(self.root)],
                     cwd=ROOT,
                     env=env,
-                    # on the cores the tests leave idle (its pool's workers inherit the priority):
-                    # at the tests' own priority it starved the formula sandbox's niced children,
-                    # which then gave up as "busy" after 20 s having had 1 of their CPU-seconds
-                    preexec_fn=lambda: os.nice(NICE),
+                    # (NICE; a pool's workers inherit it). Both at the tests' own priority once
+                    # starved the formula sandbox's niced children in the servers' tests, which gave
+                    # up as "busy" after 20 s; the charts part is done before any server test runs
+                    preexec_fn=lambda part=part: os.nice(NICE[part]),
                     stdout=open(self.root / f"{part}.log", "w"),
                     stderr=subprocess.STDOUT,
                 )
