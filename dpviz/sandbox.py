@@ -32,7 +32,31 @@ from typing import Any, Callable
 
 from dpviz.errors import InputError
 
-CPU_SECONDS = 8
+CPU_ENV = "DPVIZ_FORMULA_CPU_SECONDS"
+CPU_DEFAULT, CPU_RANGE = 8, (1, 60)
+
+
+def cpu_seconds_from(raw: str | None) -> int:
+    """A formula's CPU-seconds (the kernel's limit on its worker): ``$DPVIZ_FORMULA_CPU_SECONDS``
+    when it is a whole number in 1-60 (a hosted demo's operator sets what one visitor's formula may
+    burn), else 8; a value that is not one is said on stderr and the 8 kept, the server starts."""
+    if raw is None or not raw.strip():
+        return CPU_DEFAULT
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not CPU_RANGE[0] <= value <= CPU_RANGE[1]:
+        print(
+            f"dpviz: {CPU_ENV}={raw!r} is not a whole number of seconds in {CPU_RANGE[0]}-{CPU_RANGE[1]}; "
+            f"a formula gets {CPU_DEFAULT} CPU-seconds.",
+            file=sys.stderr,
+        )
+        return CPU_DEFAULT
+    return value
+
+
+CPU_SECONDS = cpu_seconds_from(os.environ.get(CPU_ENV))
 WALL_SECONDS = 20.0
 MEMORY_BYTES = 1 << 30
 PARALLEL = 1

@@ -97,7 +97,16 @@ def test_a_lock_that_cannot_be_made_does_not_stop_the_build(tmp_path):
 
 def _load_fasttext(cache: str, log: str) -> None:
     os.environ["DPVIZ_CACHE_DIR"] = cache
+    from dpviz.data import fasttext_local
     from dpviz.data.fasttext_local import load_fasttext_local
+
+    # the lock is under test, not the model: one epoch on the smallest of the three corpora (the
+    # stand-in's real training is tests/core/test_embeddings.py's), 25 -> a few CPU-seconds
+    fasttext_local.SETTINGS = {**fasttext_local.SETTINGS, "epochs": 1}
+    lee = fasttext_local.gensim_test_data() / "lee.cor"
+    fasttext_local.corpus_sentences = lambda: [
+        line.split() for line in lee.read_text(errors="ignore").splitlines() if line.strip()
+    ]
 
     trained = []
     emb = load_fasttext_local(progress=lambda f, msg: trained.append(msg) if "epoch" in msg else None)

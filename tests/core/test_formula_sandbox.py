@@ -249,3 +249,16 @@ def test_compiling_refuses_what_numpy_cannot_evaluate():
         compile_expressions([sp.gamma(x)], [x])
     with pytest.raises(ProgramError, match="distinct parts"):
         compile_expressions([sum(sp.sin(k * x) for k in range(1, 60))], [x], max_nodes=50)
+
+
+@pytest.mark.parametrize(
+    "raw, expected, said",
+    [(None, 8, False), ("", 8, False), ("3", 3, False), ("60", 60, False), ("0", 8, True), ("61", 8, True),
+     ("2.5", 8, True), ("lots", 8, True)],
+)  # fmt: skip
+def test_the_operators_cpu_seconds_knob_takes_a_whole_number_in_range(raw, expected, said, capsys):
+    """``$DPVIZ_FORMULA_CPU_SECONDS``: a whole number of seconds in 1-60, else the default 8 and a
+    sentence on stderr naming the variable and what is allowed (the server still starts)."""
+    assert sandbox.cpu_seconds_from(raw) == expected
+    err = capsys.readouterr().err
+    assert ("DPVIZ_FORMULA_CPU_SECONDS" in err and "1-60" in err) == said

@@ -23,12 +23,13 @@ PAPER = Paper(
         "bound) grows like √k, and the **Rényi**, **zCDP** and **privacy-loss-distribution** accountants are "
         "tighter still. Below, the five side by side for the mechanisms of the other pages, and what the "
         "composed guarantee lets the best attacker do: a membership test's true-positive rate at each false-"
-        "positive rate. Every setting is in the sidebar and in the URL."
+        "positive rate, and what its call makes the attacker believe from a prior. Every setting is in the "
+        "sidebar and in the URL."
     ),
     sections=(
         Section(
             title="Composing k releases, and what it lets an attacker do",
-            figures=("budget-composition", "budget-delta", "budget-attacker", "budget-frontier"),
+            figures=("budget-composition", "budget-delta", "budget-attacker", "budget-posterior", "budget-frontier"),
             panels=(target_panel("budget", FRONTIER_PARAMS),),
             intro="Set the mechanism, k and δ in the sidebar; each change recomputes the charts (a few seconds "
             "for k up to 10⁵; the Laplace and DP-SGD releases compose a privacy-loss distribution).",

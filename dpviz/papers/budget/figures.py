@@ -1,6 +1,7 @@
 """Figure specs of the privacy-budget page: the ε of k releases by five accountants (against k,
-and against δ), and what the composed mechanism lets the best attacker do (its trade-off curve,
-drawn as the attacker's ROC). The math is :mod:`dpviz.budget`."""
+and against δ), what the composed mechanism lets the best attacker do (its trade-off curve,
+drawn as the attacker's ROC), and what the attacker's 'used' call makes it believe from a prior.
+The math is :mod:`dpviz.budget`."""
 
 from __future__ import annotations
 
@@ -287,6 +288,88 @@ register(
             "curve lies on top of it."
         ),
         columns=("fpr", "tpr", "curve"),
+        quick={"k": "10"},
+    )
+)
+
+
+# 4. what the attacker believes ------------------------------------------------------------------
+
+PRIOR = Param(
+    "prior", "float", 0.01, "Attacker's prior belief π", "How likely the attacker thinks it is, before any "
+    "release, that the person's record was used (1% = one in a hundred).", min=1e-6, max=0.99, log=True,
+)  # fmt: skip
+PRIORS = tuple(float(f"{p:.4g}") for p in np.geomspace(1e-4, 0.99, 61))
+
+
+def posterior(prior, tpr, fpr):
+    """The attacker's belief that the record was used once its test says "used", by Bayes' rule:
+    π·TPR / (π·TPR + (1 − π)·FPR), for a test with true- and false-positive rates TPR and FPR and a
+    prior π (arrays broadcast). At the trade-off curve's point this is the most a test at that FPR can
+    make the attacker believe; for one ε-DP release it is at most e^ε·π / (e^ε·π + 1 − π), the
+    posterior-odds bound of Kasiviswanathan and Smith (2014), reached by randomized response."""
+    prior, tpr, fpr = np.asarray(prior, float), np.asarray(tpr, float), np.asarray(fpr, float)
+    said = prior * tpr
+    return np.where(said > 0, said / np.maximum(said + (1.0 - prior) * fpr, 1e-300), 0.0)
+
+
+def _posterior_compute(v, progress=None) -> pd.DataFrame:
+    attack = _attacker_compute(v)
+    composed = attack[attack["curve"] == "composed"].set_index("fpr")["tpr"]
+    priors = np.unique(np.r_[PRIORS, float(v["prior"])])
+    rows = []
+    for a in FPRS:
+        t = float(composed.loc[a])  # ALPHAS holds every FPRS value: the curve's own point, not interpolated
+        rows.append(pd.DataFrame({"fpr": a, "tpr": t, "prior": priors, "posterior": posterior(priors, t, a)}))
+    df = pd.concat(rows, ignore_index=True)
+    df["here"] = df["prior"] == float(v["prior"])
+    return df
+
+
+def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
+    release = release_of(v)
+    fig = go.Figure()
+    for k, (a, part) in enumerate(df.groupby("fpr", sort=True)):
+        fig.add_trace(
+            go.Scatter(
+                x=part["prior"], y=part["posterior"], mode="lines", name=f"a 'used' call at FPR {a:.1%}",
+                line=dict(color=OKABE_ITO[k], width=3, dash=DASHES[k % len(DASHES)]),
+                customdata=part["tpr"],
+                hovertemplate=f"FPR {a:.1%}, TPR %{{customdata:.3g}}<br>prior %{{x:.3g}}<br>posterior %{{y:.3g}}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    # the diagonal through every prior of the grid (two points would draw a straight segment on the log axis)
+    ref_line(fig, list(PRIORS), list(PRIORS), "no release: belief = prior", color="#777", dash="dot", width=1.5)
+    prior = float(v["prior"])
+    mark_x(fig, prior, 0.0, 1.0, f"prior π = {prior:g}")
+    log_axis(fig, "x", title="the attacker's prior belief π (log scale)")
+    fig.update_yaxes(title="belief after a 'used' call", range=[0, 1.02])
+    here = df[df["here"] & (df["fpr"] == 0.01)]
+    said = f"{float(here['posterior'].iloc[0]):.3g}" if len(here) else "n/a"
+    title = two_line_title(
+        f"What the attacker believes after k = {v['k']} releases",
+        f"{release.label}; from a prior of {prior:g}, a 'used' call at FPR 1% is right with probability {said}",
+    )
+    return style(fig, title)
+
+
+register(
+    FigureSpec(
+        id="budget-posterior",
+        title="The attacker's belief: posterior against prior",
+        page=PAGE,
+        params=(*RELEASE_PARAMS, K, PRIOR),
+        compute=_posterior_compute,
+        render=_posterior_render,
+        caption=(
+            "The odds reading of differential privacy: an attacker who believed with probability π that a "
+            "person's record was used, and whose best test (the chart above) says 'used', now believes it with "
+            "the probability on the curve, by Bayes' rule π·TPR / (π·TPR + (1 − π)·FPR). A curve per false-"
+            "positive rate the attacker allows; the dotted diagonal is no release at all. A small prior stays "
+            "small unless the releases let the test be both sure and sensitive."
+        ),
+        columns=("fpr", "tpr", "prior", "posterior", "here"),
         quick={"k": "10"},
     )
 )

@@ -115,3 +115,52 @@ def test_the_frontier_names_the_control_it_sweeps(figure, swept, setting):
     assert any(n.startswith(f"the {setting}' setting (") or n.startswith(f"the {setting}'s setting (") for n in names)
     other = "slider" if swept == "box" else "box"
     assert f"the {other}'s range" not in fig.layout.title.text
+
+
+@pytest.mark.parametrize("eps0", [0.1, 1.0, 2.5])
+@pytest.mark.parametrize("prior", [1e-4, 0.01, 0.5, 0.99])
+def test_one_randomized_response_reaches_the_posterior_odds_bound(eps0, prior):
+    """For one ε-DP release the posterior odds are at most e^ε times the prior's (Kasiviswanathan and
+    Smith 2014); randomized response's test at any FPR ≤ 1 − p reaches it: π' = e^ε·π / (e^ε·π + 1 − π)."""
+    table, _, _ = _run("budget-posterior", mechanism="rr", epsilon0=eps0, k=1, prior=prior)
+    here = table[table["here"]]
+    bound = math.exp(eps0) * prior / (math.exp(eps0) * prior + 1 - prior)
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    reachable = here[here["fpr"] <= 1 - p]
+    assert len(reachable) >= 2
+    assert np.allclose(reachable["posterior"], bound, rtol=1e-9)
+    assert (here["posterior"] <= bound * (1 + 1e-9)).all()
+
+
+def test_the_gaussians_posterior_is_bayes_rule_on_its_exact_tradeoff_curve():
+    """Gaussian, k releases: TPR at each FPR is 1 − Φ(Φ⁻¹(1 − α) − μ) with μ = √k/σ (Dong, Roth and
+    Su), and the posterior is Bayes' rule on it, computed here by hand."""
+    sigma, k, prior = 3.0, 20, 0.05
+    table, fig, _ = _run("budget-posterior", mechanism="gaussian", sigma=sigma, k=k, prior=prior)
+    mu = math.sqrt(k) / sigma
+    for _, row in table[table["here"]].iterrows():
+        tpr = 1 - stats.norm.cdf(stats.norm.ppf(1 - row.fpr) - mu)
+        assert row.tpr == pytest.approx(tpr, abs=2e-3)  # the composed curve: a PLD's discretization
+        assert row.posterior == pytest.approx(prior * row.tpr / (prior * row.tpr + (1 - prior) * row.fpr), rel=1e-12)
+    assert f"from a prior of {prior:g}" in fig.layout.title.text
+    # more than no release, less than certainty, rising with the prior
+    for _, part in table.groupby("fpr"):
+        part = part.sort_values("prior")
+        assert (part["posterior"] >= part["prior"]).all() and (part["posterior"] < 1).all()
+        assert (np.diff(part["posterior"]) > 0).all()
+
+
+def test_posterior_edges():
+    """Bayes' rule at its edges: no true positives, no belief; no false positives, certainty; a
+    test no better than guessing leaves the prior as it was."""
+    from dpviz.papers.budget.figures import posterior
+
+    assert posterior(0.3, 0.0, 0.1) == 0.0
+    assert posterior(0.3, 0.5, 0.0) == pytest.approx(1.0)
+    assert np.allclose(posterior(np.array([1e-6, 0.2, 0.99]), 0.25, 0.25), [1e-6, 0.2, 0.99])
+
+
+@pytest.mark.parametrize("bad", ["0", "1", "-0.1", "abc"])
+def test_a_bad_prior_is_a_sentence(bad):
+    with pytest.raises(InputError, match="prior"):
+        registry.run("budget-posterior", {"prior": bad})
