@@ -332,10 +332,10 @@ def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
     for k, (a, part) in enumerate(df.groupby("fpr", sort=True)):
         fig.add_trace(
             go.Scatter(
-                x=part["prior"], y=part["posterior"], mode="lines", name=f"a 'used' call at FPR {a:.1%}",
+                x=part["prior"], y=part["posterior"], mode="lines", name=f"a 'used' call at FPR {a * 100:g}%",
                 line=dict(color=OKABE_ITO[k], width=3, dash=DASHES[k % len(DASHES)]),
                 customdata=part["tpr"],
-                hovertemplate=f"FPR {a:.1%}, TPR %{{customdata:.3g}}<br>prior %{{x:.3g}}<br>posterior %{{y:.3g}}"
+                hovertemplate=f"FPR {a * 100:g}%, TPR %{{customdata:.3g}}<br>prior %{{x:.3g}}<br>posterior %{{y:.3g}}"
                 "<extra></extra>",
             )
         )  # fmt: skip
