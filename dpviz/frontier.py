@@ -33,7 +33,7 @@ from dpviz.declarations import PerPaper
 from dpviz.panels import Panel
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
-from dpviz.targets import PAGES
+from dpviz.targets import PAGES, control_of
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, ref_line, style, two_line_title
 
 COLUMNS = ("kind", "mechanism", "label", "setting", "privacy", "utility")
@@ -107,14 +107,19 @@ def target_params(page: str) -> tuple[Param, Param]:
     return which, value
 
 
-def _words(page: str, params: tuple[Param, ...] | None = None) -> tuple[str, str]:
-    """How the page's controls are named in the frontier's text: ``("slider's range", "sliders'
-    setting")`` where the swept setting is a slider, ``("box's range", "page's setting")`` where it
-    is a number box (the privacy-budget page's k). ``params``: the page's, where they are at hand
-    (at registration, before the registry can give them)."""
+def _control(page: str, params: tuple[Param, ...] | None = None) -> str:
+    """ "slider" or "box": what the page shows for the setting its curves sweep (:func:`control_of`).
+    ``params``: the page's, where they are at hand (at registration, before the registry can give
+    them)."""
     p = PAGES[page]
-    swept = next(q for q in (params if params is not None else p.params()) if q.name == p.slider)
-    return ("slider's range", "sliders' setting") if swept.slider else ("box's range", "page's setting")
+    return control_of(next(q for q in (params if params is not None else p.params()) if q.name == p.slider))
+
+
+def _words(page: str, params: tuple[Param, ...] | None = None) -> tuple[str, str]:
+    """How the frontier's text names what its curves sweep and where the page stands: ``("slider's
+    range", "sliders' setting")``, or ``("box's range", "page's setting")`` for a number box."""
+    control = _control(page, params)
+    return f"{control}'s range", "sliders' setting" if control == "slider" else "page's setting"
 
 
 def _default_target(page: str) -> float:
@@ -385,7 +390,7 @@ def target_panel(page: str, params: tuple[Param, ...]):
 
     which, value = target_params(page)
     own = tuple(p for p in params if p.name != PAGES[page].slider)
-    control = "slider" if _words(page, params)[0].startswith("slider") else "box"
+    control = _control(page, params)
     return Panel(
         id="targets",
         title="Choose from a target",

@@ -149,6 +149,12 @@ for an exact measure (monotone: the grid only brackets), more for a simulated on
 maximum follows the curve where the draws make it wiggle)."""
 
 
+def control_of(param) -> str:
+    """What the page shows for its solved setting ``param`` (a :class:`dpviz.params.Param`):
+    "slider", or "box" for a number box (the privacy-budget page's k)."""
+    return "slider" if param.slider else "box"
+
+
 def _meets(value, measure: Measure, target: float):
     """Whether ``value`` (a number, or an array of them elementwise) meets the target."""
     return value <= target if measure.sense == "at most" else value >= target
@@ -265,9 +271,9 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
             )
         if measure.kind == "setting":
             if not lo <= value <= hi:
-                control = "slider" if slider.slider else "box"
                 raise InputError(
-                    f"the target {name}={value:g} is outside the {control}'s range [{lo:g}, {hi:g}] of {p.slider}."
+                    f"the target {name}={value:g} is outside the {control_of(slider)}'s range [{lo:g}, {hi:g}] "
+                    f"of {p.slider}."
                 )
         elif value <= 0 and measure.column not in ("cosine", "mean_cosine"):
             raise InputError(f"the target {name}={value:g} must be above 0.")
