@@ -93,9 +93,11 @@ def compute(part: str) -> int:
 
 BUILT_PAGE = "partial"
 """The page whose defaults the frames part builds with ``dpviz build`` (test_build reads what it left):
-one page, two sliders, a frontier and an HTML panel, 18 CPU-s. Every page's frames on its defaults
-are computed by the hosted warm-up in ``test_faults`` (the same code, ``warm_frames``), which fails
-on any logged error; building them here too cost 3 more CPU-minutes of every run."""
+one page, two sliders, a frontier and an HTML panel, 18 CPU-s; every page's cost 215 CPU-s of each
+full run. The other pages' frames are no longer computed whole on their defaults in the run (the
+tests' servers, the hosted warm-up's among them, run with frames off): each live chart's frames are
+checked at its quick settings (tests/core/test_frames.py) and at the browser tests' reduced settings
+(the frames part below, tests/browser/test_browser_frames.py)."""
 
 PARTS = ("charts", "frames")
 NICE = {"charts": 0, "frames": 19}
