@@ -1,16 +1,19 @@
-"""Benchmark: one live chart's frames along one slider, on one core (dpviz.frames.compute_frames:
-the figure's table, its drawing and its JSON at every position of the slider's grid), per chart
-and slider of the paper pages on their defaults.
+"""Benchmark: one live chart's frames along one slider, on one core, per chart and slider of the
+paper pages on their defaults: the figure's table, its drawing and its JSON at every position of
+the slider's grid.
 
-Three routes in the same run, alternating chart by chart (every in-process memo emptied before
-each, then the page's prepared state computed again outside the timing); all give the same frames
-(checked here, and in tests/core/test_theme.py and tests/core/test_plotly_paths.py):
+Two routes in the same run, chart by chart (every in-process memo emptied before each, then the
+page's prepared state computed again outside the timing; no table read from the disk cache):
 
-- *before* (the baseline): the house template set by name (``update_layout(template="dpviz")``,
-  which Plotly deep-copies and validates for every figure) and Plotly parsing every property path
-  at every use, as every frame was drawn before the two changes below;
-- *direct*: ``dpviz.theme.style`` sets the validated template directly; paths still parsed each time;
-- *now*: both that and Plotly's path parses remembered (:mod:`dpviz.plotly_paths`).
+- *Plotly* (the baseline): every frame drawn by Plotly's figure objects, as every frame was
+  before 2026-11-29;
+- *now*: :func:`dpviz.frames.compute_frames`, which draws the frames by the fast drawing
+  (:mod:`dpviz.fast_figure`) once its first frame equals Plotly's.
+
+Both give the same frames (checked here to the last bit, and in tests/core/test_frames.py and
+tests/core/test_fast_figure.py). The *table* column is the part of the baseline spent computing
+the figure's tables (``spec.table`` at each position), which the drawing does not change: a
+chart whose table alone is over a second is named with it.
 
     python benchmarks/bench_frames.py
     python benchmarks/bench_frames.py --pages adept,hoho
@@ -19,56 +22,52 @@ each, then the page's prepared state computed again outside the timing); all giv
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from plotly import basedatatypes  # noqa: E402
+import plotly.io as pio  # noqa: E402
 
-from dpviz import caches, papers, plotly_paths, registry, theme  # noqa: E402
-from dpviz.frames import compute_frames, slider_grid  # noqa: E402
-
-
-def _by_name(fig, title, height):
-    """The baseline's body, run as ``dpviz.theme.style``'s (its globals: pio, TEMPLATE_NAME)."""
-    pio.templates  # noqa: B018, F821 - registers the template
-    return fig.update_layout(template=TEMPLATE_NAME, title=title, height=height)  # noqa: F821
+from dpviz import caches, papers, registry, tables  # noqa: E402
+from dpviz.frames import close, compute_frames, slider_grid, typed_arrays  # noqa: E402
 
 
 def _to_json(fig_dict) -> str:
-    import plotly.io as pio
-
     return pio.to_json(fig_dict, validate=False)
 
 
-def _timed(spec, values, slider) -> tuple[float, object]:
-    """CPU-seconds of the frames from a process that holds only the page's prepared state (every
-    in-process memo emptied, then the chart's table at the page's setting computed again)."""
+def _fresh(spec, values) -> None:
+    """Every in-process memo emptied, then the chart at the page's setting (its prepared state)."""
     caches.empty_all()
     spec.table(values)
+
+
+def _plotly_loop(spec, values, slider) -> tuple[float, float, list]:
+    """(CPU-s of the whole loop, CPU-s of its tables, the frames): Plotly at every position."""
+    figures, tables = [], 0.0
     start = time.process_time()
-    made = compute_frames(spec, values, slider, _to_json)
-    return time.process_time() - start, made
-
-
-def _route(name: str, direct_code, parse) -> None:
-    """Set the drawing up as route ``name`` (see the module docstring)."""
-    theme.style.__code__ = _by_name.__code__ if name == "before" else direct_code
-    basedatatypes._str_to_dict_path_full = plotly_paths.remembering(parse) if name == "now" else parse
+    for v in slider_grid(spec.param(slider)):
+        at = {q.name: values[q.name] for q in spec.params}
+        at[slider] = v
+        t0 = time.process_time()
+        df = spec.table(at)
+        tables += time.process_time() - t0
+        figures.append(typed_arrays(json.loads(_to_json(spec.figure_dict(df, at)))))
+    return time.process_time() - start, tables, figures
 
 
 def main() -> None:
+    # every table computed, none read from the disk cache: a figure kept on disk
+    # (adept-privacy-loss) would otherwise be read back by whichever route runs second
+    tables.cached_table = lambda figure_id, canonical, compute: compute()
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers()))
+    ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers() if p.key != "budget"))
     args = ap.parse_args()
-    direct = theme.style.__code__  # the figure modules hold the function itself: its body is swapped
-    theme.go.Figure  # noqa: B018 - loads Plotly (and installs the remembered parse, taken off below)
-    parse = getattr(basedatatypes._str_to_dict_path_full, "__wrapped__", basedatatypes._str_to_dict_path_full)
-    routes = ("before", "direct", "now")
-    totals: dict[str, dict[str, float]] = {}
-    print(f"{'chart':28s} {'slider':10s} {'frames':>6s} {'before':>8s} {'direct':>8s} {'now':>8s} {'ratio':>6s}")
+    totals: dict[str, list[float]] = {}
+    print(f"{'chart':24s} {'slider':8s} {'frames':>6s} {'Plotly':>8s} {'table':>8s} {'now':>8s} {'ratio':>6s}")
     for key in args.pages.split(","):
         values = {p.name: p.default for p in registry.page_params(key)}
         sliders = [p for p in registry.page_params(key) if p.slider]
@@ -76,26 +75,29 @@ def main() -> None:
             for p in sliders:
                 if spec.on_demand or p.name not in {q.name for q in spec.params}:
                     continue
-                spec.table(values)  # the prepared state, outside the timing
-                took, made = {}, {}
-                try:
-                    for route in routes:
-                        _route(route, direct, parse)
-                        took[route], made[route] = _timed(spec, values, p.name)
-                finally:
-                    _route("now", direct, parse)
-                blobs = {made[r].encoded() for r in routes}
-                assert len(blobs) == 1, f"{spec.id} along {p.name}: the frames differ"
-                page = totals.setdefault(key, dict.fromkeys(routes, 0.0))
-                for r in routes:
-                    page[r] += took[r]
-                n = len(slider_grid(p))
-                cells = " ".join(f"{took[r]:7.2f}s" for r in routes)
-                print(f"{spec.id:28s} {p.name:10s} {n:6d} {cells} {took['before'] / took['now']:5.2f}x", flush=True)
-    for key, t in totals.items():
+                _fresh(spec, values)
+                before, tables, reference = _plotly_loop(spec, values, p.name)
+                _fresh(spec, values)
+                start = time.process_time()
+                made = compute_frames(spec, values, p.name, _to_json)
+                now = time.process_time() - start
+                assert len(made.figures) == len(reference)
+                for a, b in zip(made.figures, reference):
+                    assert close(a, b, tol=0.0), f"{spec.id} along {p.name}: the frames differ"
+                page = totals.setdefault(key, [0.0, 0.0, 0.0])
+                page[0] += before
+                page[1] += tables
+                page[2] += now
+                flag = "  (table-bound)" if tables > 1.0 else ""
+                print(
+                    f"{spec.id:24s} {p.name:8s} {len(reference):6d} {before:7.2f}s {tables:7.2f}s {now:7.2f}s"
+                    f" {before / now:5.1f}x{flag}",
+                    flush=True,
+                )
+    for key, (before, tables, now) in totals.items():
         print(
-            f"page {key:8s} CPU-s before {t['before']:6.1f}, direct {t['direct']:6.1f}, now {t['now']:6.1f}:"
-            f" {t['before'] / t['now']:.2f}x (paths alone {t['direct'] / t['now']:.2f}x)"
+            f"page {key:8s} CPU-s Plotly {before:6.1f} (tables {tables:5.1f}), now {now:6.1f}: {before / now:.2f}x;"
+            f" drawing alone {before - tables:5.1f} -> {max(now - tables, 0.0):5.1f}"
         )
 
 

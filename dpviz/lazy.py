@@ -3,7 +3,9 @@ as CSV never import Plotly (or another heavy library) they do not need."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import threading
 from types import ModuleType
 from typing import Any, Callable
 
@@ -21,6 +23,17 @@ class LazyModule:
         self._name = name
         self._on_load = on_load
         self._module: ModuleType | None = None
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def overridden(self, stand_in: Any):
+        """In this thread, attribute reads go to ``stand_in`` (dpviz.fast_figure's drawing)."""
+        previous = getattr(self._local, "stand_in", None)
+        self._local.stand_in = stand_in
+        try:
+            yield
+        finally:
+            self._local.stand_in = previous
 
     def _load(self) -> ModuleType:
         if self._module is None:
@@ -31,6 +44,9 @@ class LazyModule:
         return self._module
 
     def __getattr__(self, attr: str) -> Any:
+        stand_in = getattr(self._local, "stand_in", None)
+        if stand_in is not None:
+            return getattr(stand_in, attr)
         return getattr(self._load(), attr)
 
     def __repr__(self) -> str:

@@ -143,7 +143,7 @@ class FigureSpec:
         values = {p.name: values[p.name] for p in self.params}
         if self.mark is None:
             return self.render(df, values).to_dict()
-        import plotly.graph_objects as go
+        from dpviz.theme import go  # (lazy: dpviz.theme imports this module) Plotly's, or the fast drawing's
 
         base = self._base(df, values)
         stand_in = go.Figure(

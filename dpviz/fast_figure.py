@@ -1,0 +1,495 @@
+"""Fast drawing: the part of Plotly's figure API that dpviz's figures use, building the figure's
+dict directly, for the frames of a live chart (:mod:`dpviz.frames`), where the same figure is
+drawn at every position of a slider.
+
+Plotly builds a tree of validated objects for every figure (a trace, its marker, its line...),
+then copies it into a dict: 20-40 ms for one of the paper pages' charts, which a chart's frames
+pay 50-150 times along a slider. Here each property is checked and coerced by the very validator
+Plotly uses for it (``plotly.validator_cache.ValidatorCache``: a colour, an enumeration, a data
+array, a title given as a string), but into plain dicts; what ``to_dict`` then returns is what
+Plotly's own figure returns for the same calls (numpy arrays as typed arrays,
+``_plotly_utils.utils.convert_to_base64``).
+
+Only what the figures call is here: ``go.Figure``, the trace types, ``make_subplots`` (Plotly's
+own, drawn once per layout and copied), ``add_trace``/``add_bar`` (with ``row``/``col``),
+``update_layout``/``update_xaxes``/``update_yaxes`` (with ``row``/``col``), ``add_annotation``
+without a subplot, ``select_traces``, ``data`` and reading a trace's property. Anything else
+raises :class:`Unsupported`, and the caller draws that chart with Plotly (:class:`dpviz.frames.Drawer`
+checks the two agree before a chart's frames are drawn this way). Activated per thread by
+:func:`dpviz.theme.fast_drawing` (``dpviz.theme.go`` and ``dpviz.theme.subplots`` then resolve
+to :data:`GO` and :data:`SUBPLOTS`).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from typing import Any
+
+import numpy as np
+
+TRACE_TYPES = ("Scatter", "Bar", "Heatmap", "Contour")
+
+
+class Unsupported(Exception):
+    """A Plotly call this module does not draw: the figure is drawn by Plotly instead."""
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(path: str, prop: str):
+    from plotly.validator_cache import ValidatorCache
+
+    try:
+        return ValidatorCache.get_validator(path, prop)
+    except (AttributeError, KeyError, TypeError) as e:  # not a property there
+        raise Unsupported(f"{path}.{prop}") from e
+
+
+@functools.lru_cache(maxsize=None)
+def _split(key: str) -> tuple[str, ...]:
+    """A property path (``marker_line_width``, ``xaxis2.title``) as its parts, as Plotly reads it."""
+    from plotly.basedatatypes import BaseFigure
+
+    return tuple(BaseFigure._str_to_dict_path(key))
+
+
+@functools.lru_cache(maxsize=None)
+def _kind(path: str, prop: str) -> tuple[str, str]:
+    """("compound" | "title" | "array" | "data" | "plain", the child's schema path) of ``prop`` at ``path``."""
+    from _plotly_utils import basevalidators as bv
+
+    v = _validator(path, prop)
+    if isinstance(v, bv.BaseDataValidator) or isinstance(v, bv.BaseTemplateValidator):
+        raise Unsupported(f"{path}.{prop}")
+    child = f"{v.parent_name}.{v.plotly_name}" if v.parent_name else v.plotly_name
+    if path == "layout" and prop != v.plotly_name:  # xaxis2: the schema of xaxis
+        child = f"layout.{v.plotly_name}"
+    if isinstance(v, bv.TitleValidator):
+        return "title", child
+    if isinstance(v, bv.CompoundValidator):
+        return "compound", child
+    if type(v) is bv.DataArrayValidator:
+        return "data", child
+    if isinstance(v, bv.CompoundArrayValidator):  # an element's schema: layout.annotation
+        return "array", f"{v.parent_name}.{v.data_class_str.lower()}" if v.parent_name else v.data_class_str.lower()
+    return "plain", child
+
+
+def _subplot_key(path: str, prop: str) -> str:
+    """The validator's name for a layout key (``xaxis2`` -> ``xaxis``)."""
+    if path == "layout":
+        import plotly.graph_objects as go
+
+        match = go.Layout._subplotid_prop_re.match(prop)
+        if match:
+            return match.group(1)
+    return prop
+
+
+def _numeric_array(value: Any):
+    """``value``'s numbers as a numpy array when it is a numpy array or a pandas Series of a numpy
+    integer or float type; else None (Plotly's own validator takes it)."""
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif type(value).__name__ == "Series" and type(value).__module__.startswith("pandas"):
+        if not isinstance(value.dtype, np.dtype):
+            return None
+        arr = value.to_numpy()
+    else:
+        return None
+    return arr if arr.dtype.kind in "uif" else None
+
+
+def _nodes(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and isinstance(value[0], Node)
+
+
+class Node:
+    """A compound property (a trace, its marker, the layout, an axis) as a dict of set values."""
+
+    __slots__ = ("path", "props")
+
+    def __init__(self, path: str, values: Any = None, **kwargs):
+        self.path = path
+        self.props: dict[str, Any] = {}
+        if isinstance(values, Node):
+            values = values.json()
+        if values:
+            if not isinstance(values, dict):
+                raise Unsupported(f"{path} from {type(values).__name__}")
+            self._set_all(values)
+        if kwargs:
+            self._set_all(kwargs)
+
+    def _set_all(self, values: dict) -> None:
+        plain = [(k, v) for k, v in values.items() if len(_split(k)) == 1]
+        paths = [(k, v) for k, v in values.items() if len(_split(k)) > 1]
+        for k, v in plain + paths:
+            if v is not None:
+                self.set(k, v)
+
+    def child(self, prop: str) -> "Node":
+        """The object at ``prop`` (made empty if not set yet), to set values into."""
+        kind, child = _kind(self.path, _subplot_key(self.path, prop))
+        if kind not in ("compound", "title"):
+            raise Unsupported(f"{self.path}.{prop} is not an object")
+        node = self.props.get(prop)
+        if node is None:
+            node = self.props[prop] = Node(child)
+        return node
+
+    def set(self, key: str, value: Any) -> None:
+        """Assign ``value`` to ``key`` (a path), as Plotly's ``obj[key] = value`` does."""
+        parts = _split(key)
+        node = self
+        for part in parts[:-1]:
+            node = node.child(part)
+        node._assign(parts[-1], value)
+
+    def _assign(self, prop: str, value: Any) -> None:
+        if value is None:
+            self.props.pop(prop, None)
+            return
+        kind, child = _kind(self.path, _subplot_key(self.path, prop))
+        if kind == "title" and isinstance(value, (str, int, float)):
+            value = {"text": value}
+        if kind in ("compound", "title"):
+            if not isinstance(value, (dict, Node)):
+                raise Unsupported(f"{self.path}.{prop} = {type(value).__name__}")
+            self.props[prop] = Node(child, value)
+        elif kind == "array":
+            if not isinstance(value, (list, tuple)):
+                raise Unsupported(f"{self.path}.{prop} = {type(value).__name__}")
+            self.props[prop] = [Node(child, v) for v in value]
+        elif kind == "data" and _numeric_array(value) is not None:
+            # what Plotly's validator makes of a numeric numpy array or pandas Series (a contiguous
+            # read-only copy, copy_to_readonly_numpy_array), without its route through narwhals
+            out = np.ascontiguousarray(_numeric_array(value).copy())
+            out.flags["WRITEABLE"] = False
+            self.props[prop] = out
+        else:
+            self.props[prop] = _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value)
+
+    def update(self, values: dict | None = None, **kwargs) -> "Node":
+        """Plotly's ``update``: objects merged key by key, anything else assigned."""
+        for source in (values or {}, kwargs):
+            for key, value in source.items():
+                parts = _split(key)
+                node = self
+                for part in parts[:-1]:
+                    node = node.child(part)
+                node._update_one(parts[-1], value)
+        return self
+
+    def _update_one(self, prop: str, value: Any) -> None:
+        kind, _ = _kind(self.path, _subplot_key(self.path, prop))
+        if kind in ("compound", "title") and isinstance(value, dict):
+            self.child(prop).update(value)
+        elif kind == "array" and self.props.get(prop):
+            raise Unsupported(f"merging into {self.path}.{prop}")
+        else:
+            self._assign(prop, value)
+
+    def json(self) -> dict:
+        """The set values as Plotly's ``to_plotly_json`` gives them (empty objects left out)."""
+        out = {}
+        for k, v in self.props.items():
+            if isinstance(v, Node):
+                v = v.json()
+                if not v:
+                    continue
+            elif _nodes(v):
+                v = [x.json() for x in v]
+            out[k] = v
+        return out
+
+    @classmethod
+    def raw(cls, path: str, values: dict) -> "Node":
+        """A node of values taken as they are (Plotly's ``_validate=False``): a figure's own dict."""
+        out = object.__new__(cls)
+        out.path = path
+        out.props = {}
+        for k, v in values.items():
+            kind, child = _kind(path, _subplot_key(path, k)) if k != "template" or path != "layout" else ("plain", "")
+            if kind in ("compound", "title") and isinstance(v, dict):
+                v = Node.raw(child, v)
+            elif kind == "array" and isinstance(v, list):
+                v = [Node.raw(child, x) for x in v]
+            out.props[k] = v
+        return out
+
+    def clone(self) -> "Node":
+        """A copy whose objects are copies (the values are shared: they are never changed in place)."""
+        out = object.__new__(type(self))
+        out.path = self.path
+        out.props = {
+            k: v.clone() if isinstance(v, Node) else [x.clone() for x in v] if _nodes(v) else v
+            for k, v in self.props.items()
+        }
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self.props.get(name)
+        if isinstance(value, Node):
+            raise Unsupported(f"reading the object {self.path}.{name}")
+        return value
+
+
+class Trace(Node):
+    """A trace: its type's properties and ``type``."""
+
+    __slots__ = ()
+
+    def __init__(self, kind: str, values: Any = None, **kwargs):
+        kwargs.pop("_validate", None)
+        super().__init__(kind, values, **kwargs)
+
+    def json(self) -> dict:
+        """The trace as Plotly's ``to_plotly_json`` gives it, ``type`` last."""
+        return {**super().json(), "type": self.path}
+
+
+def _trace_class(name: str):
+    kind = name.lower()
+
+    def make(arg=None, **kwargs):
+        return Trace(kind, arg, **kwargs)
+
+    make.__name__ = name
+    return make
+
+
+class Figure:
+    """``go.Figure`` for the calls dpviz's figures make (module docstring)."""
+
+    fast = True
+
+    def __init__(self, data=None, layout=None, **kwargs):
+        validate = kwargs.pop("_validate", True)
+        if kwargs:
+            raise Unsupported(f"go.Figure({', '.join(kwargs)})")
+        self._traces: list[Trace] = []
+        self.layout_node = Node("layout")
+        self.layout_node.props["template"] = _default_template()
+        self._grid = None
+        if isinstance(data, dict) and layout is None and set(data) <= {"data", "layout"}:
+            data, layout = data.get("data"), data.get("layout")
+        if validate is False:  # a figure's own dict, taken as it is
+            for trace in data or []:
+                trace = dict(trace)
+                self._traces.append(Trace.raw(trace.pop("type", "scatter"), trace))
+            self.layout_node = Node.raw("layout", {"template": _default_template(), **(layout or {})})
+            return
+        if data is not None:
+            for trace in data if isinstance(data, (list, tuple)) else [data]:
+                self.add_trace(trace)
+        if layout is not None:
+            layout = dict(layout)
+            template = layout.pop("template", None)
+            if template is not None:
+                raise Unsupported("a template given to go.Figure")
+            self.layout_node.update(layout)
+
+    # traces
+    def add_trace(self, trace, row=None, col=None, secondary_y=None, **kwargs):
+        """A copy of ``trace`` appended, on the subplot at ``row``/``col`` (and ``secondary_y``) if given."""
+        if kwargs:
+            raise Unsupported(f"add_trace({', '.join(kwargs)})")
+        if secondary_y is not None and row is None:  # as Plotly: the first cell
+            row = col = 1
+        if isinstance(trace, dict):
+            trace = dict(trace)
+            trace = Trace(trace.pop("type", "scatter"), trace)
+        if not isinstance(trace, Trace):
+            raise Unsupported(f"a trace of {type(trace).__name__}")
+        trace = trace.clone()
+        if row is not None or col is not None:
+            ref = self._cell(row, col, bool(secondary_y))
+            trace.update(ref.trace_kwargs)
+        self._traces.append(trace)
+        return self
+
+    def add_bar(self, row=None, col=None, **kwargs):
+        """``add_trace(go.Bar(**kwargs), row, col)``."""
+        return self.add_trace(Trace("bar", **kwargs), row=row, col=col)
+
+    def add_scatter(self, row=None, col=None, **kwargs):
+        """``add_trace(go.Scatter(**kwargs), row, col)``."""
+        return self.add_trace(Trace("scatter", **kwargs), row=row, col=col)
+
+    @property
+    def data(self) -> tuple:
+        """The traces, in order (a property is read as ``trace.x``)."""
+        return tuple(self._traces)
+
+    def select_traces(self, selector=None, row=None, col=None, secondary_y=None):
+        """The traces, or those on the subplot at ``row``/``col``."""
+        if selector is not None or secondary_y is not None:
+            raise Unsupported("select_traces with a selector")
+        if row is None and col is None:
+            return iter(self._traces)
+        ref = self._cell(row, col).trace_kwargs
+        return iter(
+            t
+            for t in self._traces
+            if (t.props.get("xaxis") or "x") == ref["xaxis"] and (t.props.get("yaxis") or "y") == ref["yaxis"]
+        )
+
+    def _cell(self, row, col, secondary: bool = False):
+        if self._grid is None or row is None or col is None or row < 1 or col < 1:
+            raise Unsupported("row/col on a figure without subplots, or only one of them")
+        refs = self._grid[row - 1][col - 1]
+        if not refs or len(refs) < 1 + secondary:
+            raise Unsupported("a cell with no subplot, or no secondary y axis")
+        return refs[1 if secondary else 0]
+
+    # layout
+    @property
+    def layout(self):
+        """Not drawn here: a figure that reads its layout back is drawn by Plotly."""
+        raise Unsupported("reading fig.layout")
+
+    def update_layout(self, dict1=None, overwrite=False, **kwargs):
+        """Plotly's ``update_layout``: objects merged key by key, anything else assigned."""
+        if overwrite:
+            raise Unsupported("update_layout(overwrite=True)")
+        self.layout_node.update(dict1, **kwargs)
+        return self
+
+    def _axes(self, prefix: str, row, col, secondary_y) -> list[str]:
+        """The layout's axes ``update_xaxes``/``update_yaxes`` change, as Plotly selects them."""
+        keys = [k for k in self.layout_node.props if k.startswith(prefix)]
+        if prefix not in keys:
+            keys.append(prefix)
+        if row is None and col is None and secondary_y is None:
+            return keys
+        if self._grid is None:
+            raise Unsupported("update axes by row/col without subplots")
+        wanted = set()
+        for r, cells in enumerate(self._grid):
+            for c, refs in enumerate(cells):
+                if not refs or (row is not None and r + 1 != row) or (col is not None and c + 1 != col):
+                    continue
+                for i, ref in enumerate(refs):
+                    if secondary_y is None or (i == 1) == bool(secondary_y):
+                        wanted |= {k for k in ref.layout_keys if k.startswith(prefix)}
+        return [k for k in keys if k in wanted]
+
+    def _update_axes(self, prefix, patch=None, selector=None, overwrite=False, row=None, col=None, **kwargs):
+        secondary_y = kwargs.pop("secondary_y", None)
+        if selector is not None or overwrite:
+            raise Unsupported(f"update_{prefix}es with a selector")
+        for key in self._axes(prefix, row, col, secondary_y):
+            self.layout_node.child(key).update(patch, **kwargs)
+        return self
+
+    def update_xaxes(self, patch=None, selector=None, overwrite=False, row=None, col=None, **kwargs):
+        """Every x axis, or those of the subplot at ``row``/``col``, updated."""
+        return self._update_axes("xaxis", patch, selector, overwrite, row, col, **kwargs)
+
+    def update_yaxes(self, patch=None, selector=None, overwrite=False, row=None, col=None, **kwargs):
+        """Every y axis, or those of the subplot at ``row``/``col`` (or ``secondary_y``), updated."""
+        return self._update_axes("yaxis", patch, selector, overwrite, row, col, **kwargs)
+
+    def add_annotation(self, arg=None, row=None, col=None, **kwargs):
+        """An annotation in the layout (on the whole figure; one on a subplot is left to Plotly)."""
+        if row is not None or col is not None or kwargs.get("exclude_empty_subplots") is not None:
+            raise Unsupported("an annotation on a subplot")
+        items = list(self.layout_node.props.get("annotations", []))
+        items.append(Node("layout.annotation", arg, **kwargs))
+        self.layout_node.props["annotations"] = items
+        return self
+
+    def set_template(self, template: dict) -> None:
+        """What ``dpviz.theme.style`` does to a Plotly figure: the (validated) template, as is."""
+        self.layout_node.props["template"] = template
+
+    # output
+    def to_dict(self) -> dict:
+        """What Plotly's ``Figure.to_dict`` gives: the traces and layout, numpy arrays as typed arrays."""
+        from _plotly_utils.utils import convert_to_base64
+
+        layout = self.layout_node.json()
+        template = layout.pop("template")  # already as to_dict gives it, and a copy of its own
+        res = {"data": [t.json() for t in self._traces], "layout": layout}
+        convert_to_base64(res)
+        layout["template"] = template
+        return res
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unsupported(f"fig.{name}")
+
+
+def template_text(template) -> str:
+    """A Plotly template as the JSON text of what a figure's ``to_dict`` holds for it."""
+    from _plotly_utils.utils import convert_to_base64
+
+    out = copy.deepcopy(template.to_plotly_json())
+    convert_to_base64(out)
+    return json.dumps(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _default_template_text() -> str:
+    import plotly.io as pio
+
+    return template_text(pio.templates[pio.templates.default])
+
+
+def _default_template() -> dict:
+    """Plotly's default template, which a new figure holds until ``dpviz.theme.style`` sets the house's."""
+    return json.loads(_default_template_text())
+
+
+@functools.lru_cache(maxsize=64)
+def _subplots(key: str):
+    from plotly import subplots
+
+    fig = subplots.make_subplots(**json.loads(key))
+    return fig.layout.to_plotly_json(), fig._grid_ref
+
+
+def make_subplots(**kwargs) -> Figure:
+    """Plotly's own ``make_subplots`` (drawn once per set of arguments), as a fast figure."""
+    try:
+        key = json.dumps(kwargs, sort_keys=True)
+    except TypeError as e:
+        raise Unsupported("make_subplots with arguments that are not JSON") from e
+    layout, grid = _subplots(key)
+    fig = Figure()
+    layout = copy.deepcopy(layout)
+    layout.pop("template", None)
+    fig.layout_node.update(layout)
+    fig._grid = grid
+    return fig
+
+
+class _Go:
+    """``plotly.graph_objects`` as far as the figures use it."""
+
+    Figure = Figure
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in TRACE_TYPES:
+            return _trace_class(name)
+        raise Unsupported(f"go.{name}")
+
+
+class _Subplots:
+    make_subplots = staticmethod(make_subplots)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unsupported(f"subplots.{name}")
+
+
+GO = _Go()
+SUBPLOTS = _Subplots()

@@ -1,0 +1,185 @@
+"""The fast drawing (dpviz.fast_figure): the figure Plotly's objects would give, as a dict, for
+the calls dpviz's figures make; what it does not draw it says (Unsupported), and a chart's
+frames are then drawn by Plotly. Every comparison here is with Plotly itself, to the last
+character of the sorted JSON (numbers included, typed arrays bit for bit)."""
+
+import json
+import logging
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as plotly_go
+import plotly.io as pio
+import pytest
+from plotly import subplots as plotly_subplots
+
+from dpviz import fast_figure, registry, theme
+from dpviz.fast_figure import GO, SUBPLOTS, Unsupported
+from dpviz.frames import Drawer, slider_grid
+from dpviz.params import validate
+
+NOT_DRAWN = {"partial-query": "fig.add_hline", "partial-query-surface": "go.Scatter3d"}
+"""The registered figures the fast drawing leaves to Plotly, and the call that says why (neither
+has a slider: no frames are drawn of them)."""
+
+
+def _text(fig) -> str:
+    return json.dumps(json.loads(pio.to_json(fig.to_dict(), validate=False)), sort_keys=True)
+
+
+def _both(draw):
+    """``draw(go, subplots)`` with Plotly's modules and with the fast drawing's: both texts."""
+    return _text(draw(plotly_go, plotly_subplots)), _text(draw(GO, SUBPLOTS))
+
+
+def _styled(go, sub):
+    fig = go.Figure(go.Scatter(x=pd.Series([0.5, 1.0, 2.0]), y=np.array([1, 2, 3]), name=np.float64(2.5)))
+    fig.add_trace(
+        go.Bar(x=["a", "b"], y=[3, 4], marker_color="#0072B2", marker_line_width=0, error_y=dict(array=[1, 2]))
+    )
+    fig.update_layout(legend=dict(orientation="h"), xaxis_title="n", margin_b=10, title="replaced")
+    fig.update_xaxes(type="log", minor=dict(ticks="outside"))
+    fig.update_yaxes(title=dict(text="y", font=dict(size=3)), range=[0, 1])
+    fig.add_annotation(text="note", x=1, y=2, showarrow=False, font=dict(size=9))
+    return theme.style(fig, "a title<br><sup>detail</sup>", height=420)
+
+
+def _grid(go, sub):
+    fig = sub.make_subplots(rows=1, cols=3, subplot_titles=("a", "b", "c"), horizontal_spacing=0.13)
+    for c in (1, 2, 3):
+        fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=np.arange(4.0) * c, line=dict(dash="dot")), row=1, col=c)
+    fig.add_bar(x=[1, 2], y=[1, 2], row=1, col=2)
+    theme.log_axis(fig, "y", title="log", row=1, col=2)
+    fig.update_yaxes(title="c", range=[-0.05, 1.05], row=1, col=3)
+    fig.update_xaxes(showgrid=False)
+    return theme.style(fig, "grid")
+
+
+def _heatmap(go, sub):
+    z = np.arange(12.0).reshape(3, 4)
+    fig = go.Figure(go.Heatmap(z=z, x=[1, 2, 3, 4], y=["a", "b", "c"], colorscale="Viridis", colorbar_title="c"))
+    fig.add_trace(go.Contour(z=z, showscale=False, contours_coloring="lines"))
+    return theme.style(fig, "heat")
+
+
+def _secondary(go, sub):
+    fig = sub.make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=[0.1, 0.2, 0.3, 0.4]), secondary_y=False)
+    fig.add_trace(go.Scatter(x=[1, 2, 3, 4], y=[10, 20, 30, 40], line_dash="dot"), secondary_y=True)
+    theme.log_axis(fig, "x", title="ε (log scale)")
+    fig.update_yaxes(title="left", range=[-0.05, 1.05], secondary_y=False)
+    fig.update_yaxes({"showgrid": False}, title="right", secondary_y=True)
+    return theme.style(fig, "two axes")
+
+
+@pytest.mark.parametrize("draw", [_styled, _grid, _heatmap, _secondary], ids=lambda f: f.__name__.strip("_"))
+def test_the_fast_drawing_equals_plotlys(draw):
+    plotly, fast = _both(draw)
+    assert plotly == fast
+
+
+def test_what_is_not_drawn_says_so():
+    fig = GO.Figure(GO.Scatter(x=[1], y=[2]))
+    for call in (
+        lambda: fig.add_vline(x=1),
+        lambda: fig.layout,
+        lambda: fig.add_trace(GO.Scatter(x=[1]), secondary_y=True),
+        lambda: fig.update_xaxes(type="log", row=1, col=1),  # no subplots
+        lambda: GO.Scatter3d(x=[1]),
+        lambda: GO.Scatter(not_a_property=1),
+        lambda: GO.Scatter(marker="red"),  # an object given as a string
+    ):
+        with pytest.raises(Unsupported):
+            call()
+
+
+def _live_cases():
+    for spec in registry.all_figures():
+        for name in spec.live:
+            if spec.param(name).slider and not spec.on_demand:
+                yield pytest.param(spec.id, name, id=f"{spec.id}-{name}")
+
+
+def _json(fig: dict) -> str:
+    return pio.to_json(fig, validate=False)
+
+
+@pytest.mark.parametrize("figure,slider", list(_live_cases()))
+def test_every_live_chart_is_drawn_fast_and_the_same(figure, slider):
+    """At quick settings, the grid's ends and middle: the frames' drawer takes the fast drawing
+    (its first frame equalled Plotly's), and every frame it then draws equals Plotly's."""
+    spec = registry.get(figure)
+    values, errors = validate(spec.params, dict(spec.quick))
+    assert not errors
+    grid = slider_grid(spec.param(slider))
+    draw = Drawer(spec, _json)
+    for v in (grid[0], grid[len(grid) // 2], grid[-1]):
+        at = dict(values, **{slider: v})
+        df = spec.table(at)
+        got = draw(df, at)
+        assert draw.fast, draw.why
+        assert json.loads(got) == json.loads(_json(spec.figure_dict(df, at))), f"{figure} at {slider} = {v}"
+
+
+@pytest.mark.parametrize("figure", [s.id for s in registry.all_figures()])
+def test_every_figure_is_drawn_the_same_or_left_to_plotly(figure):
+    """Every registered figure, at quick settings: the fast drawing gives Plotly's figure, or
+    says it does not draw it (only those of NOT_DRAWN, for the reason named there)."""
+    spec = registry.get(figure)
+    values, errors = validate(spec.params, dict(spec.quick))
+    assert not errors
+    df = spec.table(values)
+    try:
+        with theme.fast_drawing():
+            fast = _json(spec.figure_dict(df, values))
+    except Unsupported as e:
+        assert figure in NOT_DRAWN and NOT_DRAWN[figure] in str(e), str(e)
+        return
+    assert figure not in NOT_DRAWN
+    assert json.loads(fast) == json.loads(_json(spec.figure_dict(df, values)))
+
+
+def test_a_chart_drawn_otherwise_is_drawn_by_plotly_and_logged(monkeypatch, caplog):
+    spec = registry.get("adept-sensitivity")
+    values, _ = validate(spec.params, dict(spec.quick))
+    df = spec.table(values)
+    plotly = _json(spec.figure_dict(df, values))
+    real = fast_figure.Figure.to_dict
+
+    def off_by_a_bit(self):  # a fast drawing with a bug: one number changed
+        out = real(self)
+        out["layout"]["height"] += 1
+        return out
+
+    monkeypatch.setattr(fast_figure.Figure, "to_dict", off_by_a_bit)
+    draw = Drawer(spec, _json)
+    with caplog.at_level(logging.WARNING, logger="dpviz.frames"):
+        assert draw(df, values) == plotly
+    assert draw.fast is False and "differs" in caplog.text
+    assert draw(df, values) == plotly  # and the next frames too
+
+
+def test_a_chart_the_fast_drawing_does_not_draw_is_drawn_by_plotly():
+    spec = registry.get("partial-query")
+    values, _ = validate(spec.params, dict(spec.quick))
+    df = spec.table(values)
+    draw = Drawer(spec, _json)
+    assert draw(df, values) == _json(spec.figure_dict(df, values))
+    assert draw.fast is False and "add_hline" in draw.why
+
+
+def test_the_drawing_is_the_fast_one_in_its_own_thread_only():
+    import threading
+
+    seen = {}
+
+    def other():
+        seen["other"] = theme.go.Figure
+
+    with theme.fast_drawing():
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        seen["here"] = theme.go.Figure
+    assert seen["here"] is fast_figure.Figure and seen["other"] is plotly_go.Figure
+    assert theme.go.Figure is plotly_go.Figure
