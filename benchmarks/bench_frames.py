@@ -31,7 +31,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import plotly.io as pio  # noqa: E402
 
-from dpviz import caches, papers, registry, tables  # noqa: E402
+from dpviz import caches, papers, registry  # noqa: E402
+from dpviz import tables as dpviz_tables  # noqa: E402
 from dpviz.frames import close, compute_frames, slider_grid, typed_arrays  # noqa: E402
 
 
@@ -62,7 +63,7 @@ def _plotly_loop(spec, values, slider) -> tuple[float, float, list]:
 def main() -> None:
     # every table computed, none read from the disk cache: a figure kept on disk
     # (adept-privacy-loss) would otherwise be read back by whichever route runs second
-    tables.cached_table = lambda figure_id, canonical, compute: compute()
+    dpviz_tables.cached_table = lambda figure_id, canonical, compute: compute()
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers() if p.key != "budget"))
     args = ap.parse_args()

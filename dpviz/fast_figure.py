@@ -32,6 +32,11 @@ import numpy as np
 TRACE_TYPES = ("Scatter", "Bar", "Heatmap", "Contour")
 
 
+DEFAULT_TEMPLATE = object()
+"""Stands for Plotly's default template in a figure's layout until it is written (every dpviz
+figure replaces it with the house's, :func:`dpviz.theme.style`)."""
+
+
 class Unsupported(Exception):
     """A Plotly call this module does not draw: the figure is drawn by Plotly instead."""
 
@@ -273,7 +278,7 @@ class Figure:
             raise Unsupported(f"go.Figure({', '.join(kwargs)})")
         self._traces: list[Trace] = []
         self.layout_node = Node("layout")
-        self.layout_node.props["template"] = _default_template()
+        self.layout_node.props["template"] = DEFAULT_TEMPLATE
         self._grid = None
         if isinstance(data, dict) and layout is None and set(data) <= {"data", "layout"}:
             data, layout = data.get("data"), data.get("layout")
@@ -281,7 +286,7 @@ class Figure:
             for trace in data or []:
                 trace = dict(trace)
                 self._traces.append(Trace.raw(trace.pop("type", "scatter"), trace))
-            self.layout_node = Node.raw("layout", {"template": _default_template(), **(layout or {})})
+            self.layout_node = Node.raw("layout", {"template": DEFAULT_TEMPLATE, **(layout or {})})
             return
         if data is not None:
             for trace in data if isinstance(data, (list, tuple)) else [data]:
@@ -414,6 +419,8 @@ class Figure:
 
         layout = self.layout_node.json()
         template = layout.pop("template")  # already as to_dict gives it, and a copy of its own
+        if template is DEFAULT_TEMPLATE:
+            template = _default_template()
         res = {"data": [t.json() for t in self._traces], "layout": layout}
         convert_to_base64(res)
         layout["template"] = template
@@ -447,24 +454,28 @@ def _default_template() -> dict:
 
 
 @functools.lru_cache(maxsize=64)
-def _subplots(key: str):
+def _subplots(key: str) -> tuple[Node, Any]:
     from plotly import subplots
 
     fig = subplots.make_subplots(**json.loads(key))
-    return fig.layout.to_plotly_json(), fig._grid_ref
+    layout = copy.deepcopy(fig.layout.to_plotly_json())
+    layout.pop("template", None)
+    node = Node("layout")
+    node.update(layout)
+    return node, fig._grid_ref
 
 
 def make_subplots(**kwargs) -> Figure:
-    """Plotly's own ``make_subplots`` (drawn once per set of arguments), as a fast figure."""
+    """Plotly's own ``make_subplots`` (drawn once per set of arguments, its layout kept), as a fast figure."""
     try:
         key = json.dumps(kwargs, sort_keys=True)
     except TypeError as e:
         raise Unsupported("make_subplots with arguments that are not JSON") from e
     layout, grid = _subplots(key)
     fig = Figure()
-    layout = copy.deepcopy(layout)
-    layout.pop("template", None)
-    fig.layout_node.update(layout)
+    template = fig.layout_node.props["template"]
+    fig.layout_node = layout.clone()
+    fig.layout_node.props["template"] = template
     fig._grid = grid
     return fig
 
