@@ -34,6 +34,7 @@ import numpy as np
 
 from dpviz.errors import InputError
 from dpviz.papers.hoho import ome
+from dpviz.processes import one_numpy_blas_thread
 from dpviz.stats import stream
 
 
@@ -147,9 +148,7 @@ def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
     ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
     weight per score, w(y) = P[X > y] + P[X = y]/2; each distinct pmf of the pairs is computed once."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):  # as exact_attack: the same rounding everywhere
+    with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
         _, _, px, pu, which = _score_distributions(counts, lam, epsilon)
         weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
         per = pu @ weight.T  # (U, T)
@@ -160,12 +159,10 @@ def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
     """Expected AUC per target, expected reconstruction accuracy per sentence and the ROC curve
     averaged over targets at every score threshold, for one (ε, λ)."""
-    from threadpoolctl import threadpool_limits
-
     # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
     # the products are small, and a threaded BLAS rounds them differently from a single thread, so
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_numpy_blas_thread():
         p, q, px, pu, which = _score_distributions(counts, lam, epsilon)
         py = pu[which]  # (T, N-1, K), each distinct pmf computed once
     # P[X > y] and P[X = y] for every score y
