@@ -67,12 +67,15 @@ def build_cache(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-def arguments(pages: list[str], limit: float) -> argparse.Namespace:
-    """The frames benchmarks' command line: pages, a built cache, the seconds to wait."""
+def arguments(pages: list[str], limit: float, more=None) -> argparse.Namespace:
+    """The frames benchmarks' command line: pages, a built cache, the seconds to wait (``more(ap)``
+    adds a benchmark's own)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=",".join(pages))
     ap.add_argument("--built", help="a cache folder `dpviz build` already filled (default: build one now)")
     ap.add_argument("--limit", type=float, default=limit, help="seconds to wait for the frames")
+    if more is not None:
+        more(ap)
     return ap.parse_args()
 
 

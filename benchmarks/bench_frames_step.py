@@ -16,14 +16,20 @@ of those sliders is a server run. Measured from the key press:
 - **frames**: until every chart on the page holds its frames for every slider again.
 
 Then the same with the page's other slider (a reader who pressed ε once and now moves λ), on the
-same server. Two routes, each on a server of its own, in the same run: the *baseline* computes the
-frames in one background thread of the server process (``DPVIZ_FRAME_WORKERS=0``, as before the
-frame workers); *workers* hands them to the frame worker processes (:mod:`webui.frames_pool`, one
-per core). The Metric DP page has one slider (its frames do not depend on ε's own value) and is
-not measured here.
+same server. Two routes, each on a server of its own, in the same run (``--compare``):
+
+- ``drawing`` (the default): *Plotly*, the frame workers drawing every frame with Plotly's objects
+  (``DPVIZ_FAST_DRAWING=0``, as before the fast drawing), against *fast*, the fast drawing
+  (:mod:`dpviz.fast_figure`);
+- ``workers``: the *baseline* computes the frames in one background thread of the server process
+  (``DPVIZ_FRAME_WORKERS=0``, as before the frame workers); *workers* hands them to the frame
+  worker processes (:mod:`webui.frames_pool`, one per core).
+
+The Metric DP page has one slider (its frames do not depend on ε's own value) and is not measured
+here.
 
     python benchmarks/bench_frames_step.py --built /tmp/built
-    python benchmarks/bench_frames_step.py --pages HoHo_attack --limit 120
+    python benchmarks/bench_frames_step.py --pages HoHo_attack --limit 120 --compare workers
 """
 
 from __future__ import annotations
@@ -38,7 +44,12 @@ from bench_frames_ready import ALL_FRAMES, IDLE, NEAR_FRAMES, _s, arguments, bui
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 PAGES = ["ADePT_sensitivity", "HoHo_attack", "Partial_sensitivity"]
-ROUTES = {"baseline": "0", "workers": ""}  # DPVIZ_FRAME_WORKERS ("": one per core)
+COMPARISONS = {
+    # the frames in the server's thread (as before the frame workers) against the workers
+    "workers": {"baseline": {"DPVIZ_FRAME_WORKERS": "0"}, "workers": {}},
+    # the frame workers drawing each frame with Plotly (as before the fast drawing) against the fast drawing
+    "drawing": {"Plotly": {"DPVIZ_FAST_DRAWING": "0"}, "fast": {}},
+}
 KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).map((e, i) => [
     (e.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/) || [`element ${i}`])[0],
@@ -82,9 +93,9 @@ def _step(page, label: str, limit: float) -> dict:
     return {"label": label, "drawn": drawn, "near": near, "frames": frames}
 
 
-def measure(browser, path: str, built: Path, workers: str, limit: float) -> list[dict]:
+def measure(browser, path: str, built: Path, route_env: dict, limit: float) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="dpviz-step-"))
-    env = {"DPVIZ_FRAMES": "1", "DPVIZ_FRAME_WORKERS": workers}
+    env = {"DPVIZ_FRAMES": "1", "DPVIZ_FRAME_WORKERS": "", **route_env}
     proc, url, log = start_server(tmp, extra_env=env, cache_from=built)
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -104,14 +115,20 @@ def measure(browser, path: str, built: Path, workers: str, limit: float) -> list
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    args = arguments(PAGES, 90.0)
+    args = arguments(
+        PAGES,
+        90.0,
+        lambda ap: ap.add_argument("--compare", choices=sorted(COMPARISONS), default="drawing", help="the two routes"),
+    )
+    routes = COMPARISONS[args.compare]
+    first, second = routes
     built = built_or_new(args.built)
     results: dict[tuple, dict] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
         for path in args.pages.split(","):
-            for route, workers in ROUTES.items():
-                for r in measure(browser, path, built, workers, args.limit):
+            for route, route_env in routes.items():
+                for r in measure(browser, path, built, route_env, args.limit):
                     results[(path, r["label"], route)] = r
                     print(
                         f"{path:20s} {route:8s} step of {r['label']:28s} drawn {_s(r['drawn'], args.limit):>5} s"
@@ -121,11 +138,11 @@ def main() -> None:
                     )
         browser.close()
     for what, title in (("frames", "every chart holds its frames again"), ("near", "its nearest frames are there")):
-        print(f"\nseconds from a key step until {title}: baseline / workers (ratio)")
+        print(f"\nseconds from a key step until {title}: {first} / {second} (ratio)")
         for (path, label, route), r in results.items():
-            if route != "baseline" or (path, label, "workers") not in results:
+            if route != first or (path, label, second) not in results:
                 continue
-            w = results[(path, label, "workers")]
+            w = results[(path, label, second)]
             b_s, w_s = r[what] or args.limit, w[what] or args.limit
             print(
                 f"{path:20s} {label:28s} {_s(r[what], args.limit):>5} / {_s(w[what], args.limit):>5} s"

@@ -27,6 +27,7 @@ import base64
 import json
 import logging
 import math
+import os
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -196,6 +197,8 @@ class Drawer:
         self.spec, self.to_json = spec, to_json
         self.fast: bool | None = None  # None: not known until the first frame
         self.why = ""
+        if os.environ.get("DPVIZ_FAST_DRAWING", "").strip() == "0":  # an operator's switch (docs/hosting.md)
+            self.fast, self.why = False, "DPVIZ_FAST_DRAWING=0"
 
     def __call__(self, df, at: Mapping[str, Any]) -> str:
         """The frame of table ``df`` at the setting ``at``, as JSON text."""

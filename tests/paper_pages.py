@@ -49,6 +49,8 @@ GALLERY_VIEWS = [
     ("partial", "changed", "view=contours&sigma=3&alpha=8"),
     ("budget", "default", ""),
     ("budget", "changed", "mechanism=subsampled&q=0.004&sigma=1.1&k=1000&delta=1e-06"),
+    # the HoHo page's link: its attack on OME at ε = 1, λ = 10 over the ε-DP promise
+    ("budget", "hoho", "mechanism=rr&epsilon0=1&k=1&hoho_epsilon=1&hoho_lambda=10"),
 ]
 AUDIT_EXAMPLES = ("laplace", "adept", "metric")
 """The audit page's examples the gallery shows: a numeric one (histograms and a threshold) and

@@ -674,3 +674,19 @@ def test_every_live_slider_moves_its_chart_and_the_link(server, page, path, quer
     assert page.locator('[data-testid="stException"]').count() == 0
     # the rest of the page is still there (a chart the fragment redrew gets its plot class back when drawn)
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=60_000)
+
+
+def test_the_hoho_pages_link_draws_its_attack_over_the_budget_pages_promise(server, page):
+    """The HoHo page's link carries the sliders' (ε, λ) to the privacy-budget page, which draws the
+    ε-DP promise (randomized response at that ε, one release) with HoHo's exact attack on top and
+    says the promise does not hold."""
+    page.goto(f"{server}/HoHo_attack?{HOHO_FAST}&epsilon=0.5&lambda_=20")
+    wait_for_charts(page, 6)
+    link = page.get_by_role("link", name=re.compile(r"See HoHo's attack on OME at claimed ε = 0\.5, λ = 20"))
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_url(re.compile(r"/Privacy_budget\?.*hoho_epsilon=0\.5"), timeout=60_000)
+    wait_chart_shows(page, "budget-attacker", (), "HoHo's attack on OME (ε = 0.5, λ = 20), exact")
+    wait_chart_shows(page, "budget-attacker", (), "the promise does not hold")
+    assert page.get_by_role("spinbutton", name="HoHo's attack on OME: its claimed ε", exact=True).input_value() == "0.5"
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -183,3 +183,13 @@ def test_the_drawing_is_the_fast_one_in_its_own_thread_only():
         seen["here"] = theme.go.Figure
     assert seen["here"] is fast_figure.Figure and seen["other"] is plotly_go.Figure
     assert theme.go.Figure is plotly_go.Figure
+
+
+def test_an_operator_can_turn_the_fast_drawing_off(monkeypatch):
+    monkeypatch.setenv("DPVIZ_FAST_DRAWING", "0")
+    spec = registry.get("adept-sensitivity")
+    values, _ = validate(spec.params, dict(spec.quick))
+    df = spec.table(values)
+    draw = Drawer(spec, _json)
+    assert draw.fast is False and "DPVIZ_FAST_DRAWING" in draw.why
+    assert draw(df, values) == _json(spec.figure_dict(df, values))

@@ -37,6 +37,7 @@ PAPER = Paper(
     ),
     sidebar=(
         SidebarGroup("Mechanism and releases"),
+        SidebarGroup("A real attack on top", ("hoho_epsilon", "hoho_lambda")),
         SidebarGroup("Choose from a target", ("target_measure", "target_value")),
     ),
     seed_note="nothing on this page is random: every number is an accountant's bound.",

@@ -217,6 +217,42 @@ register(
 ALPHAS = np.unique(np.concatenate([np.geomspace(1e-6, 1e-2, 40), np.linspace(0.0, 1.0, 101), FPRS]))
 
 
+HOHO_EPSILON = Param(
+    "hoho_epsilon", "float", 0.0, "HoHo's attack on OME: its claimed ε",
+    "Draw the HoHo page's linking attack on OME, exactly, over the best attacker's curve: OME at this "
+    "claimed ε (0: not drawn). The HoHo page's link sets it with λ, and this page at randomized response, "
+    "ε₀ = the same ε and k = 1: the ε-DP promise OME makes.", min=0.0, max=1000.0,
+)  # fmt: skip
+HOHO_LAMBDA = Param(
+    "hoho_lambda", "float", 10.0, "HoHo's attack on OME: its λ",
+    "OME's λ for the drawn attack (the HoHo page's λ slider).", min=1.0, max=10_000.0, log=True,
+)  # fmt: skip
+HOHO_CURVE = "hoho"
+
+
+def hoho_roc(epsilon: float, lam: float) -> pd.DataFrame:
+    """The HoHo page's exact ROC of the linking attack on OME at claimed ε and λ, its other settings
+    at their defaults: the very table of its live chart (``hoho-live``), one row per score threshold."""
+    from dpviz import registry  # (lazy: the registry imports the pages, this one among them)
+
+    spec = registry.get("hoho-live")
+    at = {p.name: p.default for p in spec.params}
+    at.update(mechanism="ome", epsilon=float(epsilon), lambda_=float(lam))
+    return spec.table(at)
+
+
+def promise_excess(promise: pd.DataFrame, attack: pd.DataFrame) -> tuple[float, float, float]:
+    """How far the attack's ROC rises above the promised curve: (the largest TPR minus the curve's
+    TPR at the same FPR, that FPR, the attack's TPR there); the curve is read between its points
+    (it is concave, so a straight line between two of its points lies under it: the excess is
+    never overstated)."""
+    curve = promise.sort_values("fpr")
+    allowed = np.interp(attack["fpr"], curve["fpr"], curve["tpr"])
+    gap = attack["tpr"].to_numpy() - allowed
+    i = int(np.argmax(gap))
+    return float(gap[i]), float(attack["fpr"].iloc[i]), float(attack["tpr"].iloc[i])
+
+
 def _attacker_compute(v, progress=None) -> pd.DataFrame:
     from dpviz.budget import accountants as acc  # (lazy: as above)
     from dpviz.budget.releases import gaussian_mu, gdp_tradeoff, tradeoff_from_deltas
@@ -229,6 +265,11 @@ def _attacker_compute(v, progress=None) -> pd.DataFrame:
     if release.kind == "gaussian":
         mu = gaussian_mu(release.sigma, k)
         df = pd.concat([df, pd.DataFrame({"fpr": ALPHAS, "tpr": 1 - gdp_tradeoff(mu, ALPHAS), "curve": "gdp"})])
+    if v["hoho_epsilon"] > 0:
+        if progress:
+            progress(0.5, "HoHo's linking attack on OME, exactly")
+        roc = hoho_roc(v["hoho_epsilon"], v["hoho_lambda"]).sort_values("threshold", ascending=False, kind="stable")
+        df = pd.concat([df, pd.DataFrame({"fpr": roc["fpr"], "tpr": roc["tpr"], "curve": HOHO_CURVE})])
     return df.reset_index(drop=True)
 
 
@@ -255,6 +296,25 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         )  # fmt: skip
     ref_line(fig, [0, 1], [0, 1], "guessing", color="#777", dash="dot", width=1.5)
+    attack = df[df["curve"] == HOHO_CURVE]
+    broken = ""
+    if len(attack):
+        gap, fpr, tpr = promise_excess(composed, attack)
+        fig.add_trace(
+            go.Scatter(
+                x=attack["fpr"], y=attack["tpr"], mode="lines",
+                name=f"HoHo's attack on OME (ε = {v['hoho_epsilon']:g}, λ = {v['hoho_lambda']:g}), exact",
+                line=dict(color=OKABE_ITO[1], width=2.5),
+                hovertemplate="HoHo's attack: false positives %{x:.3g}<br>true positives %{y:.4g}<extra></extra>",
+            )
+        )  # fmt: skip
+        if gap > 1e-9:
+            broken = (
+                f"; HoHo's attack reaches TPR {tpr:.3g} at FPR {fpr:.2g}, where the curve allows {tpr - gap:.3g}:"
+                " the promise does not hold"
+            )
+        else:
+            broken = "; HoHo's attack stays under the curve"
     at = {a: float(np.interp(a, composed["fpr"], composed["tpr"])) for a in FPRS}
     fig.add_trace(
         go.Scatter(
@@ -266,7 +326,7 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
     fig.update_yaxes(title="true-positive rate", range=[0, 1])
     said = ", ".join(f"{a:.1%}: {t:.3g}" for a, t in at.items())
     title = two_line_title(
-        f"What the best attacker can do after k = {v['k']} releases", f"{release.label}; TPR at FPR {said}"
+        f"What the best attacker can do after k = {v['k']} releases", f"{release.label}; TPR at FPR {said}{broken}"
     )
     return style(fig, title)
 
@@ -276,7 +336,7 @@ register(
         id="budget-attacker",
         title="The attacker's trade-off: true against false positives",
         page=PAGE,
-        params=(*RELEASE_PARAMS, K),
+        params=(*RELEASE_PARAMS, K, HOHO_EPSILON, HOHO_LAMBDA),
         compute=_attacker_compute,
         render=_attacker_render,
         caption=(
@@ -285,7 +345,9 @@ register(
             "'member' of someone who was not). It is drawn from the composed mechanism's "
             "whole privacy curve δ(ε), so it is tighter than any single (ε, δ). The diamonds give the best true-"
             "positive rate at a false-positive rate of 0.1%, 1% and 10%; for the Gaussian the exact Gaussian-DP "
-            "curve lies on top of it."
+            "curve lies on top of it. With HoHo's attack set (the HoHo page's link, or the two boxes), the orange "
+            "curve is that page's exact linking attack on OME: at randomized response, ε₀ = OME's claimed ε and "
+            "k = 1, the thick curve is the ε-DP promise, and an attack above it shows the claim does not hold."
         ),
         columns=("fpr", "tpr", "curve"),
         quick={"k": "10"},
@@ -314,7 +376,7 @@ def posterior(prior, tpr, fpr):
 
 
 def _posterior_compute(v, progress=None) -> pd.DataFrame:
-    attack = _attacker_compute(v)
+    attack = _attacker_compute({**v, "hoho_epsilon": 0.0})  # the promised curve alone
     composed = attack[attack["curve"] == "composed"].set_index("fpr")["tpr"]
     priors = np.unique(np.r_[PRIORS, float(v["prior"])])
     rows = []

@@ -3,8 +3,10 @@ optimized multiple encoding. ``ome`` holds the encoding and its exact loss, ``ex
 exact AUC and reconstruction, ``attack`` the simulated attack on a corpus, ``figures`` the specs."""
 
 from dpviz.frontier import target_panel
+from dpviz.panels import Panel
 from dpviz.papers import Paper, Reproduction, Section, SidebarGroup
 from dpviz.papers.hoho.figures import FRONTIER_PARAMS
+from dpviz.papers.hoho.params import EPSILON, LAMBDA
 
 PAPER = Paper(
     key="hoho",
@@ -35,7 +37,17 @@ PAPER = Paper(
                 "hoho-audit",
                 "hoho-frontier",
             ),
-            panels=(target_panel("hoho", FRONTIER_PARAMS),),
+            panels=(
+                Panel(
+                    id="budget-link",
+                    title="The attack against the ε-DP promise",
+                    params=(EPSILON, LAMBDA),
+                    compute="dpviz.papers.hoho.budget_link:budget_link",
+                    view="webui.panels.budget_link:show",
+                    html="webui.panels.budget_link:as_html",
+                ),
+                target_panel("hoho", FRONTIER_PARAMS),
+            ),
             intro="**Live:** drag ε and λ (or focus a slider and use the arrow keys); every chart below follows, "
             "computed exactly.",
         ),

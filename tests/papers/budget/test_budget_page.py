@@ -164,3 +164,54 @@ def test_posterior_edges():
 def test_a_bad_prior_is_a_sentence(bad):
     with pytest.raises(InputError, match="prior"):
         registry.run("budget-posterior", {"prior": bad})
+
+
+def _edge(epsilon: float, fpr) -> np.ndarray:
+    """The ε-DP promise, by hand: TPR ≤ min(1, e^ε·FPR, 1 − e^(−ε)·(1 − FPR)) (Kairouz, Oh and
+    Viswanath 2015, Thm. 2.1 at δ = 0)."""
+    fpr = np.asarray(fpr, float)
+    return np.minimum.reduce([np.ones_like(fpr), math.exp(epsilon) * fpr, 1 - math.exp(-epsilon) * (1 - fpr)])
+
+
+def _hoho_roc(mechanism: str, epsilon: float, lam: float = 10.0):
+    spec = registry.get("hoho-live")
+    at = {**spec.defaults(), "mechanism": mechanism, "epsilon": epsilon, "lambda_": lam, "targets": 0.05}
+    return spec.table(at)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_a_sound_unary_encoding_stays_under_the_promise_ome_does_not(epsilon):
+    """SUE is ε-LDP as it claims: the HoHo page's exact linking attack on it stays under the ε-DP edge at
+    every threshold. OME at the same claimed ε (λ = 10) goes far above it, HoHo's finding."""
+    sue = _hoho_roc("sue", epsilon)
+    assert (sue["tpr"] <= _edge(epsilon, sue["fpr"]) + 1e-12).all()
+    ome = _hoho_roc("ome", epsilon)
+    assert (ome["tpr"] - _edge(epsilon, ome["fpr"])).max() > 0.5
+
+
+def test_the_attackers_chart_draws_hohos_roc_and_says_the_promise_is_broken(monkeypatch):
+    from dpviz.papers.budget import figures as budget
+
+    # the HoHo page's table at its reduced setting (5% of sentences as targets), as the HoHo tests run it
+    monkeypatch.setattr(budget, "hoho_roc", lambda e, lam: _hoho_roc("ome", e, lam))
+    table, fig, v = _run("budget-attacker", mechanism="rr", epsilon0=1.0, k=1, hoho_epsilon=1.0, hoho_lambda=10.0)
+    attack = table[table["curve"] == "hoho"]
+    roc = _hoho_roc("ome", 1.0, 10.0).sort_values("threshold", ascending=False)
+    assert np.array_equal(attack["fpr"].to_numpy(), roc["fpr"].to_numpy())
+    assert np.array_equal(attack["tpr"].to_numpy(), roc["tpr"].to_numpy())
+    (trace,) = [t for t in fig.data if t.name.startswith("HoHo's attack")]
+    assert np.array_equal(np.asarray(trace.y), roc["tpr"].to_numpy())
+    # the excess the title states, against the closed-form edge (the page reads its own curve,
+    # which at randomized response, k = 1, is that edge: to the interpolation between its points)
+    gap, fpr, tpr = budget.promise_excess(table[table["curve"] == "composed"], attack)
+    by_hand = (roc["tpr"] - _edge(1.0, roc["fpr"])).max()
+    assert gap == pytest.approx(by_hand, abs=1e-3) and gap > 0.5
+    assert "the promise does not hold" in fig.layout.title.text and f"{tpr:.3g}" in fig.layout.title.text
+
+
+def test_without_hohos_epsilon_no_attack_is_drawn_and_a_negative_one_is_refused():
+    table, fig, _ = _run("budget-attacker", mechanism="rr", epsilon0=1.0, k=1)
+    assert "hoho" not in set(table["curve"]) and "HoHo" not in fig.layout.title.text
+    spec = registry.get("budget-attacker")
+    with pytest.raises(InputError, match="hoho_epsilon must be a number from 0 to 1000"):
+        registry.run("budget-attacker", {**{k: str(v) for k, v in spec.defaults().items()}, "hoho_epsilon": "-1"})
