@@ -27,6 +27,10 @@ import { watchSliders } from "./sliders.js";
 // frames, once per animation frame. After the move the server sends, for a position on the grid,
 // a reference to the frame instead of the figure.
 
+const ASKED = new Map(); // frames key -> how many times this page has asked the server for them
+const ASK_FIRST_MS = 500;
+const ASK_MAX_MS = 2000;
+
 const FULLSCREEN = {
   width: 448,
   height: 512,
@@ -201,15 +205,22 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     return;
   }
   if (u8[0] === 80) {
-    // "P": frames still being computed; ask the server again in 2 s (a run of the live section)
-    // (never while the page runs: a rerun asked for then would interrupt that run; nor during a
-    // drag, which asks the server nothing until it is let go)
+    // "P": frames still being computed; ask the server again (a run of the live section) soon, then
+    // less often: 0.5 s, 1 s, then every 2 s for the same frames (a set's nearest part is often
+    // ready within a second of a key step; asking every 2 s from the start made the other sliders
+    // wait 2 s at least). Never while the page runs: a rerun asked for then would interrupt that
+    // run; nor during a drag, which asks the server nothing until it is let go.
+    const key = new TextDecoder().decode(u8.subarray(1)).split("\n")[0];
+    const asked = ASKED.get(key) || 0;
+    if (ASKED.size > 1000) ASKED.clear(); // a long session's old keys
+    ASKED.set(key, asked + 1);
+    const wait = Math.min(ASK_MAX_MS, ASK_FIRST_MS * 2 ** asked);
     const ask = () => {
       const busy = pageRuns() || SHOTS.dragging;
-      if (busy) parentElement.__dpvizAsk = setTimeout(ask, 2000);
+      if (busy) parentElement.__dpvizAsk = setTimeout(ask, wait);
       else setTriggerValue("check", Date.now());
     };
-    parentElement.__dpvizAsk = setTimeout(ask, 2000);
+    parentElement.__dpvizAsk = setTimeout(ask, wait);
     return;
   }
   const data = JSON.parse(new TextDecoder().decode(u8));
