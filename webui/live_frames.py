@@ -29,7 +29,7 @@ import streamlit as st
 from dpviz import tables
 from dpviz.panels import resolve
 from dpviz.params import Param
-from dpviz.registry import FigureSpec
+from dpviz.registry import FigureSpec, hosted_mode
 from webui import frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
 from webui.plotly_element import live_script
@@ -130,17 +130,25 @@ def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> Non
         )
 
 
+ASK_EVERY_MS = 1000
+"""How often a page whose charts wait for their frames asks the server again (its first ask comes
+after 0.5 s); a hosted demo, which many visitors share, every :data:`HOSTED_ASK_EVERY_MS`."""
+HOSTED_ASK_EVERY_MS = 2000
+
+
 def pending_element(where, owner: str, slider: str, key: str) -> None:
-    """In the frames element's place while they are computed: it asks the server again in 2 s
-    (a trigger, which reruns the live section), once per run that draws it (``b"P"``, the key,
-    and the run's count, so that each run's element is new to the browser). It is drawn only
-    while frames are missing: a page whose frames are here asks nothing."""
+    """In the frames element's place while they are computed: it asks the server again (a
+    trigger, which reruns the live section; the page asks once for all its waiting charts), once
+    per run that draws it (``b"P"``, the key, the run's count, so that each run's element is new to
+    the browser, and how often to ask: :data:`ASK_EVERY_MS`). It is drawn only while frames are
+    missing: a page whose frames are here asks nothing."""
     count = st.session_state.get("_frames_asked", 0) + 1
     st.session_state["_frames_asked"] = count
+    every = HOSTED_ASK_EVERY_MS if hosted_mode() else ASK_EVERY_MS
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}",
-            data=b"P" + key.encode() + b"\n" + str(count).encode(),
+            data=b"P" + key.encode() + b"\n" + str(count).encode() + b"\n" + str(every).encode(),
             on_check_change=_asked,
         )
 

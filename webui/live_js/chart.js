@@ -29,7 +29,8 @@ import { watchSliders } from "./sliders.js";
 
 const ASKED = new Map(); // frames key -> how many times this page has asked the server for them
 const ASK_FIRST_MS = 500;
-const ASK_MAX_MS = 2000;
+const ASK_EVERY_MS = 2000; // unless the server says (a local server: 1 s; a hosted demo: 2 s)
+const ASK_STATE = { last: -Infinity }; // when this page last asked the server for frames
 
 const FULLSCREEN = {
   width: 448,
@@ -205,20 +206,28 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     return;
   }
   if (u8[0] === 80) {
-    // "P": frames still being computed; ask the server again (a run of the live section) soon, then
-    // less often: 0.5 s, 1 s, then every 2 s for the same frames (a set's nearest part is often
-    // ready within a second of a key step; asking every 2 s from the start made the other sliders
-    // wait 2 s at least). Never while the page runs: a rerun asked for then would interrupt that
+    // "P": frames still being computed; ask the server again (a run of the live section) after
+    // 0.5 s, then every 1 s (a hosted demo, whose server many share: every 2 s), as the server
+    // says in the element (a set's nearest part is often ready within a second of a key step;
+    // asking every 2 s from the start made the other sliders wait 2 s at least). Never while the page runs: a rerun asked for then would interrupt that
     // run; nor during a drag, which asks the server nothing until it is let go.
-    const key = new TextDecoder().decode(u8.subarray(1)).split("\n")[0];
+    const [key, , every] = new TextDecoder().decode(u8.subarray(1)).split("\n");
     const asked = ASKED.get(key) || 0;
     if (ASKED.size > 1000) ASKED.clear(); // a long session's old keys
     ASKED.set(key, asked + 1);
-    const wait = Math.min(ASK_MAX_MS, ASK_FIRST_MS * 2 ** asked);
+    const wait = asked ? Number(every) || ASK_EVERY_MS : ASK_FIRST_MS;
+    // one ask for the whole page at a time: the run it causes sends every waiting chart its "P"
+    // again (or its frames), which sets each one's timer afresh; every waiting chart asking on its
+    // own made N reruns at once, each stopping the last (a page with ten charts waiting reran
+    // without pause, and its sliders could not be used)
     const ask = () => {
-      const busy = pageRuns() || SHOTS.dragging;
-      if (busy) parentElement.__dpvizAsk = setTimeout(ask, wait);
-      else setTriggerValue("check", Date.now());
+      const busy = pageRuns() || SHOTS.dragging || performance.now() - ASK_STATE.last < wait;
+      if (busy) {
+        parentElement.__dpvizAsk = setTimeout(ask, wait);
+      } else {
+        ASK_STATE.last = performance.now();
+        setTriggerValue("check", Date.now());
+      }
     };
     parentElement.__dpvizAsk = setTimeout(ask, wait);
     return;
