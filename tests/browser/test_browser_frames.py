@@ -682,9 +682,9 @@ def test_shots_planned_away_while_one_waits_to_begin_leave_the_maker_free(frames
 
 def test_charts_waiting_for_their_frames_ask_once_for_the_page(frames_server, browser):
     """After a key step of ε on the HoHo page every chart that follows λ waits for its λ-frames at
-    the new ε. The page asks the server for them once at a time (a rerun of the live section,
-    the first 0.5 s after the run, then every second): before, each waiting chart asked on its own,
-    and as many reruns came at once, each stopping the last."""
+    the new ε. The page asks the server for them once at a time (a rerun of the live section every
+    2 s): before, each waiting chart asked on its own, and as many reruns could come at once, each
+    stopping the last."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -703,18 +703,18 @@ def test_charts_waiting_for_their_frames_ask_once_for_the_page(frames_server, br
             ".some(gd => !window.__dpvizFrames || !window.__dpvizFrames.get(gd.__dpviz.sliders['λ'].frames))"
         )
         page.wait_for_function(waiting, timeout=60_000)  # the step's run drew charts whose λ-frames are missing
-        page.wait_for_timeout(4000)
+        page.wait_for_timeout(5000)
         runs = [
             at
             for at, d in sent[before:]
             if isinstance(d, bytes) and BackMsg.FromString(d).WhichOneof("type") == "rerun_script"
         ]
         asks = runs[1:]  # the first is the key step's own run
-        # HoHo's frontier along λ alone takes longer than the 4 s watched: the page asks again and
-        # again (each chart asking every 2 s on its own gave one ask, or several at the same instant)
-        assert len(asks) >= 2, f"{len(asks)} asks in 4 s of waiting"
+        # HoHo's frontier along λ alone takes longer than the 5 s watched: the page asks again (each
+        # chart asking on its own could send several asks at the same instant)
+        assert asks, "no ask in 5 s of waiting"
         gaps = [b - a for a, b in zip(asks, asks[1:])]
-        assert all(g >= 0.35 for g in gaps), f"asks {len(asks)} apart by {[round(g, 2) for g in gaps]} s"
+        assert all(g >= 1.0 for g in gaps), f"asks {len(asks)} apart by {[round(g, 2) for g in gaps]} s"
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()

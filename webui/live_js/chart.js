@@ -28,8 +28,8 @@ import { watchSliders } from "./sliders.js";
 // a reference to the frame instead of the figure.
 
 const ASKED = new Map(); // frames key -> how many times this page has asked the server for them
-const ASK_FIRST_MS = 500;
-const ASK_EVERY_MS = 2000; // unless the server says (a local server: 1 s; a hosted demo: 2 s)
+const ASK_FIRST_MS = 2000; // (0.5 s, then every 1 s, made a page rerun without pause under load: its sliders could not be found)
+const ASK_EVERY_MS = 2000; // unless the server says otherwise in the element
 const ASK_STATE = { last: -Infinity }; // when this page last asked the server for frames
 
 const FULLSCREEN = {
@@ -206,10 +206,8 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     return;
   }
   if (u8[0] === 80) {
-    // "P": frames still being computed; ask the server again (a run of the live section) after
-    // 0.5 s, then every 1 s (a hosted demo, whose server many share: every 2 s), as the server
-    // says in the element (a set's nearest part is often ready within a second of a key step;
-    // asking every 2 s from the start made the other sliders wait 2 s at least). Never while the page runs: a rerun asked for then would interrupt that
+    // "P": frames still being computed; ask the server again (a run of the live section) every
+    // 2 s, as the server says in the element. Never while the page runs: a rerun asked for then would interrupt that
     // run; nor during a drag, which asks the server nothing until it is let go.
     const [key, , every] = new TextDecoder().decode(u8.subarray(1)).split("\n");
     const asked = ASKED.get(key) || 0;
