@@ -29,7 +29,7 @@ import streamlit as st
 from dpviz import tables
 from dpviz.panels import resolve
 from dpviz.params import Param
-from dpviz.registry import FigureSpec, hosted_mode
+from dpviz.registry import FigureSpec
 from webui import frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
 from webui.plotly_element import live_script
@@ -130,27 +130,18 @@ def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> Non
         )
 
 
-ASK_EVERY_MS = 2000
-"""How often a page whose charts wait for their frames asks the server again (a hosted demo, which
-many visitors share: :data:`HOSTED_ASK_EVERY_MS`). Asking after 0.5 s and then every second made a
-page under load rerun its live section without pause, and its sliders could not be found for two
-minutes (a full test run, 2026-11-28): every 2 s, as before, but once for all the waiting charts."""
-HOSTED_ASK_EVERY_MS = 2000
-
-
 def pending_element(where, owner: str, slider: str, key: str) -> None:
-    """In the frames element's place while they are computed: it asks the server again (a
-    trigger, which reruns the live section; the page asks once for all its waiting charts), once
-    per run that draws it (``b"P"``, the key, the run's count, so that each run's element is new to
-    the browser, and how often to ask: :data:`ASK_EVERY_MS`). It is drawn only while frames are
-    missing: a page whose frames are here asks nothing."""
+    """In the frames element's place while they are computed: it asks the server again in 2 s (a
+    trigger, which reruns the live section; the page asks once for all its waiting charts,
+    ``webui/live_js/chart.js``), once per run that draws it (``b"P"``, the key, and the run's count,
+    so that each run's element is new to the browser). It is drawn only while frames are missing:
+    a page whose frames are here asks nothing."""
     count = st.session_state.get("_frames_asked", 0) + 1
     st.session_state["_frames_asked"] = count
-    every = HOSTED_ASK_EVERY_MS if hosted_mode() else ASK_EVERY_MS
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}",
-            data=b"P" + key.encode() + b"\n" + str(count).encode() + b"\n" + str(every).encode(),
+            data=b"P" + key.encode() + b"\n" + str(count).encode(),
             on_check_change=_asked,
         )
 

@@ -27,9 +27,7 @@ import { watchSliders } from "./sliders.js";
 // frames, once per animation frame. After the move the server sends, for a position on the grid,
 // a reference to the frame instead of the figure.
 
-const ASKED = new Map(); // frames key -> how many times this page has asked the server for them
-const ASK_FIRST_MS = 2000; // (0.5 s, then every 1 s, made a page rerun without pause under load: its sliders could not be found)
-const ASK_EVERY_MS = 2000; // unless the server says otherwise in the element
+const ASK_MS = 2000; // (0.5 s, then every 1 s, made a page rerun without pause under load: its sliders could not be found)
 const ASK_STATE = { last: -Infinity }; // when this page last asked the server for frames
 
 const FULLSCREEN = {
@@ -206,14 +204,10 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     return;
   }
   if (u8[0] === 80) {
-    // "P": frames still being computed; ask the server again (a run of the live section) every
-    // 2 s, as the server says in the element. Never while the page runs: a rerun asked for then would interrupt that
-    // run; nor during a drag, which asks the server nothing until it is let go.
-    const [key, , every] = new TextDecoder().decode(u8.subarray(1)).split("\n");
-    const asked = ASKED.get(key) || 0;
-    if (ASKED.size > 1000) ASKED.clear(); // a long session's old keys
-    ASKED.set(key, asked + 1);
-    const wait = asked ? Number(every) || ASK_EVERY_MS : ASK_FIRST_MS;
+    // "P": frames still being computed; ask the server again (a run of the live section) in 2 s.
+    // Never while the page runs: a rerun asked for then would interrupt that run; nor during a
+    // drag, which asks the server nothing until it is let go.
+    const wait = ASK_MS;
     // one ask for the whole page at a time: the run it causes sends every waiting chart its "P"
     // again (or its frames), which sets each one's timer afresh; every waiting chart asking on its
     // own made N reruns at once, each stopping the last (a page with ten charts waiting reran
