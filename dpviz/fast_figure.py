@@ -81,6 +81,7 @@ def _kind(path: str, prop: str) -> tuple[str, str]:
     return "plain", child
 
 
+@functools.lru_cache(maxsize=None)
 def _subplot_key(path: str, prop: str) -> str:
     """The validator's name for a layout key (``xaxis2`` -> ``xaxis``)."""
     if path == "layout":

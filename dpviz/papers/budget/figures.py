@@ -236,8 +236,7 @@ def hoho_roc(epsilon: float, lam: float) -> pd.DataFrame:
     from dpviz import registry  # (lazy: the registry imports the pages, this one among them)
 
     spec = registry.get("hoho-live")
-    at = {p.name: p.default for p in spec.params}
-    at.update(mechanism="ome", epsilon=float(epsilon), lambda_=float(lam))
+    at = {**spec.defaults(), "mechanism": "ome", "epsilon": float(epsilon), "lambda_": float(lam)}
     return spec.table(at)
 
 
