@@ -324,3 +324,19 @@ def page(browser):
     pg.set_default_timeout(60_000)
     yield pg
     ctx.close()
+
+
+# --- the run's timeline, for finding where its minutes go ----------------------------------------
+
+
+def pytest_runtest_logreport(report):
+    """With ``DPVIZ_TEST_TIMELINE=<file>``, the run's first process appends one line per test phase:
+    worker, start and end (seconds since the epoch), phase, test. ``scripts/test_timeline.py`` reads
+    it back: each worker's files in order, its idle tail, the files that cost the most."""
+    path = os.environ.get("DPVIZ_TEST_TIMELINE")
+    if not path or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    node = getattr(report, "node", None)
+    worker = getattr(getattr(node, "gateway", None), "id", "main")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"{worker}\t{report.start:.3f}\t{report.stop:.3f}\t{report.when}\t{report.nodeid}\n")
