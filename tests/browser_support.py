@@ -4,6 +4,7 @@ server (through the same start script as Docker) on a free port, and waiting for
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -98,6 +99,37 @@ def stop_server(proc, log) -> None:
         proc.kill()
         proc.wait()
     log.close()
+
+
+# Streamlit's own start-up probe: opened at a page's address, it first asks for /<page>/_stcore/health
+# and /<page>/_stcore/host-config (404) before the app's root (streamlit/streamlit#7074, open)
+STREAMLIT_PROBE = re.compile(r"/[A-Za-z_]+/_stcore/(health|host-config)$")
+
+
+def watch_console(page) -> list[str]:
+    """What goes wrong in ``page`` from now on, as lines: a console error, an uncaught page error, a
+    failed request (HTTP 400 or more) but Streamlit's start-up probe (:data:`STREAMLIT_PROBE`, whose
+    own "Failed to load resource" console line is let through). The list fills as the page runs."""
+    seen: list[str] = []
+    failed: set[str] = set()
+
+    def on_response(r):
+        if r.status >= 400:
+            failed.add(r.url)
+            if not STREAMLIT_PROBE.search(r.url.split("?")[0]):
+                seen.append(f"HTTP {r.status} {r.url}")
+
+    page.on("response", on_response)
+    page.on(
+        "console",
+        lambda m: (
+            seen.append(f"console: {m.text} ({m.location.get('url', '')})")
+            if m.type == "error" and not (m.text.startswith("Failed to load resource") and failed)
+            else None
+        ),
+    )
+    page.on("pageerror", lambda e: seen.append(f"page error: {e}"))
+    return seen
 
 
 def chart_js(expr: str) -> str:

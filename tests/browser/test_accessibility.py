@@ -2,14 +2,25 @@
 Chromium on every page once its charts are drawn, and in the states people bring a page to: the
 report box open, a chart's download dialog open, an audit example loaded, a class started. A
 violation of impact serious or critical fails the test; the rest are listed. ``bash scripts/test.sh`` fetches axe-core
-(``npm pack axe-core``) into ``.venv/axe/`` (``browser_support.axe_check``)."""
+(``npm pack axe-core``) into ``.venv/axe/`` (``browser_support.axe_check``). In every one of those
+states the browser's console is watched too: an error there, an uncaught page error or a failed
+request fails the test (the ``page`` fixture below)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from browser_support import FAST, PS_FAST, SETTLE_MS, axe_check, open_export, wait_for_charts, wait_run_ended
+from browser_support import (
+    FAST,
+    PS_FAST,
+    SETTLE_MS,
+    axe_check,
+    open_export,
+    wait_for_charts,
+    wait_run_ended,
+    watch_console,
+)
 from paper_pages import charts_drawn
 
 from dpviz.text_fit import NARROW
@@ -34,6 +45,17 @@ PAGES = [
     ("Audit_a_mechanism", "", 0),
     ("Lessons", "", 0),
 ]
+
+
+@pytest.fixture
+def page(page):
+    """The browser tab of a test here, watched: the test fails if the page logs a console error, an
+    uncaught page error or a failed request but Streamlit's start-up probe in any of the states it
+    is brought to (:func:`browser_support.watch_console`). A page computed cold, with its progress
+    bars and first answers, is watched by the fresh-server tests (tests/browser/test_browser.py)."""
+    seen = watch_console(page)
+    yield page
+    assert not seen, f"the browser logged: {seen}"
 
 
 @pytest.mark.parametrize("path, query, charts", PAGES, ids=[p for p, _, _ in PAGES])
@@ -169,51 +191,6 @@ def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, w
         page.get_by_role("slider", name="Privacy budget ε (claimed)").focus()  # reachable while scrolled
     finally:
         page.close()
-
-
-# Streamlit's own start-up probe: opened at a page's address, it first asks for /<page>/_stcore/health
-# and /<page>/_stcore/host-config (404) before the app's root (streamlit/streamlit#7074, open)
-STREAMLIT_PROBE = re.compile(r"/[A-Za-z_]+/_stcore/(health|host-config)$")
-
-
-def test_no_page_logs_an_error_in_the_browser_console(tmp_path, browser):
-    """Every page opened cold (a server of its own, nothing computed in advance): no console
-    error and no failed request but Streamlit's start-up probe."""
-    from browser_support import start_server, stop_server
-
-    proc, url, log = start_server(tmp_path, {"DPVIZ_WARMUP": "0"})
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    seen: list[str] = []
-    failed: set[str] = set()
-
-    def on_response(r):
-        if r.status >= 400:
-            failed.add(r.url)
-            if not STREAMLIT_PROBE.search(r.url.split("?")[0]):
-                seen.append(f"HTTP {r.status} {r.url}")
-
-    page.on("response", on_response)
-    page.on(
-        "console",
-        lambda m: (
-            seen.append(f"console: {m.text} ({m.location.get('url', '')})")
-            if m.type == "error" and not (m.text.startswith("Failed to load resource") and failed)
-            else None
-        ),
-    )
-    page.on("pageerror", lambda e: seen.append(f"page error: {e}"))
-    try:
-        for path, query, charts in PAGES:
-            page.goto(f"{url}/{'' if path == 'home' else path}" + (f"?{query}" if query else ""))
-            page.wait_for_selector('[data-testid="stApp"]')
-            if charts:
-                wait_for_charts(page, charts)
-            _settled(page)
-            page.wait_for_timeout(1000)
-            assert not seen, f"{path}: {seen}"
-    finally:
-        page.close()
-        stop_server(proc, log)
 
 
 # every text box Plotly drew in a chart, and the pairs that overlap (by more than 2 px each way)

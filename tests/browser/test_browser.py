@@ -29,6 +29,7 @@ from browser_support import (
     submit,
     wait_for_charts,
     wait_run_ended,
+    watch_console,
 )
 from paper_pages import charts_drawn, url_path
 
@@ -91,11 +92,13 @@ def pick(page, label: str, option: str) -> None:
 
 
 def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
-    """The known trap: on a fresh server a deep link must still run the page with its params."""
+    """The known trap: on a fresh server a deep link must still run the page with its params; the
+    page, computed cold, logs no error in the browser."""
     proc, url, log = start_server(tmp_path)
     try:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
         pg = ctx.new_page()
+        seen = watch_console(pg)
         pg.set_default_timeout(60_000)
         pg.goto(f"{url}/ADePT_sensitivity?dim=49&seed=11&{FAST}")
         wait_for_charts(pg, 6)
@@ -104,6 +107,8 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
         )  # off the grid, as typed
         wait_chart_text(pg, 0, "n = 49: 2C√n = 140")
         assert "seed=11" in pg.url
+        wait_run_ended(pg, timeout=60_000)
+        assert not seen, seen
         ctx.close()
     finally:
         stop_server(proc, log)
@@ -112,11 +117,14 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
 
 def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path, browser):
     """A newcomer on a fresh server: the metric page's charts come first at 100 draws per word,
-    each marked as a first answer, and each is replaced by the full answer in its place."""
+    each marked as a first answer, and each is replaced by the full answer in its place; the
+    browser logs no error on the way (a page computed cold: progress bars, first answers and
+    their replacement, every chart's first drawing)."""
     proc, url, log = start_server(tmp_path, {"DPVIZ_WARMUP": "0"})
     try:
         ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
         pg = ctx.new_page()
+        seen = watch_console(pg)
         pg.set_default_timeout(90_000)
         pg.goto(f"{url}/Metric_DP?seed=5")
         notes = pg.locator('[data-testid="stAlert"]', has_text="First answer")
@@ -132,6 +140,8 @@ def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path
         )
         assert pg.locator(".js-plotly-plot").count() == charts_drawn("metric")
         wait_chart_text(pg, 0, "1,000 draws per word")
+        wait_run_ended(pg, timeout=60_000)
+        assert not seen, seen
         ctx.close()
     finally:
         stop_server(proc, log)

@@ -15,6 +15,7 @@ import subprocess
 import time
 
 import pytest
+import shared_models
 from browser_support import ROOT, start_server, stop_server
 from class_support import (
     HealthProbe,
@@ -247,8 +248,12 @@ def test_a_postgres_restart_mid_class_shows_no_error_and_loses_nothing(hosted_on
 
 
 def test_a_fresh_hosted_start_on_an_empty_cache_logs_no_traceback(tmp_path):
-    """Both processes warm every page's defaults on one empty cache at once (the local fastText
-    vectors, the metric tables, the compiled loops): each is built once, and nothing fails."""
+    """Both processes warm every page's defaults on one empty cache at once (the metric tables, the
+    compiled loops, every lesson): each is built once, and nothing fails. The cache has the run's
+    trained fastText stand-in, as every test cache does (tests/shared_models.py): two processes
+    training it at once on an empty cache is test_build_once.py's test, and its training here was
+    17 of each process's 51 s."""
+    shared_models.share_models(tmp_path / "cache")
     proc, url, log = start_server(tmp_path, {"DPVIZ_HOSTED": "1", "DPVIZ_PROCESSES": "2", "PYTHONUNBUFFERED": "1"})
     try:
         path = next(tmp_path.glob("streamlit-*.log"))

@@ -101,17 +101,27 @@ def _load_fasttext(cache: str, log: str) -> None:
     from dpviz.data.fasttext_local import load_fasttext_local
 
     # the lock is under test, not the model: one epoch on the smallest of the three corpora (the
-    # stand-in's real training is tests/core/test_embeddings.py's), 25 -> a few CPU-seconds
+    # stand-in's real training is done once per run, for every cache, by the first test or warm-cache
+    # builder that needs it: tests/shared_models.py), 25 -> a few CPU-seconds
     fasttext_local.SETTINGS = {**fasttext_local.SETTINGS, "epochs": 1}
     lee = fasttext_local.gensim_test_data() / "lee.cor"
     fasttext_local.corpus_sentences = lambda: [
         line.split() for line in lee.read_text(errors="ignore").splitlines() if line.strip()
     ]
 
-    trained = []
-    emb = load_fasttext_local(progress=lambda f, msg: trained.append(msg) if "epoch" in msg else None)
+    trained, fractions = [], [0.0]
+
+    def progress(fraction, msg):
+        fractions.append(fraction)
+        if "epoch" in msg:
+            trained.append(msg)
+
+    emb = load_fasttext_local(progress=progress)
     with open(log, "a") as f:
-        f.write(f"{os.getpid()} trained={bool(trained)} words={len(emb.vocab)} dim={emb.vectors.shape[1]}\n")
+        f.write(
+            f"{os.getpid()} trained={bool(trained)} words={len(emb.vocab)} dim={emb.vectors.shape[1]}"
+            f" progress={max(fractions):g}\n"
+        )
     os._exit(0)
 
 
@@ -130,6 +140,7 @@ def test_two_processes_on_an_empty_cache_train_fasttext_once(tmp_path):
     lines = sorted(line.split(" ", 1)[1] for line in log.read_text().splitlines())
     assert len(lines) == 2
     assert [line.split()[0] for line in lines] == ["trained=False", "trained=True"]
-    assert lines[0].split()[1:] == lines[1].split()[1:]  # the same vectors
+    assert lines[0].split()[1:3] == lines[1].split()[1:3]  # the same vectors
+    assert lines[1].split()[3] == "progress=1"  # the trainer's bar reached its end
     folder = tmp_path / "cache" / "embeddings"
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
