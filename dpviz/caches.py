@@ -49,6 +49,7 @@ BUDGETS: tuple[Budget, ...] = (
         "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
     ),
     Budget("budget.plds", "privacy budget: privacy-loss distributions of k releases, per release and k", 128, 256 * MB),
+    Budget("budget.curves", "privacy budget: every accountant's ε over the k grid, per release and δ", 64, 16 * MB),
     Budget("frontier.curves", "frontiers: each mechanism's (privacy, utility) points, per setting", 128, 32 * MB),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
     Budget(

@@ -173,9 +173,18 @@ class Node:
             # read-only copy, copy_to_readonly_numpy_array), without its route through narwhals
             out = np.ascontiguousarray(_numeric_array(value).copy())
             out.flags["WRITEABLE"] = False
-            self.props[prop] = out
+            self._keep_or_set(prop, out)
         else:
-            self.props[prop] = _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value)
+            self._keep_or_set(prop, _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value))
+
+    def _keep_or_set(self, prop: str, value: Any) -> None:
+        """Plotly's rule for a plain property: a value equal to the one held (by its ``_vals_equal``:
+        ``(1, 10)`` equals ``(1.0, 10.0)``) leaves the held one in place, floats and all."""
+        from plotly.basedatatypes import BasePlotlyType  # (lazy: as the validators)
+
+        if prop in self.props and BasePlotlyType._vals_equal(self.props[prop], value):
+            return
+        self.props[prop] = value
 
     def update(self, values: dict | None = None, **kwargs) -> "Node":
         """Plotly's ``update``: objects merged key by key, anything else assigned."""

@@ -200,6 +200,33 @@ def test_pure_composition_epsilon_inverts_its_delta_and_is_zero_where_delta_is_r
     assert pure_composition_epsilon(0.01, 1, 0.99) == 0.0  # δ(0) = 2p − 1 ≈ 0.005 ≤ 0.99
 
 
+def _epsilon_over_every_j(eps0: float, k: int, delta: float) -> float:
+    """The optimal composition's ε by the tails over every j (the lower half too), then the
+    smallest loss segment where δ(ε) ≤ δ, solved on it: the route before the half-sum."""
+    from dpviz.budget.releases import _delta_on, _tails
+
+    tails = _tails(eps0, k)
+    loss, tail, log_b = tails
+    at = _delta_on(tails, np.r_[0.0, np.maximum(loss, 0.0)])
+    if at[0] <= delta:
+        return 0.0
+    above = np.nonzero(at[1:] <= delta)[0]
+    m = int(above[0]) if len(above) else k
+    eps = math.log(max(tail[m] - delta, 1e-300)) - float(log_b[m])
+    low = max(float(loss[m - 1]), 0.0) if m > 0 else 0.0
+    return float(min(max(eps, low), float(loss[m])))
+
+
+@pytest.mark.parametrize("eps0", [1e-4, 0.05, 0.3, 1.0, 7.0])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 11, 100, 101, 4000])
+def test_the_half_sum_of_the_optimal_composition_is_the_whole_sum_to_the_bit(eps0, k):
+    """pure_composition_epsilon sums the binomial's tails over the upper half of j only (ε ≥ 0):
+    the same number, bit for bit, as over every j, at odd and even k, k = 1, tiny and large ε₀, and
+    δ from 1e-12 to 0.9 (where the answer is 0 too)."""
+    for delta in (1e-12, 1e-7, 1e-5, 1e-3, 0.05, 0.3, 0.9):
+        assert pure_composition_epsilon(eps0, k, delta) == _epsilon_over_every_j(eps0, k, delta), (eps0, k, delta)
+
+
 @pytest.mark.parametrize(
     "make,said",
     [

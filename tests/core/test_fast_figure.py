@@ -72,7 +72,19 @@ def _secondary(go, sub):
     return theme.style(fig, "two axes")
 
 
-@pytest.mark.parametrize("draw", [_styled, _grid, _heatmap, _secondary], ids=lambda f: f.__name__.strip("_"))
+def _equal_again(go, sub):
+    """A property set again to an equal value of another type: Plotly keeps the one it holds (the
+    budget page's k ticks, [1, 10, ...] over a log axis's [1.0, 10.0, ...], drew "1.0" in Plotly
+    and "1" in the fast drawing, which then left the chart to Plotly)."""
+    fig = go.Figure(go.Scatter(x=[1, 10, 100], y=np.array([1.0, 2.0, 3.0])))
+    fig.update_xaxes(tickvals=[1.0, 10.0, 100.0], range=[0.0, 2.0])
+    fig.update_xaxes(type="log", tickvals=(1, 10, 100), range=(0, 2))
+    return theme.style(fig, "equal again")
+
+
+@pytest.mark.parametrize(
+    "draw", [_styled, _grid, _heatmap, _secondary, _equal_again], ids=lambda f: f.__name__.strip("_")
+)
 def test_the_fast_drawing_equals_plotlys(draw):
     plotly, fast = _both(draw)
     assert plotly == fast

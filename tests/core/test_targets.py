@@ -155,7 +155,7 @@ def test_partial_sigma_is_the_closed_form():
         ("adept", {"auc_mean": "0.6"}, "is not a target on the adept page"),
         ("nowhere", {"cosine": "1"}, "cannot be calibrated"),
         ("partial", {"sigma": "1e9"}, r"outside the slider's range \[.*\] of sigma"),
-        ("budget", {"k": "1e12"}, r"outside the box's range \[1, .*\] of k"),
+        ("budget", {"k": "1e12"}, r"outside the slider's range \[1, .*\] of k"),
         ("adept", {}, "give a target"),
         # a bounded measure: a target it can never take is refused, not "met across the whole range"
         ("hoho", {"auc_mean": "2"}, r"outside what the linking attack's AUC can be: \[0, 1\]"),

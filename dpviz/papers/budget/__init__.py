@@ -31,8 +31,9 @@ PAPER = Paper(
             title="Composing k releases, and what it lets an attacker do",
             figures=("budget-composition", "budget-delta", "budget-attacker", "budget-posterior", "budget-frontier"),
             panels=(target_panel("budget", FRONTIER_PARAMS),),
-            intro="Set the mechanism, k and δ in the sidebar; each change recomputes the charts (a few seconds "
-            "for k up to 10⁵; the Laplace and DP-SGD releases compose a privacy-loss distribution).",
+            intro="Drag **k** or the attacker's **prior**: the charts follow. Set the mechanism and δ in the "
+            "sidebar; a change there recomputes the charts (a few seconds for k up to 10⁵: the Laplace and DP-SGD "
+            "releases compose a privacy-loss distribution).",
         ),
     ),
     sidebar=(

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from dpviz import caches
 from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS, KINDS, LABELS
 from dpviz.frontier import frontier_spec
 from dpviz.params import Param
@@ -42,7 +43,7 @@ Q = Param(
 )  # fmt: skip
 K = Param(
     "k", "int", 100, "Releases k", "How many times the mechanism is run on the same data (DP-SGD: steps).",
-    min=1, max=100_000, hosted_max=100_000,
+    min=1, max=100_000, hosted_max=100_000, slider=True,
 )  # fmt: skip
 DELTA = Param(
     "delta", "float", 1e-5, "δ", "The failure probability every accountant is read at (at most 1/n is usual).",
@@ -84,8 +85,16 @@ def _composition_prepare(v, progress=None):
     return release_of(v)
 
 
+def _composition_curve(release, delta: float) -> pd.DataFrame:
+    """Every accountant's ε over :data:`K_GRID` at δ, kept per release and δ in the process's
+    memo ``budget.curves``: a move of the k slider (its frames too) computes only the marked k."""
+    return caches.memo("budget.curves").get(
+        (release, float(delta)), lambda: pd.DataFrame(_rows(release, K_GRID, [delta]))
+    )
+
+
 def _composition_evaluate(release, v) -> pd.DataFrame:
-    df = pd.DataFrame(_rows(release, K_GRID, [v["delta"]]))
+    df = _composition_curve(release, v["delta"])
     here = pd.DataFrame(_rows(release, [v["k"]], [v["delta"]]))
     return pd.concat([df.assign(here=False), here.assign(here=True)], ignore_index=True)
 
@@ -252,12 +261,27 @@ def promise_excess(promise: pd.DataFrame, attack: pd.DataFrame) -> tuple[float, 
     return float(gap[i]), float(attack["fpr"].iloc[i]), float(attack["tpr"].iloc[i])
 
 
+def _largest_epsilon(release, k: int) -> float:
+    """Where the ε grid of the trade-off curve ends (at least 1): the PLD's ε at δ = 10⁻¹², past
+    which the curve no longer moves; for randomized response, or where that ε is infinite (the
+    pessimistic PLD's mass at infinity passes 10⁻¹²: Laplace at ε₀ = 0.5 from 18,000 releases on,
+    where the chart failed), kε₀ for a pure release (no loss is larger) and RDP's ε otherwise."""
+    from dpviz.budget import accountants as acc  # (lazy: as above)
+
+    if release.kind == "rr":
+        return max(1.0, k * release.epsilon0)
+    top = acc.epsilon("pld", release, k, 1e-12)
+    if not math.isfinite(top):
+        top = k * release.epsilon0 if release.pure_epsilon is not None else acc.epsilon("rdp", release, k, 1e-12)
+    return max(1.0, top)
+
+
 def _attacker_compute(v, progress=None) -> pd.DataFrame:
     from dpviz.budget import accountants as acc  # (lazy: as above)
     from dpviz.budget.releases import gaussian_mu, gdp_tradeoff, tradeoff_from_deltas
 
     release, k = release_of(v), int(v["k"])
-    top = max(1.0, acc.epsilon("pld", release, k, 1e-12) if release.kind != "rr" else k * release.epsilon0)
+    top = _largest_epsilon(release, k)
     eps = np.unique(np.concatenate([np.linspace(0.0, top, 4001), np.geomspace(1e-4, top, 400)]))  # ascending
     beta = tradeoff_from_deltas(eps, acc.composed_delta(release, k, eps), ALPHAS)
     df = pd.DataFrame({"fpr": ALPHAS, "tpr": 1.0 - beta, "curve": "composed"})
@@ -360,6 +384,7 @@ register(
 PRIOR = Param(
     "prior", "float", 0.01, "Attacker's prior belief π", "How likely the attacker thinks it is, before any "
     "release, that the person's record was used (1% = one in a hundred).", min=1e-6, max=0.99, log=True,
+    slider=True,
 )  # fmt: skip
 PRIORS = tuple(float(f"{p:.4g}") for p in np.geomspace(1e-4, 0.99, 61))
 
@@ -375,14 +400,20 @@ def posterior(prior, tpr, fpr):
     return np.where(said > 0, said / np.maximum(said + (1.0 - prior) * fpr, 1e-300), 0.0)
 
 
-def _posterior_compute(v, progress=None) -> pd.DataFrame:
+def _posterior_prepare(v, progress=None) -> dict[float, float]:
+    """The best attacker's true-positive rate at each of :data:`FPRS` (the promised curve's own
+    points: :data:`ALPHAS` holds them, nothing is interpolated); the prior only reads them."""
     attack = _attacker_compute({**v, "hoho_epsilon": 0.0})  # the promised curve alone
     composed = attack[attack["curve"] == "composed"].set_index("fpr")["tpr"]
+    return {a: float(composed.loc[a]) for a in FPRS}
+
+
+def _posterior_evaluate(tprs: dict[float, float], v) -> pd.DataFrame:
     priors = np.unique(np.r_[PRIORS, float(v["prior"])])
-    rows = []
-    for a in FPRS:
-        t = float(composed.loc[a])  # ALPHAS holds every FPRS value: the curve's own point, not interpolated
-        rows.append(pd.DataFrame({"fpr": a, "tpr": t, "prior": priors, "posterior": posterior(priors, t, a)}))
+    rows = [
+        pd.DataFrame({"fpr": a, "tpr": t, "prior": priors, "posterior": posterior(priors, t, a)})
+        for a, t in tprs.items()
+    ]
     df = pd.concat(rows, ignore_index=True)
     df["here"] = df["prior"] == float(v["prior"])
     return df
@@ -422,7 +453,9 @@ register(
         title="The attacker's belief: posterior against prior",
         page=PAGE,
         params=(*RELEASE_PARAMS, K, PRIOR),
-        compute=_posterior_compute,
+        prepare=_posterior_prepare,
+        evaluate=_posterior_evaluate,
+        live=("prior",),
         render=_posterior_render,
         caption=(
             "The odds reading of differential privacy: an attacker who believed with probability π that a "

@@ -52,6 +52,26 @@ def test_the_attackers_curve_for_one_randomized_response_is_its_two_point_roc():
     assert np.allclose(table["tpr"], two_point, atol=1e-9)
 
 
+def test_the_attackers_curve_for_many_laplace_releases_where_the_pld_cannot_reach_one_in_a_trillion():
+    """From 20,000 Laplace releases at ε₀ = 0.01 the pessimistic PLD's ε at δ = 10⁻¹² is infinite (at
+    ε₀ = 0.5 from 18,000 on); the chart's ε grid then ends at kε₀ (it failed there: the grid was
+    NaN). The curve lies under the region each (ε, δ) of the same PLD allows, rises with the
+    false-positive rate, and lies above the curve of fewer releases (more cannot help the defender)."""
+    release = Release("laplace", epsilon0=0.01)
+    assert math.isinf(acc.epsilon("pld", release, 20_000, 1e-12))  # the case itself
+    table, _, _ = _run("budget-attacker", mechanism="laplace", epsilon0=0.01, k=20_000)
+    fewer, _, _ = _run("budget-attacker", mechanism="laplace", epsilon0=0.01, k=2_000)
+    curve = table[table["curve"] == "composed"].sort_values("fpr")
+    before = fewer[fewer["curve"] == "composed"].sort_values("fpr")
+    assert np.isfinite(curve["tpr"]).all() and (np.diff(curve["tpr"]) >= -1e-12).all()
+    assert (curve["tpr"].to_numpy() >= before["tpr"].to_numpy() - 1e-9).all()
+    assert 0.05 < float(np.interp(0.01, curve["fpr"], curve["tpr"])) < 0.99  # a curve, not a corner
+    for delta in (1e-5, 1e-3):
+        eps = acc.epsilon("pld", release, 20_000, delta)
+        bound = np.minimum(1.0, np.exp(eps) * curve["fpr"] + delta)
+        assert (curve["tpr"] <= bound + 1e-9).all(), delta
+
+
 @pytest.mark.parametrize(
     "changed,said",
     [
@@ -103,18 +123,30 @@ def test_the_attackers_target_reads_the_region_of_epsilon_delta():
         calibrate("budget", tpr_at_1pct=2)
 
 
-@pytest.mark.parametrize(
-    "figure, swept, setting", [("budget-frontier", "box", "page"), ("adept-frontier", "slider", "sliders")]
-)
-def test_the_frontier_names_the_control_it_sweeps(figure, swept, setting):
-    """The budget page's k is a number box, not a slider: its frontier says so (a slider page's
-    frontier still speaks of its slider)."""
+@pytest.mark.parametrize("figure", ["budget-frontier", "adept-frontier"])
+def test_the_frontier_names_the_slider_it_sweeps(figure):
+    """The budget page's k is a slider (it was a number box): its frontier speaks of the slider's
+    range and the sliders' setting, as the paper pages' do."""
     _, fig, _ = _run(figure, **({"draws": 100} if figure.startswith("adept") else {}))
-    assert f"over the {swept}'s range" in fig.layout.title.text
+    assert "over the slider's range" in fig.layout.title.text
     names = [t.name for t in fig.data if t.name]
-    assert any(n.startswith(f"the {setting}' setting (") or n.startswith(f"the {setting}'s setting (") for n in names)
-    other = "slider" if swept == "box" else "box"
-    assert f"the {other}'s range" not in fig.layout.title.text
+    assert any(n.startswith("the sliders' setting (") for n in names), names
+    assert "the box's range" not in fig.layout.title.text
+
+
+def test_a_frontier_over_a_number_box_says_box():
+    """A page whose swept setting is a number box, not a slider (the budget page's k was one): the
+    frontier's words and the target's refusal name the box."""
+    import dataclasses
+
+    from dpviz.frontier import _words
+    from dpviz.papers.budget.figures import FRONTIER_PARAMS
+    from dpviz.targets import control_of
+
+    boxed = tuple(dataclasses.replace(p, slider=False) if p.name == "k" else p for p in FRONTIER_PARAMS)
+    assert _words("budget", boxed) == ("box's range", "page's setting")
+    assert _words("budget", FRONTIER_PARAMS) == ("slider's range", "sliders' setting")
+    assert control_of(next(p for p in boxed if p.name == "k")) == "box"
 
 
 @pytest.mark.parametrize("eps0", [0.1, 1.0, 2.5])
