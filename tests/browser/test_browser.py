@@ -662,6 +662,8 @@ LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRig
     ("HoHo_attack", HOHO_FAST, "λ", "lambda_", "12", "hoho-live"),
     ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", "12", "partial-individuals"),
     ("Partial_sensitivity", PS_FAST, "Rényi order α", "alpha", "2.5", "partial-individuals"),
+    ("Privacy_budget", "", "Releases k", "k", "120", "budget-composition"),
+    ("Privacy_budget", "", "Attacker's prior belief π", "prior", "0.012", "budget-posterior"),
 ]
 
 
