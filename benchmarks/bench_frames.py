@@ -1,6 +1,6 @@
 """Benchmark: one live chart's frames along one slider, on one core, per chart and slider of the
-paper pages on their defaults: the figure's table, its drawing and its JSON at every position of
-the slider's grid.
+paper pages and the privacy-budget page on their defaults: the figure's table, its drawing and its
+JSON at every position of the slider's grid.
 
 Two routes in the same run, chart by chart (every in-process memo emptied before each, then the
 page's prepared state computed again outside the timing; no table read from the disk cache):
@@ -65,7 +65,7 @@ def main() -> None:
     # (adept-privacy-loss) would otherwise be read back by whichever route runs second
     dpviz_tables.cached_table = lambda figure_id, canonical, compute: compute()
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers() if p.key != "budget"))
+    ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers()))
     args = ap.parse_args()
     totals: dict[str, list[float]] = {}
     print(f"{'chart':24s} {'slider':8s} {'frames':>6s} {'Plotly':>8s} {'table':>8s} {'now':>8s} {'ratio':>6s}")

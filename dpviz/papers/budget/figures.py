@@ -369,8 +369,8 @@ register(
             "'member' of someone who was not). It is drawn from the composed mechanism's "
             "whole privacy curve δ(ε), so it is tighter than any single (ε, δ). The diamonds give the best true-"
             "positive rate at a false-positive rate of 0.1%, 1% and 10%; for the Gaussian the exact Gaussian-DP "
-            "curve lies on top of it. With HoHo's attack set (the HoHo page's link, or the two boxes), the orange "
-            "curve is that page's exact linking attack on OME: at randomized response, ε₀ = OME's claimed ε and "
+            "curve lies on top of it. With HoHo's attack set (the HoHo page's link, or the two boxes), the reddish-"
+            "purple curve is that page's exact linking attack on OME: at randomized response, ε₀ = OME's claimed ε and "
             "k = 1, the thick curve is the ε-DP promise, and an attack above it shows the claim does not hold."
         ),
         columns=("fpr", "tpr", "curve"),
