@@ -688,17 +688,40 @@ def test_every_live_slider_moves_its_chart_and_the_link(server, page, path, quer
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=60_000)
 
 
+def _follow_to_the_budget_page(page, link_name: str, query: str, legend: str) -> None:
+    """Click the link named ``link_name`` (a pattern) on the page open now, land on the privacy-budget
+    page with ``query`` in its URL, and wait for its attacker's chart to draw the attack named
+    ``legend`` and to say that the promise does not hold."""
+    link = page.get_by_role("link", name=re.compile(link_name))
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_url(re.compile(rf"/Privacy_budget\?.*{query}"), timeout=60_000)
+    wait_chart_shows(page, "budget-attacker", (), legend)
+    wait_chart_shows(page, "budget-attacker", (), "the promise does not hold")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_the_hoho_pages_link_draws_its_attack_over_the_budget_pages_promise(server, page):
     """The HoHo page's link carries the sliders' (ε, λ) to the privacy-budget page, which draws the
     ε-DP promise (randomized response at that ε, one release) with HoHo's exact attack on top and
     says the promise does not hold."""
     page.goto(f"{server}/HoHo_attack?{HOHO_FAST}&epsilon=0.5&lambda_=20")
     wait_for_charts(page, 6)
-    link = page.get_by_role("link", name=re.compile(r"See HoHo's attack on OME at claimed ε = 0\.5, λ = 20"))
-    link.scroll_into_view_if_needed()
-    link.click()
-    page.wait_for_url(re.compile(r"/Privacy_budget\?.*hoho_epsilon=0\.5"), timeout=60_000)
-    wait_chart_shows(page, "budget-attacker", (), "HoHo's attack on OME (ε = 0.5, λ = 20), exact")
-    wait_chart_shows(page, "budget-attacker", (), "the promise does not hold")
+    _follow_to_the_budget_page(
+        page,
+        r"See HoHo's attack on OME at claimed ε = 0\.5, λ = 20",
+        r"hoho_epsilon=0\.5",
+        "HoHo's attack on OME (ε = 0.5, λ = 20), exact",
+    )
     assert page.get_by_role("spinbutton", name="HoHo's attack on OME: its claimed ε", exact=True).input_value() == "0.5"
-    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_audit_pages_link_draws_its_certified_attack_over_the_budget_pages_promise(server, page):
+    """The Audit page's link carries the attack an audit certified (ADePT's worst pair against its
+    ε = 1 claim) to the privacy-budget page, which draws it over the ε-DP promise and says, as the
+    audit did, that the promise does not hold."""
+    page.goto(f"{server}/Audit_a_mechanism?example=adept")
+    wait_for_charts(page, 1)
+    _follow_to_the_budget_page(
+        page, r"See this audit's attack \(TPR ≥ .* at FPR ≤ .*\)", "audit_tpr=", "an audit's certified attack (TPR ≥"
+    )

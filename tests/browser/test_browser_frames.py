@@ -221,9 +221,6 @@ CASES = [  # page, query, slider label, URL key, charts to compare
     ("ADePT_sensitivity", FAST, "Dimension n", "dim", ["adept-sensitivity", "adept-fixes"]),
     ("HoHo_attack", HOHO_FAST, "λ", "lambda_", ["hoho-live"]),
     ("Partial_sensitivity", PS_FAST, "Gaussian noise σ", "sigma", ["partial-individuals"]),
-    # the budget page at randomized response (its frames along k: 10 CPU-s, the Gaussian's 24 s, most
-    # of it the δ chart's optimal composition at every δ and k): every chart along k but the frontier
-    ("Privacy_budget", "mechanism=rr", "Releases k", "k", ["budget-composition", "budget-delta", "budget-attacker"]),
 ]
 
 

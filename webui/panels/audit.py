@@ -1,9 +1,11 @@
 """The audit panel's view (declared in dpviz/tools/audit/): one-click examples above the inputs,
-then the verdict as a sentence, the numbers, the two output distributions with the event drawn,
+then the verdict as a sentence, a link that draws the audit's attack over the ε-DP promise on the
+privacy-budget page, the numbers, the two output distributions with the event drawn,
 downloads (the result as JSON, the chart's data and images) and the way to reproduce it."""
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -13,6 +15,7 @@ from dpviz import tools
 from dpviz.auditing import chart
 from dpviz.auditing.examples import TITLES, claim_of
 from dpviz.errors import InputError
+from dpviz.tools.audit.budget_link import audit_budget_link
 from webui.figure_card import download_row
 from webui.plotly_element import chart_json, plotly_json_chart
 from webui.url_state import canonical_query, share_link
@@ -45,6 +48,22 @@ def _cli(values: dict[str, Any]) -> str:
     return f"python -m dpviz audit outputs_D.csv outputs_D_prime.csv {opts} --out result.json"
 
 
+def budget_link_html(link) -> str:
+    """The link to the privacy-budget page (a :class:`dpviz.tools.audit.budget_link.AuditBudgetLink`),
+    or the sentence saying why there is none, as HTML."""
+    what = f"TPR ≥ {link.tpr:.3g} at FPR ≤ {link.fpr:.3g}"
+    if link.href is None:
+        return (
+            f"<p>This audit's attack ({html.escape(what)}) against the ε-DP promise: not drawn on the privacy-budget "
+            f"page, as {html.escape(link.why_not)}.</p>"
+        )
+    return (
+        f"<p><a href='{html.escape(link.href, quote=True)}' target='_self'>See this audit's attack "
+        f"({html.escape(what)}) against the promise of ε = {link.epsilon:g}</a> on the privacy-budget page: the "
+        "best any ε-DP mechanism can allow an attacker, with the attack the audit certified on top.</p>"
+    )
+
+
 def show(outcome, values: dict[str, Any]) -> None:
     """The audit's result (``None``: nothing to audit yet)."""
     if outcome is None:
@@ -55,6 +74,7 @@ def show(outcome, values: dict[str, Any]) -> None:
     r = outcome.result
     (st.error if r.violated else st.info)(r.verdict, icon=":material/gpp_bad:" if r.violated else ":material/search:")
     st.caption(f"Samples: {outcome.samples}.")
+    st.html(budget_link_html(audit_budget_link(r)))
     cols = st.columns(4)
     cols[0].metric("Privacy loss proved (lower bound)", f"{r.epsilon_lower_bound:.3g}")
     cols[1].metric("Claimed loss ε·d", f"{r.claimed_loss:.3g}")

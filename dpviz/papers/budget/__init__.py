@@ -38,7 +38,7 @@ PAPER = Paper(
     ),
     sidebar=(
         SidebarGroup("Mechanism and releases"),
-        SidebarGroup("A real attack on top", ("hoho_epsilon", "hoho_lambda")),
+        SidebarGroup("A real attack on top", ("hoho_epsilon", "hoho_lambda", "audit_tpr", "audit_fpr")),
         SidebarGroup("Choose from a target", ("target_measure", "target_value")),
     ),
     seed_note="nothing on this page is random: every number is an accountant's bound.",

@@ -237,6 +237,16 @@ HOHO_LAMBDA = Param(
     "OME's λ for the drawn attack (the HoHo page's λ slider).", min=1.0, max=10_000.0, log=True,
 )  # fmt: skip
 HOHO_CURVE = "hoho"
+AUDIT_TPR = Param(
+    "audit_tpr", "float", 0.0, "An audit's attack: its true-positive rate (at least)",
+    "Draw an audit's certified attack (the Audit page's link sets it): with the audit's confidence, its "
+    "test says 'used' of at least this share of the outputs on D (0: not drawn).", min=0.0, max=1.0,
+)  # fmt: skip
+AUDIT_FPR = Param(
+    "audit_fpr", "float", 1.0, "An audit's attack: its false-positive rate (at most)",
+    "... and of at most this share of the outputs on D′ (the Audit page's link sets both).", min=0.0, max=1.0,
+)  # fmt: skip
+AUDIT_CURVE = "audit"
 
 
 def hoho_roc(epsilon: float, lam: float) -> pd.DataFrame:
@@ -288,6 +298,8 @@ def _attacker_compute(v, progress=None) -> pd.DataFrame:
     if release.kind == "gaussian":
         mu = gaussian_mu(release.sigma, k)
         df = pd.concat([df, pd.DataFrame({"fpr": ALPHAS, "tpr": 1 - gdp_tradeoff(mu, ALPHAS), "curve": "gdp"})])
+    if v["audit_tpr"] > 0:
+        df = pd.concat([df, pd.DataFrame({"fpr": [v["audit_fpr"]], "tpr": [v["audit_tpr"]], "curve": AUDIT_CURVE})])
     if v["hoho_epsilon"] > 0:
         if progress:
             progress(0.5, "HoHo's linking attack on OME, exactly")
@@ -338,6 +350,23 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         else:
             broken = "; HoHo's attack stays under the curve"
+    audit = df[df["curve"] == AUDIT_CURVE]
+    if len(audit):
+        fpr, tpr = float(audit["fpr"].iloc[0]), float(audit["tpr"].iloc[0])
+        allowed = float(np.interp(fpr, composed["fpr"], composed["tpr"]))
+        fig.add_trace(
+            go.Scatter(
+                x=[fpr], y=[tpr], mode="markers",
+                name=f"an audit's certified attack (TPR ≥ {tpr:.3g}, FPR ≤ {fpr:.3g})",
+                marker=dict(color=OKABE_ITO[2], size=13, symbol="triangle-up-open", line=dict(width=2.5)),
+                hovertemplate="the audit's attack: true positives at least %{y:.4g},<br>false positives at most "
+                "%{x:.4g}<extra></extra>",
+            )
+        )  # fmt: skip
+        broken += (
+            f"; the audit's attack: TPR ≥ {tpr:.3g} at FPR ≤ {fpr:.3g}, where the thick curve allows at most "
+            f"{allowed:.3g}: " + ("the promise does not hold" if tpr > allowed + 1e-12 else "within the promise")
+        )
     at = {a: float(np.interp(a, composed["fpr"], composed["tpr"])) for a in FPRS}
     fig.add_trace(
         go.Scatter(
@@ -345,14 +374,23 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             marker=dict(color="#000", size=8, symbol="diamond"),
         )
     )  # fmt: skip
-    # a little beyond [0, 1]: a curve along an edge (an attack with TPR 1 at FPR near 0) stays visible
-    fig.update_xaxes(title="false-positive rate", range=[-0.015, 1.015])
-    fig.update_yaxes(title="true-positive rate", range=[-0.015, 1.015])
+    if len(audit):
+        # an audit's event is a rare one (ADePT's worst pair: TPR ≥ 0.004 at FPR ≤ 0.0005): on linear axes
+        # it sits on the origin, so both axes are logarithmic, as low-FPR attacks are usually drawn
+        log_axis(fig, "x", title="false-positive rate (log scale)")
+        log_axis(fig, "y", title="true-positive rate (log scale)")
+    else:
+        # a little beyond [0, 1]: a curve along an edge (an attack with TPR 1 at FPR near 0) stays visible
+        fig.update_xaxes(title="false-positive rate", range=[-0.015, 1.015])
+        fig.update_yaxes(title="true-positive rate", range=[-0.015, 1.015])
+    # the legend under the plot: its entries name the attacks with their numbers, and beside the plot
+    # they left it a sliver of a 600-px column (the page at 1280 by 800)
+    fig.update_layout(legend=dict(orientation="h", y=-0.25, yanchor="top", x=0))
     said = ", ".join(f"{a:.1%}: {t:.3g}" for a, t in at.items())
     title = two_line_title(
         f"What the best attacker can do after k = {v['k']} releases", f"{release.label}; TPR at FPR {said}{broken}"
     )
-    return style(fig, title)
+    return style(fig, title, height=560)
 
 
 register(
@@ -360,7 +398,7 @@ register(
         id="budget-attacker",
         title="The attacker's trade-off: true against false positives",
         page=PAGE,
-        params=(*RELEASE_PARAMS, K, HOHO_EPSILON, HOHO_LAMBDA),
+        params=(*RELEASE_PARAMS, K, HOHO_EPSILON, HOHO_LAMBDA, AUDIT_TPR, AUDIT_FPR),
         compute=_attacker_compute,
         render=_attacker_render,
         caption=(
@@ -371,7 +409,10 @@ register(
             "positive rate at a false-positive rate of 0.1%, 1% and 10%; for the Gaussian the exact Gaussian-DP "
             "curve lies on top of it. With HoHo's attack set (the HoHo page's link, or the two boxes), the reddish-"
             "purple curve is that page's exact linking attack on OME: at randomized response, ε₀ = OME's claimed ε and "
-            "k = 1, the thick curve is the ε-DP promise, and an attack above it shows the claim does not hold."
+            "k = 1, the thick curve is the ε-DP promise, and an attack above it shows the claim does not hold. "
+            "An audit's certified attack (the Audit page's link) is the green triangle, on log-scaled axes (an "
+            "audit's event is rare): with the audit's confidence the real test lies up and to the left of it, so a "
+            "triangle above the curve breaks the promise."
         ),
         columns=("fpr", "tpr", "curve"),
         quick={"k": "10"},
@@ -403,7 +444,7 @@ def posterior(prior, tpr, fpr):
 def _posterior_prepare(v, progress=None) -> dict[float, float]:
     """The best attacker's true-positive rate at each of :data:`FPRS` (the promised curve's own
     points: :data:`ALPHAS` holds them, nothing is interpolated); the prior only reads them."""
-    attack = _attacker_compute({**v, "hoho_epsilon": 0.0})  # the promised curve alone
+    attack = _attacker_compute({**v, "hoho_epsilon": 0.0, "audit_tpr": 0.0})  # the promised curve alone
     composed = attack[attack["curve"] == "composed"].set_index("fpr")["tpr"]
     return {a: float(composed.loc[a]) for a in FPRS}
 
