@@ -58,6 +58,19 @@ COLORS = dict(zip(ACCOUNTANTS, OKABE_ITO))
 FPRS = (0.001, 0.01, 0.1)
 
 
+BUDGET_PAGE = "Privacy_budget"
+"""This page's path beside the other pages' (Streamlit's multipage URL): where the HoHo and Audit
+pages' links to it go."""
+
+
+def why_no_promise(epsilon: float) -> str:
+    """Why this page cannot draw the ε-DP promise of one release at ``epsilon`` (its ε₀ range), or
+    "" when it can: the HoHo and Audit pages' links say it instead of linking."""
+    if EPSILON0.min <= epsilon <= EPSILON0.max:
+        return ""
+    return f"the privacy-budget page draws the promise of an ε from {EPSILON0.min:g} to {EPSILON0.max:g}"
+
+
 def release_of(v: Mapping[str, Any]):
     """The release the page's settings describe (:class:`dpviz.budget.releases.Release`)."""
     from dpviz.budget.releases import Release  # (lazy: SciPy, which `figure --list` does without)

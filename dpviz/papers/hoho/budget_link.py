@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlencode
 
-BUDGET_PAGE = "Privacy_budget"
-"""The budget page's path, beside this page's (Streamlit's multipage URL)."""
+from dpviz.papers.budget.figures import BUDGET_PAGE, why_no_promise
 
 
 @dataclass(frozen=True)
@@ -25,11 +24,9 @@ class BudgetLink:
 def budget_link(values: Mapping[str, Any], progress=None) -> BudgetLink:
     """The link for the sliders' (ε, λ), or the sentence saying why there is none (the budget page's
     ε₀ runs from 0.01 to 10)."""
-    from dpviz.papers.budget.figures import EPSILON0  # (lazy: the budget page's declaration, SciPy-free)
-
     eps, lam = float(values["epsilon"]), float(values["lambda_"])
-    if not EPSILON0.min <= eps <= EPSILON0.max:
-        why = f"the privacy-budget page draws the promise of an ε from {EPSILON0.min:g} to {EPSILON0.max:g}"
+    why = why_no_promise(eps)
+    if why:
         return BudgetLink(eps, lam, None, why)
     query = {"mechanism": "rr", "epsilon0": f"{eps:g}", "k": "1", "hoho_epsilon": f"{eps:g}", "hoho_lambda": f"{lam:g}"}
     return BudgetLink(eps, lam, f"{BUDGET_PAGE}?{urlencode(query)}")

@@ -14,8 +14,7 @@ import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-BUDGET_PAGE = "Privacy_budget"
-"""The budget page's path, beside this page's (Streamlit's multipage URL)."""
+from dpviz.papers.budget.figures import BUDGET_PAGE, why_no_promise
 
 
 @dataclass(frozen=True)
@@ -33,8 +32,6 @@ def audit_budget_link(result) -> AuditBudgetLink:
     """The link for an audit's result (:class:`dpviz.auditing.AuditResult`), or the sentence saying
     why there is none: a claim with δ > 0 (the page draws pure ε-DP promises for one release), or a
     claimed loss outside the budget page's ε₀ range."""
-    from dpviz.papers.budget.figures import EPSILON0  # (lazy: the budget page's declaration, SciPy-free)
-
     eps = float(result.claimed_loss)
     tpr = float(result.probability_bounds["numerator_lower"])
     fpr = float(result.probability_bounds["denominator_upper"])
@@ -42,8 +39,8 @@ def audit_budget_link(result) -> AuditBudgetLink:
         return AuditBudgetLink(
             eps, tpr, fpr, None, "the privacy-budget page draws the promise of a pure ε-DP claim (δ = 0)"
         )
-    if not EPSILON0.min <= eps <= EPSILON0.max:
-        why = f"the privacy-budget page draws the promise of an ε from {EPSILON0.min:g} to {EPSILON0.max:g}"
+    why = why_no_promise(eps)
+    if why:
         return AuditBudgetLink(eps, tpr, fpr, None, why)
     if tpr <= 0:
         return AuditBudgetLink(eps, tpr, fpr, None, "the audit's event proves no true positives at all")
