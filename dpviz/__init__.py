@@ -87,14 +87,17 @@ def audit(a, b, *, claimed: float, delta: float = 0.0, distance: float = 1.0, co
     return audit_samples(a, b, claimed=claimed, delta=delta, distance=distance, confidence=confidence, seed=seed)
 
 
-def calibrate(page: str, *, settings: dict | None = None, **targets):
+def calibrate(page: str, *, settings: dict | None = None, solve: str | None = None, **targets):
     """The setting that reaches a target, for every mechanism on a page, in a notebook:
     ``dpviz.calibrate("hoho", auc_mean=0.6)`` or ``dpviz.calibrate("adept", cosine=0.5,
     settings={"dim": 128})``.
 
     A target is named by the column of the page's tables that it bounds: ADePT
     ``epsilon_actual``, ``rms_error_relative``, ``cosine``; HoHo ``auc_mean``,
-    ``reconstruction_mean``; partial sensitivity ``rdp_epsilon``, ``sigma``. Other keyword
+    ``reconstruction_mean``; partial sensitivity ``rdp_epsilon``, ``sigma``; privacy budget
+    ``epsilon``, ``tpr_at_1pct``, ``k``. ``solve`` names the setting solved for where a page has
+    more than its slider: ``dpviz.calibrate("budget", epsilon=3, solve="sigma", settings={"k": 1000})``
+    is the smallest noise multiplier whose ε after 1000 releases is at most 3. Other keyword
     arguments that are not targets are taken as the page's settings. Returns the table
     ``python -m dpviz calibrate PAGE --json`` prints (one row per mechanism and target;
     :mod:`dpviz.targets` says how each is solved). Bad input raises
@@ -105,4 +108,4 @@ def calibrate(page: str, *, settings: dict | None = None, **targets):
     known = {m.column for m in _calibrate.PAGES[page].measures} if page in _calibrate.PAGES else set()
     wanted = {k: v for k, v in targets.items() if k in known}
     rest = {k: v for k, v in targets.items() if k not in known}
-    return _calibrate.calibrate_page(page, wanted, _raw({**rest, **(settings or {})}))
+    return _calibrate.calibrate_page(page, wanted, _raw({**rest, **(settings or {})}), solve)

@@ -8,7 +8,7 @@
     python -m dpviz lesson check FILE | lesson answers FILE | lesson --list
     python -m dpviz audit A B --claimed EPS [--delta D] [--distance DIST] [--confidence 0.95]
                           [--seed S] --out result.json
-    python -m dpviz calibrate PAGE --target NAME=VALUE [--target ...] [--set key=value ...] [--json]
+    python -m dpviz calibrate PAGE --target NAME=VALUE [--target ...] [--set key=value ...] [--solve SETTING] [--json]
 
 Bad ids, keys, values or files (any :class:`dpviz.errors.InputError`) print one clear line on stderr
 and exit with status 2; any other exception is a bug and keeps its traceback.
@@ -121,9 +121,17 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="a bound on a column of the page's tables: adept epsilon_actual, rms_error_relative, cosine; "
-        "hoho auc_mean, reconstruction_mean; partial rdp_epsilon, sigma (repeatable)",
+        "hoho auc_mean, reconstruction_mean; partial rdp_epsilon, sigma; budget epsilon, tpr_at_1pct, k "
+        "(repeatable)",
     )
     cb.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a parameter (repeatable)")
+    cb.add_argument(
+        "--solve",
+        default=None,
+        metavar="SETTING",
+        help="the setting to solve for (default: the page's slider); budget also sigma (Gaussian, DP-SGD) "
+        "or epsilon0 (Laplace, randomized response), at the k of --set",
+    )
     cb.add_argument("--json", action="store_true", help="one JSON record per mechanism and target")
     bd = sub.add_parser(
         "build",
@@ -340,7 +348,7 @@ def _calibrate(args) -> int:
         if not sep or not name.strip():
             raise ParamError(f"--target {item!r} is not of the form name=value.")
         targets[name.strip()] = value
-    table = calibrate_page(args.page, targets, _parse_sets(args.set))
+    table = calibrate_page(args.page, targets, _parse_sets(args.set), args.solve)
     if args.json:
         records = [
             {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
@@ -348,7 +356,7 @@ def _calibrate(args) -> int:
         ]
         print(json.dumps(records, indent=2, ensure_ascii=False))
         return 0
-    slider = PAGES[args.page].slider  # the page declares the slider it solves over
+    slider = table.attrs.get("solved", PAGES[args.page].slider)  # the slider, or the setting --solve named
     for r in table.to_dict("records"):
         lam = r.get("lambda_")
         if isinstance(lam, float) and math.isfinite(lam):  # a point of OME's (ε, λ) curve

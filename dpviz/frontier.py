@@ -107,6 +107,24 @@ def target_params(page: str) -> tuple[Param, Param]:
     return which, value
 
 
+def solve_param(page: str, params: tuple[Param, ...]) -> Param | None:
+    """The panel's choice of the setting to solve for, on a page that can be solved for more
+    than its slider (:class:`dpviz.targets.OtherSetting`); None on the others."""
+    names = PAGES[page].solvable()
+    if len(names) < 2:
+        return None
+    by_name = {p.name: p for p in params}
+    return Param(
+        "target_solve",
+        "choice",
+        names[0],
+        "Solve for",
+        "The setting the answer finds, the others held at their values: the slider, or another setting.",
+        choices=names,
+        choice_labels={n: by_name[n].label for n in names},
+    )
+
+
 def _control(page: str, params: tuple[Param, ...] | None = None) -> str:
     """ "slider" or "box": what the page shows for the setting its curves sweep (:func:`control_of`).
     ``params``: the page's, where they are at hand (at registration, before the registry can give
@@ -386,15 +404,17 @@ def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", 
 
 def target_panel(page: str, params: tuple[Param, ...]):
     """The page's "Choose from a target" panel (:class:`dpviz.panels.Panel`): its settings are
-    the frontier's but the solved slider (a move of that slider does not change the answer)."""
+    the frontier's but the solved slider (a move of that slider does not change the answer); on a
+    page that can also be solved for other settings, the slider too, and the choice of what to solve."""
 
     which, value = target_params(page)
-    own = tuple(p for p in params if p.name != PAGES[page].slider)
+    solve = solve_param(page, params)
+    own = tuple(p for p in params if p.name != PAGES[page].slider or solve is not None)
     control = _control(page, params)
     return Panel(
         id="targets",
         title="Choose from a target",
-        params=own + (which, value),
+        params=own + (which, value) + ((solve,) if solve is not None else ()),
         compute=f"dpviz.papers.{page}.targets:answer",
         view="webui.panels.targets:show",
         intro=(

@@ -65,6 +65,17 @@ class SecondSetting:
 
 
 @dataclass(frozen=True)
+class OtherSetting:
+    """A setting the page can also be solved for, the others (the slider among them) held: e.g.
+    the privacy-budget page's noise multiplier σ at k releases ("the smallest σ whose ε after k
+    steps is within the target", Opacus's question). ``applies(settings)`` is "" where the
+    setting plays a part, else the sentence that says why it does not (σ of a Laplace release)."""
+
+    param: str
+    applies: Callable[[Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Page:
     """What can be calibrated on one page: its slider, its mechanisms, its measures, and a function
     ``measures(settings, mechanism, x) -> {column: value}`` (``column_se`` for a simulated one)."""
@@ -77,6 +88,11 @@ class Page:
     prepare: Callable[[Mapping[str, Any], str], Any]
     evaluate: Callable[[Any, Mapping[str, Any], str, float], dict[str, float]]
     second: SecondSetting | None = None
+    others: tuple[OtherSetting, ...] = ()
+
+    def solvable(self) -> tuple[str, ...]:
+        """The settings a target can be solved for: the slider, then the :class:`OtherSetting` ones."""
+        return (self.slider,) + tuple(o.param for o in self.others)
 
     def mechanisms_for(self, values: Mapping[str, Any]) -> tuple[str, ...]:
         """The mechanisms compared at these settings (a callable: mechanisms that depend on them, e.g. embeddings)."""
@@ -174,10 +190,23 @@ def _whole(x: float, allowed_high: bool, meets: Callable[[float], bool], lo: flo
     return k
 
 
-def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, target: float, lo: float, hi: float):
-    whole = next((q.kind == "int" for q in page.params() if q.name == page.slider), False)
-    state = page.prepare(v, mechanism)
-    at = lambda x: page.evaluate(state, v, mechanism, float(x))  # noqa: E731
+def _one(
+    page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, target: float, lo: float, hi: float,
+    setting: str | None = None,
+):  # fmt: skip
+    """One row of the answer: ``setting`` (the slider unless another is named) where ``measure``
+    reaches ``target`` for ``mechanism``, every other setting held at ``v``."""
+    setting = setting or page.slider
+    whole = next((q.kind == "int" for q in page.params() if q.name == setting), False)
+    if setting == page.slider:
+        state = page.prepare(v, mechanism)
+        at = lambda x: page.evaluate(state, v, mechanism, float(x))  # noqa: E731
+    else:  # another setting: prepared again at each of its values, read at the slider's value
+
+        def at(x):
+            w = {**v, setting: float(x)}
+            return page.evaluate(page.prepare(w, mechanism), w, mechanism, float(w[page.slider]))
+
     xs = np.geomspace(lo, hi, GRID_POINTS[measure.exact])
     ends = [at(xs[0]), at(xs[-1])]
     d0, d1 = ends[0][measure.column] - target, ends[1][measure.column] - target
@@ -205,15 +234,15 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
                 reachable=False,
                 note=f"not reachable in [{lo:g}, {hi:g}]: {measure.column} goes from {ys[0]:.6g} to {ys[-1]:.6g}",
             )
-            out.update({page.slider: float("nan"), "low": float("nan"), "high": float("nan"), "side": ""})
+            out.update({setting: float("nan"), "low": float("nan"), "high": float("nan"), "side": ""})
             return out
     else:
         note = ""
         out.update(reachable=True)
     if whole:
         x = _whole(x, allowed_high, lambda k: _meets(at(k)[measure.column], measure, target), lo, hi)
-    out[page.slider] = x
-    out["side"] = f"{page.slider} ≥ {x:.6g}" if allowed_high else f"{page.slider} ≤ {x:.6g}"
+    out[setting] = x
+    out["side"] = f"{setting} ≥ {x:.6g}" if allowed_high else f"{setting} ≤ {x:.6g}"
     low = high = x
     if not measure.exact:  # the simulation's own error: the mean ± 1.96 standard errors
         se = np.array([r.get(f"{measure.column}_se", 0.0) for r in rows])
@@ -236,12 +265,16 @@ def _one(page: Page, v: Mapping[str, Any], mechanism: str, measure: Measure, tar
     return out
 
 
-def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def calibrate_page(
+    page: str, targets: Mapping[str, Any], settings: Mapping[str, Any] | None = None, solve: str | None = None
+) -> pd.DataFrame:
     """One row per mechanism (and target) of ``page``: the slider value where each target is
     reached, the side of it that meets the target, the interval (simulated measures), every
     measure there, and ``reachable``. ``settings`` are the page's other parameters (as the page's
-    link and ``--set`` take them). Bad input raises :class:`dpviz.errors.InputError` with one
-    sentence naming what was wrong and what is allowed."""
+    link and ``--set`` take them). ``solve`` names the setting solved for: the page's slider
+    (the default) or one of its :class:`OtherSetting` ones; the table's ``attrs["solved"]`` names
+    it. Bad input raises :class:`dpviz.errors.InputError` with one sentence naming what was wrong
+    and what is allowed."""
 
     if page not in PAGES:
         raise InputError(f"{page!r} cannot be calibrated; the pages are {', '.join(PAGES)}.")
@@ -253,7 +286,16 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
     values, errors = validate(params, dict(settings or {}))
     if errors:
         raise InputError(" ".join(errors))
-    slider = next(q for q in params if q.name == p.slider)
+    solve = solve or p.slider
+    if solve not in p.solvable():
+        raise InputError(
+            f"{solve!r} cannot be solved for on the {page} page; it solves for {' or '.join(p.solvable())}."
+        )
+    other = next((o for o in p.others if o.param == solve), None)
+    why = other.applies(values) if other is not None else ""
+    if why:
+        raise InputError(why)
+    slider = next(q for q in params if q.name == solve)
     lo, hi = float(slider.min), float(slider.max)
     parsed = {}
     for name, raw in targets.items():
@@ -270,6 +312,11 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
                 f"the target {name}={value:g} is outside what {measure.label} can be: [{low:g}, {high:g}]."
             )
         if measure.kind == "setting":
+            if solve != p.slider:
+                raise InputError(
+                    f"{name} is a setting, not a measure, when solving for {solve}: give {name} as a setting "
+                    f"(--set {name}=…), or solve for {p.slider}."
+                )
             if not lo <= value <= hi:
                 raise InputError(
                     f"the target {name}={value:g} is outside the {control_of(slider)}'s range [{lo:g}, {hi:g}] "
@@ -294,15 +341,16 @@ def calibrate_page(page: str, targets: Mapping[str, Any], settings: Mapping[str,
                 row.update(p.evaluate(state, values, mech, value))
                 rows.append(row)
             else:
-                rows.append(_one(p, values, mech, measure, value, lo, hi))
-                if p.second is not None:
+                rows.append(_one(p, values, mech, measure, value, lo, hi, solve))
+                if p.second is not None and solve == p.slider:
                     second = p.second
                     rows[-1][second.param] = values[second.param] if mech == second.mechanism else float("nan")
-        if p.second is not None and measure.kind != "setting":
+        if p.second is not None and measure.kind != "setting" and solve == p.slider:
             rows.extend(_second_curve(p, values, measure, value, lo, hi))
     df = pd.DataFrame(rows)
     if len(parsed) > 1:
-        _contradictions(df, p)
+        _contradictions(df, p, solve)
+    df.attrs["solved"] = solve
     return df
 
 
@@ -319,14 +367,14 @@ def _second_curve(p: Page, values: Mapping[str, Any], measure: Measure, target: 
     return out
 
 
-def _contradictions(df: pd.DataFrame, page: Page) -> None:
+def _contradictions(df: pd.DataFrame, page: Page, solved: str) -> None:
     """Two targets on one mechanism whose allowed sides of the slider do not meet: no setting
     meets both; said in one sentence per mechanism, the table kept."""
     notes = []
     for mech, part in df.groupby("mechanism", sort=False):
         lo, hi = -math.inf, math.inf
         for r in part.itertuples():
-            x = getattr(r, page.slider)
+            x = getattr(r, solved)
             if not r.reachable or not isinstance(x, float) or math.isnan(x):
                 continue
             if "≥" in r.side:
@@ -334,7 +382,7 @@ def _contradictions(df: pd.DataFrame, page: Page) -> None:
             else:
                 hi = min(hi, x)
         if lo > hi:
-            notes.append(f"{mech}: no {page.slider} meets every target ({page.slider} ≥ {lo:.4g} and ≤ {hi:.4g})")
+            notes.append(f"{mech}: no {solved} meets every target ({solved} ≥ {lo:.4g} and ≤ {hi:.4g})")
     if notes:
         df["note"] = [
             (n + "; " if n else "") + next((c for c in notes if c.startswith(f"{m}:")), "")
@@ -348,14 +396,15 @@ def _contradictions(df: pd.DataFrame, page: Page) -> None:
 
 def panel_answer(page: str, values: Mapping[str, Any]) -> pd.DataFrame | None:
     """The panel's answer: None while no target is chosen, else :func:`calibrate_page` for the
-    chosen target at the page's other settings (the solved slider's own value plays no part)."""
+    chosen target at the page's other settings (the solved setting's own value plays no part),
+    solved for the page's slider or, where the page has others, the one ``target_solve`` names."""
     target = values.get("target_measure", "none")
     if target in (None, "none"):
         return None
-    settings = {k: v for k, v in values.items() if k not in ("target_measure", "target_value")}
+    settings = {k: v for k, v in values.items() if k not in ("target_measure", "target_value", "target_solve")}
 
     params = {q.name: q for q in PAGES[page].params()}
     raw = {k: format_value(params[k], v) for k, v in settings.items() if k in params}
-    table = calibrate_page(page, {target: values["target_value"]}, raw)
+    table = calibrate_page(page, {target: values["target_value"]}, raw, values.get("target_solve"))
     table.attrs["page"] = page
     return table

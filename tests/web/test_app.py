@@ -366,6 +366,7 @@ def test_a_point_of_omes_epsilon_lambda_curve_moves_both_sliders():
         ("hoho", HOHO_FAST, "reconstruction_mean", "0.6", "epsilon"),
         ("partial", {"per_class": "100", "sgd_steps": "100", "dpsgd_steps": "100"}, "rdp_epsilon", "1", "sigma"),
         ("budget", {"sigma": "8"}, "epsilon", "3", "k"),
+        ("budget", {"k": "1000", "target_solve": "sigma"}, "epsilon", "3", "sigma"),
     ],
 )
 def test_every_paper_page_answers_a_target_and_draws_its_frontier(key, query, target, value, slider):

@@ -45,11 +45,14 @@ def show(answer: pd.DataFrame | None, values) -> None:
         st.divider()
         return
     page = PAGES[answer.attrs["page"]]
-    slider = page.slider
+    slider = answer.attrs.get("solved", page.slider)  # the page's slider, or the setting the panel chose
     target, value = values["target_measure"], values["target_value"]
     measure = page.measure(target)
     sense = measure.sense
-    st.markdown(f"**Target:** {target} {sense} {value:g} ({measure.label}), solved over {slider} for every curve.")
+    held = f", the other settings held (k = {values[page.slider]:g})" if slider != page.slider else ""
+    st.markdown(
+        f"**Target:** {target} {sense} {value:g} ({measure.label}), solved over {slider} for every curve{held}."
+    )
     for note in answer.attrs.get("contradictions", []):
         st.warning(f"These targets contradict each other: {note}.")
     st.dataframe(_table(answer, slider), hide_index=True, width="stretch")
@@ -77,7 +80,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
             key="target-move-" + "-".join(f"{k}{v:g}" for k, v in moves.items()) + f"-{row.mechanism}",
             on_click=_move,
             args=(moves,),
-            help=f"Sets the slider to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
+            help=f"Sets {slider} to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
             "significant digits on that side).",
         )
     st.download_button(

@@ -39,7 +39,7 @@ PAPER = Paper(
     sidebar=(
         SidebarGroup("Mechanism and releases"),
         SidebarGroup("A real attack on top", ("hoho_epsilon", "hoho_lambda", "audit_tpr", "audit_fpr")),
-        SidebarGroup("Choose from a target", ("target_measure", "target_value")),
+        SidebarGroup("Choose from a target", ("target_measure", "target_value", "target_solve")),
     ),
     seed_note="nothing on this page is random: every number is an accountant's bound.",
     notes=(

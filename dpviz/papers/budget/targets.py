@@ -2,6 +2,9 @@
 and for its frontier (:mod:`dpviz.frontier`): the largest number of releases k whose ε at δ stays
 within a target, or whose best attacker's true-positive rate at 1% false positives does, one row
 per accountant (the page's "mechanisms" are its accountants: how many releases each one allows).
+The same targets can be solved for the release's own setting at the page's k: the smallest noise
+multiplier σ (Gaussian, DP-SGD: Opacus's "noise for a target ε after k steps at q") or the largest
+ε₀ of one release (Laplace, randomized response).
 
 k is a whole number: each measure is read at ⌊k⌋, so it is a step function of the solver's x and
 the answer is the largest whole k that meets the target (the solver rounds towards the side that
@@ -16,10 +19,10 @@ import math
 from typing import Any, Mapping
 
 from dpviz import registry
-from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS
+from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS, LABELS
 from dpviz.frontier import Axes
 from dpviz.papers.budget.figures import release_of
-from dpviz.targets import Measure, Page, panel_answer
+from dpviz.targets import Measure, OtherSetting, Page, panel_answer
 
 FPR = 0.01
 """The false-positive rate at which the attacker's target is read."""
@@ -32,6 +35,21 @@ def tpr_bound(epsilon: float, delta: float, alpha: float = FPR) -> float:
     if epsilon > 700:  # e^ε overflows; the bound is 1 long before
         return 1.0
     return min(1.0, math.exp(epsilon) * alpha + delta, 1 - math.exp(-epsilon) * (1 - delta - alpha))
+
+
+def _setting_applies(param: str, kinds: tuple[str, ...]):
+    """:class:`OtherSetting`'s ``applies`` for a release parameter that only ``kinds`` have."""
+
+    def applies(v: Mapping[str, Any]) -> str:
+        if v["mechanism"] in kinds:
+            return ""
+        which = " and ".join(LABELS[k] for k in kinds)
+        return (
+            f"{param} plays no part in a {LABELS[v['mechanism']]} release: solve for it with the mechanism "
+            f"{which}, or solve for k."
+        )
+
+    return applies
 
 
 def _params():
@@ -69,6 +87,10 @@ TARGETS = Page(
     _params,
     _prepare,
     _evaluate,
+    others=(
+        OtherSetting("sigma", _setting_applies("sigma", ("gaussian", "subsampled"))),
+        OtherSetting("epsilon0", _setting_applies("epsilon0", ("laplace", "rr"))),
+    ),
 )  # fmt: skip
 FRONTIER = Axes(
     "epsilon",

@@ -5,6 +5,7 @@ the validator's sentence."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -105,6 +106,96 @@ def test_the_largest_k_within_an_epsilon_is_the_closed_forms_whole_k():
     assert table.loc["pld", "k"] > table.loc["rdp", "k"] > table.loc["basic", "k"]  # tighter allows more
     pure = calibrate("budget", epsilon=2.0, settings={"mechanism": "laplace", "epsilon0": 0.3}).set_index("mechanism")
     assert pure.loc["basic", "k"] == math.floor(2.0 / 0.3)
+
+
+@pytest.mark.parametrize("k, t, delta", [(1, 1.0, 1e-5), (100, 3.0, 1e-5), (1000, 2.0, 1e-6), (7, 0.5, 1e-3)])
+def test_the_smallest_sigma_within_an_epsilon_is_the_closed_forms(k, t, delta):
+    """Solved for σ at k releases (Opacus's question): zCDP's σ from its closed form (ρ = k/(2σ²)
+    and ε = ρ + 2√(ρ log(1/δ)) solved for σ); the PLD's σ (the Gaussian's PLD is its exact curve)
+    is where Balle and Wang's δ(ε) of μ = √k/σ, computed here from the normal CDF, equals δ at ε = t;
+    for every accountant 0.98σ misses the target and σ meets it (minimal)."""
+    from dpviz import calibrate
+
+    table = calibrate("budget", epsilon=t, solve="sigma", settings={"k": k, "delta": delta}).set_index("mechanism")
+    assert table.attrs["solved"] == "sigma" and (table[table["reachable"]]["k"] == k).all()
+    log_term = math.log(1 / delta)
+    rho = (math.sqrt(log_term + t) - math.sqrt(log_term)) ** 2
+    assert table.loc["zcdp", "sigma"] == pytest.approx(math.sqrt(k / (2 * rho)), rel=1e-8)
+    mu = math.sqrt(k) / table.loc["pld", "sigma"]
+    exact = stats.norm.cdf(-t / mu + mu / 2) - math.exp(t) * stats.norm.cdf(-t / mu - mu / 2)
+    assert exact == pytest.approx(delta, rel=1e-6)
+    for name, row in table.iterrows():
+        if not row["reachable"]:
+            assert name in ("basic", "advanced") and "not reachable" in row["note"]
+            continue
+        sigma = float(row["sigma"])
+        assert acc.epsilon(name, Release("gaussian", sigma=sigma), k, delta) <= t * (1 + 1e-9), name
+        assert acc.epsilon(name, Release("gaussian", sigma=0.98 * sigma), k, delta) > t, name
+        assert row["side"].startswith("sigma ≥")
+
+
+def test_the_smallest_sigma_for_dp_sgd_gives_back_the_tutorials_noise():
+    """TensorFlow Privacy's MNIST setting (batch 256 of 60,000, 60 epochs; see
+    tests/budget/test_accountants.py): solving for σ at the ε the RDP and PLD accountants give at
+    σ = 1.12 returns 1.12 (the solver inverts the accountant), and 0.98x that σ misses the target."""
+    from dpviz import calibrate
+
+    q, steps = 256 / 60000, math.ceil(60 * 60000 / 256)
+    release = Release("subsampled", q=q, sigma=1.12)
+    for name in ("rdp", "pld"):
+        t = acc.epsilon(name, release, steps, 1e-5)
+        settings = {"mechanism": "subsampled", "q": q, "k": steps, "delta": 1e-5}
+        row = calibrate("budget", epsilon=t, solve="sigma", settings=settings).set_index("mechanism").loc[name]
+        assert row["sigma"] == pytest.approx(1.12, rel=1e-6), name
+        assert acc.epsilon(name, Release("subsampled", q=q, sigma=0.98 * 1.12), steps, 1e-5) > t
+
+
+def test_the_largest_epsilon0_within_an_attackers_rate_is_the_closed_forms():
+    """Solved for ε₀ of one release: basic composition's ε₀ = t/k; for the attacker's target, the
+    (ε, δ) region's TPR at 1% FPR is e^ε·α + δ while below 1/2, so basic composition's largest ε₀ is
+    log((t − δ)/α)/k; 1.02x that ε₀ misses."""
+    from dpviz import calibrate
+    from dpviz.papers.budget.targets import tpr_bound
+
+    eps = calibrate("budget", epsilon=2.0, solve="epsilon0", settings={"mechanism": "laplace", "k": 8})
+    assert eps.set_index("mechanism").loc["basic", "epsilon0"] == pytest.approx(2.0 / 8, rel=1e-8)
+    delta, t, k = 1e-5, 0.05, 10
+    table = calibrate(
+        "budget", tpr_at_1pct=t, solve="epsilon0", settings={"mechanism": "rr", "k": k, "delta": delta}
+    ).set_index("mechanism")
+    assert table.loc["basic", "epsilon0"] == pytest.approx(math.log((t - delta) / 0.01) / k, rel=1e-8)
+    for name, row in table.iterrows():
+        x = float(row["epsilon0"])
+        assert row["side"].startswith("epsilon0 ≤")
+        eps_more = acc.epsilon(name, Release("rr", epsilon0=1.02 * x), k, delta)
+        assert tpr_bound(eps_more, delta) > t, name
+
+
+@pytest.mark.parametrize(
+    "solve, settings, said",
+    [
+        ("sigma", {"mechanism": "laplace"}, "sigma plays no part in a Laplace release"),
+        ("epsilon0", {"mechanism": "gaussian"}, "epsilon0 plays no part in a Gaussian release"),
+        ("q", {}, "'q' cannot be solved for on the budget page; it solves for k or sigma or epsilon0"),
+    ],
+)
+def test_solving_for_a_setting_that_plays_no_part_is_refused_with_a_sentence(solve, settings, said):
+    from dpviz import calibrate
+
+    with pytest.raises(InputError, match=re.escape(said)):
+        calibrate("budget", epsilon=1.0, solve=solve, settings=settings)
+    with pytest.raises(InputError, match="k is a setting, not a measure, when solving for sigma"):
+        calibrate("budget", k=10, solve="sigma")
+
+
+def test_the_command_line_solves_for_sigma(capsys):
+    from dpviz.cli import main
+
+    assert main(["calibrate", "budget", "--target", "epsilon=3", "--solve", "sigma", "--set", "k=100"]) == 0
+    out = capsys.readouterr().out
+    assert "sigma ≥" in out and "pld" in out
+    assert main(["calibrate", "budget", "--target", "epsilon=3", "--solve", "q"]) == 2
+    assert "cannot be solved for" in capsys.readouterr().err
 
 
 def test_the_attackers_target_reads_the_region_of_epsilon_delta():
