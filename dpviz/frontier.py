@@ -21,6 +21,7 @@ frontiers to the worst: a point inside it is beaten by the curve on its best edg
 from __future__ import annotations
 
 import functools
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -28,7 +29,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from dpviz import caches
+from dpviz import caches, tables
 from dpviz.declarations import PerPaper
 from dpviz.panels import Panel
 from dpviz.params import Param
@@ -149,10 +150,35 @@ def _grid(p: Param, here: float) -> np.ndarray:
     return np.unique(np.r_[xs, here])
 
 
+POINTS_KIND = "frontier-points"
+"""The disk cache's kind (:func:`dpviz.tables.read_shared`) of a curve's points, per page and state."""
+
+
+def _load_points(page: str, state: tuple) -> dict:
+    """A curve's points that any process sharing the disk cache has computed (the build, a frame
+    worker, another server process), else none: ``{x: (privacy, utility)}``."""
+    found = tables.read_shared(POINTS_KIND, {"page": page, "state": repr(state)})
+    if found is None:
+        return {}
+    try:
+        return {float(x): (float(a), float(b)) for x, a, b in json.loads(found)}
+    except (ValueError, TypeError):
+        return {}
+
+
+def _save_points(page: str, state: tuple, points: dict) -> None:
+    rows = sorted([x, a, b] for x, (a, b) in points.items())
+    tables.write_shared(POINTS_KIND, {"page": page, "state": repr(state)}, json.dumps(rows).encode())
+
+
 def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     """Every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
-    ``frontier.curves``), so a slider's move or a new target computes only its own point."""
+    ``frontier.curves``), so a slider's move or a new target computes only its own point.
+    They are also kept in the disk cache, per mechanism and setting, for every process sharing it:
+    after a step of the swept slider, the frames along another slider (one setting per position)
+    compute each position's new point only, the curves' grid points coming from what the build or
+    another process computed (issue "Live from the first second")."""
 
     p = PAGES[page]
     axes = AXES[page]
@@ -160,8 +186,9 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     mechanisms, evaluate = axes.curves or (p.mechanisms_for(values), p.evaluate)
     rows = []
     for mech in mechanisms:
-        points = caches.memo("frontier.curves").get((page,) + _state_key(page, values, mech), dict)
-        prepared = None
+        state = _state_key(page, values, mech)
+        points = caches.memo("frontier.curves").get((page,) + state, lambda state=state: _load_points(page, state))
+        prepared, added = None, False
         for x in _grid(slider, values[p.slider]):
             x = float(x)
             if x not in points:
@@ -169,6 +196,7 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
                     prepared = p.prepare(values, mech)
                 m = evaluate(prepared, values, mech, x)
                 points[x] = (float(m[axes.privacy]), float(m[axes.utility]))
+                added = True
             priv, util = points[x]
             kind = "current" if x == values[p.slider] else "curve"
             if kind == "curve" and axes.privacy_log and not PRIVACY_WINDOW[0] <= priv <= PRIVACY_WINDOW[1]:
@@ -176,6 +204,8 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
             rows.append((kind, mech, _label(page, mech, values), x, priv, util))
             if kind == "current":
                 rows.append(("curve", mech, _label(page, mech, values), x, priv, util))
+        if added:
+            _save_points(page, state, points)
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

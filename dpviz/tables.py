@@ -66,14 +66,42 @@ def cached_table(figure_id: str, canonical: Mapping[str, str], compute: Callable
     )
 
 
+def _blob_path_meta(kind: str, canonical: Mapping[str, str]) -> tuple[Path, dict]:
+    path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
+    meta = {"kind": kind, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    return path, meta
+
+
 def cached_blob(kind: str, canonical: Mapping[str, str], compute: Callable[[], bytes]) -> bytes:
     """Bytes (a figure's encoded frames, :mod:`dpviz.frames`) kept on disk like a table: verified
     on reading, computed once by the processes sharing the cache (the others wait and read it)."""
-    path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
-    meta = {"kind": kind, "params": dict(sorted((k, str(v)) for k, v in canonical.items())), "version": __version__}
+    path, meta = _blob_path_meta(kind, canonical)
     return _cached(
         path, lambda: integrity.read_blob(path, meta), compute, lambda b: integrity.write_blob(b, path, meta)
     )
+
+
+def read_shared(kind: str, canonical: Mapping[str, str]) -> bytes | None:
+    """Bytes that processes sharing the cache add to over time (:func:`write_shared`), if any verify."""
+    path, meta = _blob_path_meta(kind, canonical)
+    found = integrity.read_blob(path, meta)
+    if found is not None:
+        _touch(path)
+    return found
+
+
+def write_shared(kind: str, canonical: Mapping[str, str], data: bytes) -> None:
+    """Replace the shared bytes of this key (no lock: each writer writes what it read plus what it
+    computed, so a lost write loses only work that is done again; a reader between the data and its
+    check sees no file). A cache that cannot be written is left as it is."""
+    path, meta = _blob_path_meta(kind, canonical)
+    try:
+        new = not path.exists()
+        integrity.write_blob(data, path, meta)
+        if new:  # a rewrite replaces a file of about its size: the quota is looked at for new files only
+            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+    except OSError:
+        pass
 
 
 def _cached(path: Path, read: Callable[[], Any], compute: Callable[[], Any], write: Callable[[Any], None]) -> Any:
@@ -98,7 +126,7 @@ def _cached(path: Path, read: Callable[[], Any], compute: Callable[[], Any], wri
 
 def blob_cached(kind: str, canonical: Mapping[str, str]) -> bool:
     """Whether :func:`cached_blob` would read these bytes from disk (whether they verify is decided on reading)."""
-    path = cache_dir() / "tables" / kind / f"{cache_key(kind, canonical)}.bin"
+    path, _ = _blob_path_meta(kind, canonical)
     return path.exists() and integrity.sidecar(path).exists()
 
 

@@ -154,3 +154,39 @@ def test_a_solved_setting_is_rounded_towards_the_side_that_meets_the_target(x, s
     from webui.panels.targets import slider_value
 
     assert slider_value(x, side) == expected
+
+
+def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch):
+    """A process that starts with an empty memo (a frame worker, another server process) reads the
+    curves' points another process computed from the disk cache: at a new slider value only the new
+    point of each curve is evaluated, and the table is the one computed from nothing; a file that
+    does not verify is computed again."""
+    import dataclasses
+
+    from dpviz import caches, frontier, tables
+
+    raw = {"dim": "9", "draws": "100", "epsilon": "2"}
+    first, _ = _table("adept-frontier", raw)
+    page = frontier.PAGES["adept"]
+    calls = []
+
+    def counted(*a):
+        calls.append(a[-1])
+        return page.evaluate(*a)
+
+    pages = {k: frontier.PAGES[k] for k in frontier.PAGES}
+    monkeypatch.setattr(frontier, "PAGES", {**pages, "adept": dataclasses.replace(page, evaluate=counted)})
+    caches.fresh("frontier.curves")
+    again, _ = _table("adept-frontier", raw)
+    assert calls == []  # every point from the disk
+    assert again.equals(first)
+    caches.fresh("frontier.curves")
+    moved, _ = _table("adept-frontier", {**raw, "epsilon": "2.5"})
+    mechanisms = moved[moved.kind == "current"].mechanism.nunique()
+    assert set(calls) == {2.5} and len(calls) == mechanisms  # one new point per curve
+    for path in (tables.cache_dir() / "tables" / frontier.POINTS_KIND).glob("*.bin"):
+        path.write_bytes(path.read_bytes()[:-3] + b"]]]")  # bytes that no longer match their check
+    caches.fresh("frontier.curves")
+    calls.clear()
+    fresh, _ = _table("adept-frontier", {**raw, "epsilon": "2.5"})
+    assert fresh.equals(moved) and len(calls) > 20 * mechanisms  # every point again

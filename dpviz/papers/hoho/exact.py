@@ -49,6 +49,12 @@ class AttackCounts:
     pair_counts: np.ndarray  # (T, N-1, 4) class counts (11, 01, 10, 00) of every other sentence vs the target
     ones: np.ndarray  # (N,) clean ones of every sentence (reconstruction)
     r: int  # values per sentence (OME's budget is split over r*l bits)
+    distinct: tuple[np.ndarray, np.ndarray] | None = None
+    """:func:`_unique_rows` of ``pair_counts``, found once with the counts (every (ε, λ) reads it)."""
+
+    def distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct count vectors of the pairs and, per pair, which one is its own."""
+        return self.distinct if self.distinct is not None else _unique_rows(self.pair_counts)
 
 
 def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
@@ -88,7 +94,10 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
     others = np.ones((len(targets), n), dtype=bool)
     others[np.arange(len(targets)), targets] = False
     pair_counts = counts[others].reshape(len(targets), n - 1, 4)
-    return AttackCounts(mechanism, positions, np.asarray(targets), ones[targets], pair_counts, ones, vectors.shape[1])
+    return AttackCounts(
+        mechanism, positions, np.asarray(targets), ones[targets], pair_counts, ones, vectors.shape[1],
+        _unique_rows(pair_counts),
+    )  # fmt: skip
 
 
 def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tuple[float, float]:
@@ -101,24 +110,43 @@ def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tu
     return float(p), float(q)
 
 
-def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
-    """pmf over 0..positions of a sum of independent binomials: counts (..., C) trials with
-    success probabilities agree (C,). Exact up to floating-point rounding (~1e-15).
+def score_transforms(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
+    """The discrete Fourier transform (numpy's sign, first half: the pmf is real, the rest are
+    conjugates) of the pmf over 0..positions of a sum of independent binomials, counts (U, C)
+    trials with success probabilities agree (C,): the generating function at the K = positions + 1
+    roots of unity z, prod_c f_c(z)^(n_c) with f_c(z) = 1 - agree_c + agree_c z.
 
-    The generating function is evaluated at the first half of the K = positions + 1 roots of
-    unity (the pmf is real, so the rest are conjugates) as exp(sum_c n_c log f_c), with the
-    complex exponential taken apart into real exp, cos and sin (several times faster)."""
+    Each class's powers f_c^n are computed once for each count n that occurs in the class (a
+    table of exp(n log f_c), the complex exponential taken apart into real exp, cos and sin), and
+    each row is the product of its four table rows: 4 x (distinct counts) complex exponentials
+    rather than U x 4 (the pairs of one corpus have a few dozen distinct counts per class)."""
     k = positions + 1
     half = k // 2 + 1
     z = np.exp(-2j * np.pi * np.arange(half) / k)
     factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]  # (C, half)
     logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))  # a zero factor: p = 1/2 at z = -1
-    c = np.asarray(counts, dtype=np.float64)
-    modulus = np.exp(c @ logf.real)
-    angle = c @ logf.imag
-    values = modulus * np.cos(angle) + 1j * (modulus * np.sin(angle))  # prod_c factor_c ** n_c
-    pmf = np.fft.irfft(values, n=k, axis=-1)  # values are the pmf's DFT (numpy's sign)
-    return np.clip(pmf, 0.0, None)
+    counts = np.asarray(counts)
+    values = None
+    for c in range(counts.shape[-1]):
+        levels, which = np.unique(counts[:, c], return_inverse=True)
+        n = levels.astype(np.float64)[:, None]
+        modulus, angle = np.exp(n * logf[c].real), n * logf[c].imag
+        table = np.empty(angle.shape, dtype=np.complex128)  # factor_c ** n for each level n
+        np.multiply(modulus, np.cos(angle), out=table.real)
+        np.multiply(modulus, np.sin(angle), out=table.imag)
+        if values is None:
+            values = table[which]
+        else:
+            values *= table[which]
+    return values
+
+
+def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
+    """pmf over 0..positions of a sum of independent binomials: counts (U, C) trials with
+    success probabilities agree (C,), read off by one inverse FFT of :func:`score_transforms`
+    (the support 0..positions fits: no wrap-around). Exact up to floating-point rounding (~1e-15)."""
+    pmf = np.fft.irfft(score_transforms(counts, agree, positions), n=positions + 1, axis=-1)
+    return np.maximum(pmf, 0.0, out=pmf)
 
 
 def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -131,51 +159,72 @@ def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
-    """The flip probabilities (p, q), the pmf of each target's own score X (T, K), every distinct
-    pair's score pmf (U, K) and, per (target, sentence), which of those is Y_j's (T, N-1): what
-    both the AUC alone and the whole attack start from. Call it inside a one-thread BLAS block
-    (:func:`exact_attack` says why)."""
+    """The flip probabilities (p, q), the pmf of each target's own score X (T, K), the transform
+    (:func:`score_transforms`) of every distinct pair's score pmf (U, K // 2 + 1) and, per
+    (target, sentence), which of those is Y_j's (T, N-1): what both the AUC alone and the whole
+    attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack` says why)."""
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
-    uniq, which = _unique_rows(counts.pair_counts)
+    uniq, which = counts.distinct_pairs()
     px = score_pmfs(pos_counts, agree, counts.positions)
-    return p, q, px, score_pmfs(uniq, agree, counts.positions), which
+    return p, q, px, score_transforms(uniq, agree, counts.positions), which
 
 
-def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
-    """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
-    ROC curve): mean_j P[X > Y_j] + P[X = Y_j]/2, each term a dot product of Y_j's pmf with one
-    weight per score, w(y) = P[X > y] + P[X = y]/2; each distinct pmf of the pairs is computed once."""
-    with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
-        _, _, px, pu, which = _score_distributions(counts, lam, epsilon)
-        weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
-        per = pu @ weight.T  # (U, T)
+def _dot_weights(k: int) -> np.ndarray:
+    """Parseval over a real sequence's half spectrum: sum_y a(y) b(y) = (1/K) sum_k w_k Re(A_k
+    conj(B_k)), w = 1 at frequency 0 (and at K/2 for an even K), 2 elsewhere."""
+    w = np.full(k // 2 + 1, 2.0)
+    w[0] = 1.0
+    if k % 2 == 0:
+        w[-1] = 1.0
+    return w / k
+
+
+def _auc_per_target(px: np.ndarray, vu: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """mean_j P[X > Y_j] + P[X = Y_j]/2 per target: each distinct pmf of the pairs dotted with one
+    weight per score, w(y) = P[X > y] + P[X = y]/2, then averaged over each target's pairs. The
+    dot products are taken between the transforms (Parseval), so no pair's pmf is transformed back."""
+    k = px.shape[1]
+    weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
+    wt = np.fft.rfft(weight, axis=1) * _dot_weights(k)  # (T, half)
+    per = vu.real @ wt.real.T + vu.imag @ wt.imag.T  # (U, T): Re(V conj(W)) summed with the weights
     targets = np.arange(which.shape[0])[:, None]
     return np.clip(per[which, targets].mean(axis=1), 0.0, 1.0)
 
 
+def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
+    """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
+    ROC curve and the reconstruction); each distinct pmf of the pairs is computed once."""
+    with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
+        _, _, px, vu, which = _score_distributions(counts, lam, epsilon)
+        return _auc_per_target(px, vu, which)
+
+
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
     """Expected AUC per target, expected reconstruction accuracy per sentence and the ROC curve
-    averaged over targets at every score threshold, for one (ε, λ)."""
+    averaged over targets at every score threshold, for one (ε, λ).
+
+    The ROC's false-positive rate at θ, mean over targets t and their pairs j of P[Y_tj >= θ], is
+    the survival function of one pmf: the mean of the distinct pairs' pmfs weighted by how many
+    (t, j) pairs have each, so no pmf is gathered per pair."""
     # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
     # the products are small, and a threaded BLAS rounds them differently from a single thread, so
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
     with one_numpy_blas_thread():
-        p, q, px, pu, which = _score_distributions(counts, lam, epsilon)
-        py = pu[which]  # (T, N-1, K), each distinct pmf computed once
-    # P[X > y] and P[X = y] for every score y
-    sx_gt = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - px  # P[X > y]
-    auc = ((py * sx_gt[:, None, :]).sum(-1) + 0.5 * (py * px[:, None, :]).sum(-1)).mean(axis=1)
+        p, q, px, vu, which = _score_distributions(counts, lam, epsilon)
+        auc = _auc_per_target(px, vu, which)
+        share = np.bincount(which.ravel(), minlength=len(vu)) / which.size  # of the (t, j) pairs
+        mean_y = np.fft.irfft(share @ vu, n=px.shape[1])  # (K,): the pairs' mean pmf
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]  # P[X >= θ], θ = 0..positions
-    fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)  # mean_j P[Y_j >= θ]
+    fpr = np.cumsum(mean_y[::-1])[::-1]  # mean_tj P[Y_tj >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions
     return {
-        "auc": np.clip(auc, 0.0, 1.0),
+        "auc": auc,
         "reconstruction": recon,
         "tpr": np.clip(tpr.mean(0), 0.0, 1.0),
-        "fpr": np.clip(fpr.mean(0), 0.0, 1.0),
+        "fpr": np.clip(fpr, 0.0, 1.0),
         "p": p,
         "q": q,
     }

@@ -125,9 +125,39 @@ def test_the_live_roc_is_drawn_in_threshold_order_whatever_the_ties():
     assert np.array_equal(np.asarray(again["y"]), np.asarray(roc["y"]))
 
 
-@pytest.mark.parametrize("mechanism, lam, eps", [("ome", 10.0, 1.0), ("sue", 1.0, 2.0), ("oue", 1.0, 0.3)])
-def test_the_auc_alone_is_the_attacks_auc(corpus, mechanism, lam, eps):
-    """exact_auc (the calibration's measure) against exact_attack's AUC, computed through the
-    ROC's pair sums: the same numbers to rounding."""
+def _binomial_sum_pmf(counts, agree, positions):
+    """A sum of independent binomials' pmf by convolving their pmfs (scipy's), padded to 0..positions."""
+    pmf = np.array([1.0])
+    for n, p in zip(counts, agree):
+        pmf = np.convolve(pmf, stats.binom.pmf(np.arange(n + 1), n, p))
+    return np.pad(pmf, (0, positions + 1 - len(pmf)))
+
+
+@pytest.mark.parametrize(
+    "mechanism, lam, eps",
+    # OME: K = 276 scores (even: the transforms' Nyquist term counts once; it matters where p is far
+    # from 1/2, λ = 100), an AUC far from 1/2 and 1 (λ = 1.5); SUE and OUE: K = 801 (odd)
+    [("ome", 1.5, 0.3), ("ome", 100.0, 0.01), ("ome", 1.0, 0.05), ("sue", 1.0, 2.0), ("oue", 1.0, 0.3)],
+)
+def test_the_attack_equals_its_pair_by_pair_sums_over_convolved_binomials(corpus, mechanism, lam, eps):
+    """exact_attack and exact_auc (which take the AUC's dot products between Fourier transforms and
+    the ROC's false positives from one weighted mean pmf) against the definitions, pair by pair: each
+    score's pmf by convolving binomials, AUC = mean_j sum_y P[Y_j = y] (P[X > y] + P[X = y]/2),
+    FPR(θ) = mean over targets and pairs of P[Y_j >= θ], TPR(θ) = mean over targets of P[X >= θ]."""
     counts = H.attack_counts(corpus, mechanism, np.array([3, 17, 40]))
-    assert np.allclose(H.exact_auc(counts, lam, eps), H.exact_attack(counts, lam, eps)["auc"], rtol=0, atol=1e-13)
+    p, q = H.flip_probabilities(mechanism, lam, eps, counts.r)
+    agree = (p, q, 1 - p, 1 - q)
+    positions = counts.positions
+    aucs, fprs, tprs = [], [], []
+    for t, ones in enumerate(counts.target_ones):
+        px = _binomial_sum_pmf((ones, 0, 0, positions - ones), agree, positions)
+        above = np.cumsum(px[::-1])[::-1] - px  # P[X > y]
+        pys = np.array([_binomial_sum_pmf(c, agree, positions) for c in counts.pair_counts[t]])
+        aucs.append(np.mean(pys @ (above + 0.5 * px)))
+        fprs.append(np.cumsum(pys[:, ::-1], axis=1)[:, ::-1].mean(axis=0))
+        tprs.append(np.cumsum(px[::-1])[::-1])
+    got = H.exact_attack(counts, lam, eps)
+    assert np.allclose(got["auc"], aucs, rtol=0, atol=1e-13)
+    assert np.allclose(H.exact_auc(counts, lam, eps), aucs, rtol=0, atol=1e-13)
+    assert np.allclose(got["fpr"], np.mean(fprs, axis=0), rtol=0, atol=1e-13)
+    assert np.allclose(got["tpr"], np.mean(tprs, axis=0), rtol=0, atol=1e-13)
