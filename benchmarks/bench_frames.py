@@ -64,6 +64,7 @@ def main() -> None:
     # every table computed, none read from the disk cache: a figure kept on disk
     # (adept-privacy-loss) would otherwise be read back by whichever route runs second
     dpviz_tables.cached_table = lambda figure_id, canonical, compute: compute()
+    dpviz_tables.read_shared = lambda kind, canonical: None  # the frontiers' points too (dpviz.frontier)
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers()))
     args = ap.parse_args()

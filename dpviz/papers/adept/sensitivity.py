@@ -587,28 +587,21 @@ def fixes_evaluate(
         d = draws_by_dim[int(n)]
         for eps in epsilons:
             for mech in mechanisms:
-                kind, scale, eps_true, dlt = fix_noise(mech, int(n), clip, float(eps), delta)
-                s = "v1" if mech == "l1_clip" else "v"
-                e = "lap" if kind == "laplace" else "gau"
-                num = d[f"{s}.v"] + scale * d[f"{e}.v"]
-                norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
-                cos = num / (np.sqrt(norm_sq) * clip)
-                rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, int(n)) ** 2)
-                rows.append(
-                    (
-                        mech,
-                        int(n),
-                        float(eps),
-                        eps_true,
-                        dlt,
-                        scale,
-                        rms,
-                        rms / clip,
-                        float(cos.mean()),
-                        float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan,
-                    )
-                )
+                rows.append(fix_row(d, int(n), float(eps), clip, delta, mech))
     return pd.DataFrame(rows, columns=FIXES_COLUMNS)
+
+
+def fix_row(d: Mapping[str, Any], n: int, eps: float, clip: float, delta: float, mech: str) -> tuple:
+    """One row of :func:`fixes_evaluate` (its :data:`FIXES_COLUMNS`), from :func:`fixes_draws` of n."""
+    kind, scale, eps_true, dlt = fix_noise(mech, n, clip, eps, delta)
+    s = "v1" if mech == "l1_clip" else "v"
+    e = "lap" if kind == "laplace" else "gau"
+    num = d[f"{s}.v"] + scale * d[f"{e}.v"]
+    norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
+    cos = num / (np.sqrt(norm_sq) * clip)
+    rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, n) ** 2)
+    se = float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan
+    return (mech, n, eps, eps_true, dlt, scale, rms, rms / clip, float(cos.mean()), se)
 
 
 def fixes_utility(

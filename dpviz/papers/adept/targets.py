@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from dpviz import registry
+from dpviz import caches, registry
 from dpviz.frontier import Axes
 from dpviz.papers.adept import sensitivity as adept
-from dpviz.papers.adept.sensitivity import FIX_LABELS
+from dpviz.papers.adept.sensitivity import FIX_LABELS, FIXES_COLUMNS, fix_row
 from dpviz.targets import Measure, Page, panel_answer
 
 
@@ -27,17 +27,20 @@ def _params():
 
 
 def _prepare(v: Mapping[str, Any], mechanism: str):
-    return {int(v["dim"]): adept.fixes_draws(int(v["dim"]), v["clip"], v["draws"], v["seed"])}
+    """The fixes' ε-free draws at the page's n: the same for every mechanism, so kept per setting
+    (the process cache ``adept.draws``): the frontier asks once per mechanism and position."""
+    key = (int(v["dim"]), float(v["clip"]), int(v["draws"]), int(v["seed"]))
+    return caches.memo("adept.draws").get(key, lambda: adept.fixes_draws(*key))
 
 
 def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    row = adept.fixes_evaluate(state, [int(v["dim"])], [epsilon], v["clip"], v["delta"], [mechanism]).iloc[0]
+    row = dict(zip(FIXES_COLUMNS, fix_row(state, int(v["dim"]), float(epsilon), v["clip"], v["delta"], mechanism)))
     return {
-        "epsilon_actual": float(row.epsilon_actual),
-        "rms_error_relative": float(row.rms_error_relative),
-        "cosine": float(row.cosine),
-        "cosine_se": float(row.cosine_se),
-        "noise_scale": float(row.noise_scale),
+        "epsilon_actual": float(row["epsilon_actual"]),
+        "rms_error_relative": float(row["rms_error_relative"]),
+        "cosine": float(row["cosine"]),
+        "cosine_se": float(row["cosine_se"]),
+        "noise_scale": float(row["noise_scale"]),
     }
 
 
