@@ -21,6 +21,10 @@ same server. Two routes, each on a server of its own, in the same run (``--compa
 - ``drawing`` (the default): *Plotly*, the frame workers drawing every frame with Plotly's objects
   (``DPVIZ_FAST_DRAWING=0``, as before the fast drawing), against *fast*, the fast drawing
   (:mod:`dpviz.fast_figure`);
+- ``points``: *own*, each process computing the frontiers' points itself
+  (``DPVIZ_SHARED_POINTS=0``, as before 2026-11-29), against *shared*, the points kept in the
+  disk cache (the build's among them: after a step, the frames along the other slider compute
+  one new point per curve and position);
 - ``workers``: the *baseline* computes the frames in one background thread of the server process
   (``DPVIZ_FRAME_WORKERS=0``, as before the frame workers); *workers* hands them to the frame
   worker processes (:mod:`webui.frames_pool`, one per core).
@@ -49,6 +53,8 @@ COMPARISONS = {
     "workers": {"baseline": {"DPVIZ_FRAME_WORKERS": "0"}, "workers": {}},
     # the frame workers drawing each frame with Plotly (as before the fast drawing) against the fast drawing
     "drawing": {"Plotly": {"DPVIZ_FAST_DRAWING": "0"}, "fast": {}},
+    # the frontiers' points per process (as before 2026-11-29) against kept in the disk cache
+    "points": {"own": {"DPVIZ_SHARED_POINTS": "0"}, "shared": {}},
 }
 KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).map((e, i) => [

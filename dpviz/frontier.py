@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -154,9 +155,17 @@ POINTS_KIND = "frontier-points"
 """The disk cache's kind (:func:`dpviz.tables.read_shared`) of a curve's points, per page and state."""
 
 
+def _shared() -> bool:
+    """Whether curves' points go through the disk cache (``DPVIZ_SHARED_POINTS=0``: an operator's
+    switch, docs/hosting.md; the benchmark's baseline)."""
+    return os.environ.get("DPVIZ_SHARED_POINTS", "").strip() != "0"
+
+
 def _load_points(page: str, state: tuple) -> dict:
     """A curve's points that any process sharing the disk cache has computed (the build, a frame
     worker, another server process), else none: ``{x: (privacy, utility)}``."""
+    if not _shared():
+        return {}
     found = tables.read_shared(POINTS_KIND, {"page": page, "state": repr(state)})
     if found is None:
         return {}
@@ -167,6 +176,8 @@ def _load_points(page: str, state: tuple) -> dict:
 
 
 def _save_points(page: str, state: tuple, points: dict) -> None:
+    if not _shared():
+        return
     rows = sorted([x, a, b] for x, (a, b) in points.items())
     tables.write_shared(POINTS_KIND, {"page": page, "state": repr(state)}, json.dumps(rows).encode())
 

@@ -160,7 +160,7 @@ def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch):
     """A process that starts with an empty memo (a frame worker, another server process) reads the
     curves' points another process computed from the disk cache: at a new slider value only the new
     point of each curve is evaluated, and the table is the one computed from nothing; a file that
-    does not verify is computed again."""
+    does not verify is computed again, and so is every point with DPVIZ_SHARED_POINTS=0."""
     import dataclasses
 
     from dpviz import caches, frontier, tables
@@ -190,3 +190,7 @@ def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch):
     calls.clear()
     fresh, _ = _table("adept-frontier", {**raw, "epsilon": "2.5"})
     assert fresh.equals(moved) and len(calls) > 20 * mechanisms  # every point again
+    monkeypatch.setenv("DPVIZ_SHARED_POINTS", "0")  # the operator's switch: points per process only
+    caches.fresh("frontier.curves")
+    calls.clear()
+    assert _table("adept-frontier", {**raw, "epsilon": "2.5"})[0].equals(moved) and len(calls) > 20 * mechanisms
