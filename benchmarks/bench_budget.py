@@ -5,8 +5,8 @@ same run (CPU-seconds, ratio):
   (:func:`dpviz.budget.releases.pure_composition_epsilon`) against Brent's method on δ(ε) over the
   binomial sum (the first version);
 - the Gaussian's PLD ε: its closed form (μ-GDP) against ``dp-accounting``'s discretized PLD;
-- each of the page's charts at its defaults, and one target solved (``dpviz.calibrate``), from
-  empty in-process caches.
+- each of the page's charts at its defaults, and targets solved (``dpviz.calibrate``: the largest
+  k, and the smallest σ at k = 1000 for the Gaussian and DP-SGD), from empty in-process caches.
 
     python benchmarks/bench_budget.py
 """
@@ -75,6 +75,14 @@ def main() -> None:
     took, table = _cpu(lambda: calibrate("budget", epsilon=3, settings={"sigma": 8}))
     ks = ", ".join(f"{m} {int(k)}" for m, k in zip(table["mechanism"], table["k"]))
     print(f"  target epsilon=3 (σ = 8)  {took:7.2f}   largest k: {ks}")
+    for settings in ({"k": 1000}, {"mechanism": "subsampled", "q": 0.01, "k": 1000}):
+        caches.empty_all()
+        took, table = _cpu(lambda s=settings: calibrate("budget", epsilon=3, solve="sigma", settings=s))
+        sigmas = ", ".join(
+            f"{m} {x:.4g}" for m, x, ok in zip(table["mechanism"], table["sigma"], table["reachable"]) if ok
+        )
+        said = ", ".join(f"{k} = {v:g}" if not isinstance(v, str) else v for k, v in settings.items())
+        print(f"  smallest σ, epsilon=3 ({said})  {took:7.2f}   σ: {sigmas}")
     assert math.isfinite(took)
 
 
