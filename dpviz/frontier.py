@@ -462,6 +462,12 @@ def target_panel(page: str, params: tuple[Param, ...]):
             "Set a **target measure** and its **value** in the sidebar (“Choose from a target”): the answer is "
             "the setting that reaches it for every curve of the frontier above, with what the other measures cost "
             f"there, and a button that moves the {control} there."
+            + (
+                f" **Solve for** picks what is solved: the {control}, or a setting of the sidebar at the "
+                f"{control}'s value (the button then sets that box)."
+                if solve is not None
+                else ""
+            )
         ),
         working="Solving for the target…",
         on_refusal=f"The {'sliders' if control == 'slider' else 'boxes'} keep their values.",

@@ -81,3 +81,43 @@ def test_a_bad_target_value_is_a_sentence_and_the_sliders_stay(server, page):
     assert page.get_by_role("slider", name="Privacy budget ε (claimed)").get_attribute("aria-valuetext") == "2"
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator(".st-key-chart-adept-frontier .js-plotly-plot").count() == 1  # the page keeps working
+
+
+def test_the_smallest_sigma_is_chosen_in_the_sidebar_and_one_click_sets_the_noise_box(server, page):
+    """The privacy-budget page solved for σ at k (Opacus's question): "Solve for" chosen in the
+    sidebar like the target, the answer per accountant, and the button moves the sidebar's σ box
+    (outside the live section the panel is drawn in, so the click runs the whole page): the box,
+    the link and the charts' titles follow."""
+    from dpviz import calibrate
+
+    page.goto(f"{server}/Privacy_budget?k=1000&target_measure=epsilon&target_value=3")
+    wait_for_charts(page, charts_drawn("budget"))
+    box = page.get_by_role("combobox", name="Solve for", exact=True)
+    box.scroll_into_view_if_needed()
+    box.click()
+    page.get_by_role("option", name="Noise multiplier σ").click()
+    page.wait_for_function("() => location.search.includes('target_solve=sigma')", timeout=60_000)
+    from webui.panels.targets import slider_value
+
+    wanted = calibrate("budget", epsilon=3, solve="sigma", settings={"k": 1000}).set_index("mechanism")
+    sigma = slider_value(float(wanted.loc["pld", "sigma"]), wanted.loc["pld", "side"])  # 43.98 (4 digits, up)
+    button = page.get_by_role("button", name=f"Move sigma to {sigma:g} (pld)")
+    button.wait_for(timeout=120_000)
+    wait_run_ended(page, timeout=120_000, hold_ms=SETTLE_MS)  # (as the test above says why)
+    button.click()
+    page.wait_for_function(f"() => /[?&]sigma={sigma:g}(&|$)/.test(location.search)", timeout=60_000)
+    noise = page.locator('input[aria-label="Noise multiplier σ"]')
+    page.wait_for_function(
+        "(v) => document.querySelector('input[aria-label=\"Noise multiplier σ\"]').value === v",
+        arg=f"{sigma:g}",
+        timeout=60_000,
+    )
+    assert noise.input_value() == f"{sigma:g}"
+    look_at(page, ".st-key-chart-budget-composition")  # (a chart out of view is redrawn when it comes into view)
+    page.wait_for_function(
+        "(said) => { const gd = document.querySelector('.st-key-chart-budget-composition .dpviz-chart');"
+        " return gd && gd.layout && String(gd.layout.title && gd.layout.title.text).includes(said); }",
+        arg=f"σ = {sigma:g}",
+        timeout=60_000,
+    )
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -75,7 +75,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
         if isinstance(lam, float) and math.isfinite(lam) and lam != values.get("lambda_"):
             moves["lambda_"] = lam  # a point of OME's (ε, λ) curve: both sliders
         said = ", ".join(f"{k.rstrip('_').replace('lambda', 'λ')} to {v:g}" for k, v in moves.items())
-        col.button(
+        clicked = col.button(
             f"Move {said} ({row.mechanism})",
             key="target-move-" + "-".join(f"{k}{v:g}" for k, v in moves.items()) + f"-{row.mechanism}",
             on_click=_move,
@@ -83,6 +83,10 @@ def show(answer: pd.DataFrame | None, values) -> None:
             help=f"Sets {slider} to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
             "significant digits on that side).",
         )
+        if clicked and slider != page.slider:
+            # a setting in the sidebar, outside the live section this panel is drawn in (a run of
+            # the section alone would leave its box and the link at the old value): the whole page
+            st.rerun()
     st.download_button(
         "Download the answer (CSV)",
         answer.to_csv(index=False).encode(),
