@@ -106,6 +106,8 @@ def calibrate(page: str, *, settings: dict | None = None, solve: str | None = No
     from dpviz import targets as _calibrate  # (lazy: the registry, 0.3 s)
 
     known = {m.column for m in _calibrate.PAGES[page].measures} if page in _calibrate.PAGES else set()
+    if solve and page in _calibrate.PAGES and solve != _calibrate.PAGES[page].slider:
+        known.discard(_calibrate.PAGES[page].slider)  # solving for another setting: the slider is a setting
     wanted = {k: v for k, v in targets.items() if k in known}
     rest = {k: v for k, v in targets.items() if k not in known}
     return _calibrate.calibrate_page(page, wanted, _raw({**rest, **(settings or {})}), solve)

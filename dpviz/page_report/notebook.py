@@ -46,10 +46,15 @@ def _md_cell(text: str) -> str:
 def calibration_call(rep: Report) -> str:
     """The notebook line that solves the report's target again."""
     target = rep.query.get("target_measure")
-    own = {q.name for q in targets.PAGES[rep.page].params()} - {targets.PAGES[rep.page].slider}
+    page = targets.PAGES[rep.page]
+    solve = rep.query.get("target_solve")
+    solve = solve if solve and solve != page.slider else None  # another setting than the slider (at its value)
+    own = {q.name for q in page.params()} - ({solve} if solve else {page.slider})
     settings = {k: v for k, v in rep.query.items() if k in own}
-    args = ", ".join([f"{target}={rep.query.get('target_value', '')}"] + [f"{k}={v!r}" for k, v in settings.items()])
-    return f"dpviz.calibrate({rep.page!r}, {args})"
+    args = [f"{target}={rep.query.get('target_value', '')}"] + [f"{k}={v!r}" for k, v in settings.items()]
+    if solve:
+        args.append(f"solve={solve!r}")
+    return f"dpviz.calibrate({rep.page!r}, {', '.join(args)})"
 
 
 def notebook_json(rep: Report) -> str:

@@ -135,3 +135,24 @@ def test_a_target_in_the_settings_puts_its_calibration_in_every_format(written, 
     assert bad.calibration is None and "must be above 0" in bad.calibration_note
     plain, _ = written["adept"][0], None
     assert plain.calibration is None and 'id="calibration"' not in written["adept"][2]
+
+
+def test_a_target_solved_for_sigma_is_the_reports_calibration_and_its_notebook_call(tmp_path):
+    """The privacy-budget page solved for σ at k = 1000 ("Solve for" in the link): the report's
+    calibration is the panel's (σ per accountant), and the notebook's call solves for σ again at
+    that k; running the call gives the same σ."""
+    import json
+
+    from dpviz import calibrate
+    from dpviz.page_report import notebook
+
+    raw = {"k": "1000", "target_measure": "epsilon", "target_value": "3", "target_solve": "sigma"}
+    rep, _ = page_report.write("budget", raw, tmp_path / "b.html")
+    assert rep.calibration is not None and rep.calibration.attrs["solved"] == "sigma"
+    call = notebook.calibration_call(rep)
+    assert "solve='sigma'" in call and "k='1000'" in call
+    cells = json.loads(notebook.notebook_json(rep))["cells"]
+    assert any(call in "".join(c["source"]) for c in cells)
+    again = eval(call, {"dpviz": __import__("dpviz")})  # noqa: S307 - the report's own line, as a notebook runs it
+    assert again.set_index("mechanism")["sigma"].equals(rep.calibration.set_index("mechanism")["sigma"])
+    assert calibrate("budget", epsilon=3, solve="sigma", settings={"k": 1000})["sigma"].notna().any()

@@ -184,8 +184,12 @@ def test_solving_for_a_setting_that_plays_no_part_is_refused_with_a_sentence(sol
 
     with pytest.raises(InputError, match=re.escape(said)):
         calibrate("budget", epsilon=1.0, solve=solve, settings=settings)
+    from dpviz.targets import calibrate_page
+
     with pytest.raises(InputError, match="k is a setting, not a measure, when solving for sigma"):
-        calibrate("budget", k=10, solve="sigma")
+        calibrate_page("budget", {"k": "10"}, {}, "sigma")  # (as --target k=10 --solve sigma gives it)
+    with pytest.raises(InputError, match="give a target on the budget page"):
+        calibrate("budget", k=10, solve="sigma")  # the notebook's keyword k is then the setting
 
 
 def test_the_command_line_solves_for_sigma(capsys):
