@@ -25,6 +25,7 @@ These are the closed forms the accountants (:mod:`dpviz.budget.accountants`) are
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -101,14 +102,22 @@ def gdp_delta(mu: float, epsilon) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def _gdp_delta_one(mu: float, eps: float) -> float:
+    """:func:`gdp_delta` at one ε, the same operations on Python floats (no array set-up: the
+    root finder of :func:`gdp_epsilon` calls it some thirty times an answer)."""
+    a = special.log_ndtr(-eps / mu + mu / 2)  # NumPy scalars: NumPy's exp and expm1, as the array route
+    b = eps + special.log_ndtr(-eps / mu - mu / 2)
+    return min(max(float(np.exp(a) * -np.expm1(min(b - a, 0.0))), 0.0), 1.0)
+
+
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The smallest ε ≥ 0 with δ(ε) ≤ ``delta`` for μ-GDP (δ(ε) falls with ε; bisection)."""
-    if float(gdp_delta(mu, 0.0)) <= delta:
+    if _gdp_delta_one(mu, 0.0) <= delta:
         return 0.0
     high = mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / delta)) + 1.0  # zCDP's bound, above the answer
-    while float(gdp_delta(mu, high)) > delta:
+    while _gdp_delta_one(mu, high) > delta:
         high *= 2
-    return float(optimize.brentq(lambda e: float(gdp_delta(mu, e)) - delta, 0.0, high, xtol=1e-12, rtol=1e-12))
+    return float(optimize.brentq(lambda e: _gdp_delta_one(mu, e) - delta, 0.0, high, xtol=1e-12, rtol=1e-12))
 
 
 def gdp_tradeoff(mu: float, alpha) -> np.ndarray:
@@ -127,7 +136,21 @@ def _rr_loss(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndar
     for j from ``low`` to k."""
     j = np.arange(low, k + 1)
     p = 1.0 / (1.0 + math.exp(-epsilon0))
-    return epsilon0 * (2 * j - k), stats.binom.logpmf(j, k, p)
+    jf = j.astype(float)
+    # SciPy's binom.logpmf, term for term (the same numbers to the bit: tested), its log binomial
+    # coefficients kept per (k, low): they do not depend on ε₀, and each ε the accountants read
+    # at many k (the δ chart: 23 δ's, five splits each) summed them again
+    logp = _log_binomial_coefficients(k, low) + special.xlogy(jf, p) + special.xlog1py(k - jf, -p)
+    return epsilon0 * (2 * j - k), logp
+
+
+@functools.lru_cache(maxsize=32)
+def _log_binomial_coefficients(k: int, low: int) -> np.ndarray:
+    """log C(k, j) for j from ``low`` to k, as SciPy's binomial computes it (read-only)."""
+    j = np.arange(low, k + 1, dtype=float)
+    out = special.gammaln(k + 1.0) - (special.gammaln(j + 1) + special.gammaln(k - j + 1))
+    out.flags.writeable = False
+    return out
 
 
 def _tails(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
