@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from dpviz.params import Param, int_grid, log_grid
+from dpviz.params import LOG_STEPS, Param, int_grid, log_grid
 from dpviz.progress import Progress, report
 
 ARRAY_KEYS = ("x", "y", "z", "customdata", "base", "width")
@@ -58,7 +58,7 @@ def slider_grid(p: Param, top: float | None = None) -> list[float] | list[int]:
     top = p.max if top is None else top
     if p.kind == "int":
         return int_grid(int(p.min), int(top))
-    return log_grid(float(p.min), float(top))
+    return log_grid(float(p.min), float(top), p.steps or LOG_STEPS)
 
 
 def _numbers(value: Any) -> bool:

@@ -54,8 +54,8 @@ class Param:
     ``options`` lists suggested values of a ``text`` parameter (named by ``choice_labels``):
     the page offers them in a select box, while the URL and the command line still take any
     text the figure accepts (an uploaded file's reference, a local path).
-    ``slider`` makes a number a live slider on the page (log scale when ``log``); the URL and
-    the command line still take any value in range.
+    ``slider`` makes a number a live slider on the page (log scale when ``log``, at ``steps`` in
+    every decade); the URL and the command line still take any value in range.
     ``upload`` (an :class:`Upload`) lets a ``text`` parameter take a file on the page: the file
     is kept under the cache directory and the value is its reference ``upload:NAME``.
     """
@@ -76,6 +76,9 @@ class Param:
     options: tuple[str, ...] = ()
     slider: bool = False
     upload: "Upload | None" = None
+    steps: tuple[float, ...] = ()
+    """A log-scale slider's positions in every decade (default :data:`LOG_STEPS`): fewer for a
+    setting that spans many decades and whose charts are costly to draw at each (δ: 1, 2, 5)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -106,19 +109,20 @@ LOG_STEPS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)
 """Slider positions per decade on a log scale: every whole step, finer where the steps are large."""
 
 
-def log_grid(low: float, high: float) -> list[float]:
-    """The slider positions from ``low`` to ``high`` (both > 0): LOG_STEPS in every decade,
-    plus the two ends, rounded to 10 significant digits so they print as typed. Worked out once
-    per bounds (every live chart of a page asks on every slider release); a new list each call."""
-    return list(_log_grid(float(low), float(high)))
+def log_grid(low: float, high: float, steps: tuple[float, ...] = LOG_STEPS) -> list[float]:
+    """The slider positions from ``low`` to ``high`` (both > 0): ``steps`` in every decade
+    (:data:`LOG_STEPS` unless a parameter says otherwise), plus the two ends, rounded to 10
+    significant digits so they print as typed. Worked out once per bounds (every live chart of a
+    page asks on every slider release); a new list each call."""
+    return list(_log_grid(float(low), float(high), tuple(steps)))
 
 
 @functools.lru_cache(maxsize=256)
-def _log_grid(low: float, high: float) -> tuple[float, ...]:
+def _log_grid(low: float, high: float, steps: tuple[float, ...] = LOG_STEPS) -> tuple[float, ...]:
     if not 0 < low < high:
         raise ValueError(f"a log grid needs 0 < low < high, got {low}, {high}")
     k0, k1 = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    values = {float(f"{m * 10.0**k:.10g}") for k in range(k0, k1 + 1) for m in LOG_STEPS}
+    values = {float(f"{m * 10.0**k:.10g}") for k in range(k0, k1 + 1) for m in steps}
     return tuple(sorted({v for v in values if low <= v <= high} | {float(low), float(high)}))
 
 

@@ -664,6 +664,7 @@ LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRig
     ("Partial_sensitivity", PS_FAST, "Rényi order α", "alpha", "2.5", "partial-individuals"),
     ("Privacy_budget", "", "Releases k", "k", "120", "budget-composition"),
     ("Privacy_budget", "", "Attacker's prior belief π", "prior", "0.012", "budget-posterior"),
+    ("Privacy_budget", "", "δ", "delta", "2e-05", "budget-composition"),
 ]
 
 

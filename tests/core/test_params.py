@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, format_value, parse_value, validate
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, format_value, log_grid, parse_value, validate
 
 N = Param("n", "int", 5, "n", "help", min=1, max=1024)
 EPS = Param("epsilon", "float", 1.0, "eps", "help", min=0.001, max=1000.0)
@@ -104,3 +104,16 @@ def test_hosted_cap_only_in_hosted_mode():
 def test_a_spec_with_an_invalid_default_is_refused():
     with pytest.raises(ParamError):
         Param("x", "int", 0, "x", "h", min=1, max=2)
+
+
+def test_a_slider_with_its_own_steps_offers_them_in_every_decade():
+    """δ's slider on the privacy-budget page: 1, 2 and 5 in every decade from 10⁻¹² to 0.1 (34
+    positions, not the 16 a decade of the other log sliders), as typed; the default on the grid."""
+    from dpviz.frames import slider_grid
+    from dpviz.papers.budget.figures import DELTA
+
+    expected = sorted(float(f"{m}e{e}") for e in range(-12, 0) for m in (1, 2, 5) if float(f"{m}e{e}") <= 0.1)
+    assert slider_grid(DELTA) == expected and len(expected) == 34
+    assert DELTA.default in expected
+    assert log_grid(1e-3, 1e-1, (1, 3)) == [0.001, 0.003, 0.01, 0.03, 0.1]
+    assert len(log_grid(1e-3, 1e-1)) == 2 * 16 + 1  # the default steps unchanged

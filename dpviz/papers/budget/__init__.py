@@ -31,9 +31,10 @@ PAPER = Paper(
             title="Composing k releases, and what it lets an attacker do",
             figures=("budget-composition", "budget-delta", "budget-attacker", "budget-posterior", "budget-frontier"),
             panels=(target_panel("budget", FRONTIER_PARAMS),),
-            intro="Drag **k** or the attacker's **prior**: the charts follow. Set the mechanism and δ in the "
-            "sidebar; a change there recomputes the charts (a few seconds for k up to 10⁵: the Laplace and DP-SGD "
-            "releases compose a privacy-loss distribution).",
+            intro="Drag **k**, **δ** or the attacker's **prior**: the charts follow (δ's charts once their frames "
+            "are computed, a few seconds after a change elsewhere; until then each move is computed). Set the "
+            "mechanism in the sidebar; a change there recomputes the charts (a few seconds for k up to 10⁵: the "
+            "Laplace and DP-SGD releases compose a privacy-loss distribution).",
         ),
     ),
     sidebar=(

@@ -47,7 +47,7 @@ K = Param(
 )  # fmt: skip
 DELTA = Param(
     "delta", "float", 1e-5, "δ", "The failure probability every accountant is read at (at most 1/n is usual).",
-    min=1e-12, max=0.1, log=True,
+    min=1e-12, max=0.1, log=True, slider=True, steps=(1, 2, 5),
 )  # fmt: skip
 RELEASE_PARAMS = (MECHANISM, EPSILON0, SIGMA, Q)
 K_TICKS = (1, 10, 100, 1000, 10_000, 100_000)
