@@ -50,6 +50,13 @@ BUDGETS: tuple[Budget, ...] = (
     ),
     Budget("budget.plds", "privacy budget: privacy-loss distributions of k releases, per release and k", 128, 256 * MB),
     Budget("budget.curves", "privacy budget: every accountant's ε over the k grid, per release and δ", 64, 16 * MB),
+    Budget(
+        "budget.coefficients",
+        "privacy budget: log binomial coefficients of the optimal composition, per (k, lowest j)",
+        32,
+        32 * MB,
+        frozen=True,
+    ),
     Budget("adept.draws", "ADePT: the fixes' ε-free draws per (n, C, draws, seed), for its targets", 16, 64 * MB),
     Budget("frontier.curves", "frontiers: each mechanism's (privacy, utility) points, per setting", 128, 32 * MB),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),

@@ -25,13 +25,13 @@ These are the closed forms the accountants (:mod:`dpviz.budget.accountants`) are
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special, stats
 
+from dpviz import caches
 from dpviz.budget.names import KINDS, LABELS
 from dpviz.errors import InputError
 
@@ -144,13 +144,17 @@ def _rr_loss(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndar
     return epsilon0 * (2 * j - k), logp
 
 
-@functools.lru_cache(maxsize=32)
 def _log_binomial_coefficients(k: int, low: int) -> np.ndarray:
-    """log C(k, j) for j from ``low`` to k, as SciPy's binomial computes it (read-only)."""
-    j = np.arange(low, k + 1, dtype=float)
-    out = special.gammaln(k + 1.0) - (special.gammaln(j + 1) + special.gammaln(k - j + 1))
-    out.flags.writeable = False
-    return out
+    """log C(k, j) for j from ``low`` to k, as SciPy's binomial computes it (read-only), kept in
+    the process's bounded cache ``budget.coefficients`` (:mod:`dpviz.caches`)."""
+
+    def compute() -> np.ndarray:
+        j = np.arange(low, k + 1, dtype=float)
+        out = special.gammaln(k + 1.0) - (special.gammaln(j + 1) + special.gammaln(k - j + 1))
+        out.flags.writeable = False
+        return out
+
+    return caches.memo("budget.coefficients").get((int(k), int(low)), compute)
 
 
 def _tails(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
