@@ -186,10 +186,11 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     """Every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
     ``frontier.curves``), so a slider's move or a new target computes only its own point.
-    They are also kept in the disk cache, per mechanism and setting, for every process sharing it:
-    after a step of the swept slider, the frames along another slider (one setting per position)
-    compute each position's new point only, the curves' grid points coming from what the build or
-    another process computed (issue "Live from the first second")."""
+    They are also kept in the disk cache, per mechanism and setting, for every process sharing it,
+    written when a curve's grid grew (with whatever other points the process holds): after a step
+    of the swept slider, the frames along another slider (one setting per position) compute each
+    position's new point only, the curves' grid points coming from what the build or another
+    process computed (issue "Live from the first second")."""
 
     p = PAGES[page]
     axes = AXES[page]
@@ -207,7 +208,9 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
                     prepared = p.prepare(values, mech)
                 m = evaluate(prepared, values, mech, x)
                 points[x] = (float(m[axes.privacy]), float(m[axes.utility]))
-                added = True
+                # the disk gets the curve's grid; a frame's own point alone is not worth a write
+                # (one per frame was a quarter of ADePT's frontier frames along ε)
+                added = added or x != values[p.slider]
             priv, util = points[x]
             kind = "current" if x == values[p.slider] else "curve"
             if kind == "curve" and axes.privacy_log and not PRIVACY_WINDOW[0] <= priv <= PRIVACY_WINDOW[1]:
