@@ -64,6 +64,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
     reachable = answer[answer.reachable]
     if reachable.empty:
         st.info(f"No mechanism reaches {target} {sense} {value:g} within the range of {slider} (see each note).")
+    declared = {q.name: q for q in page.params()}  # which moved settings are live sliders
     cols = st.columns(min(max(len(reachable), 1), 4))
     for k, row in enumerate(reachable.itertuples()):
         col = cols[k % len(cols)]
@@ -83,7 +84,7 @@ def show(answer: pd.DataFrame | None, values) -> None:
             help=f"Sets {slider} to {x:g}, where {row.mechanism} meets the target ({row.side}; rounded to 4 "
             "significant digits on that side).",
         )
-        if clicked and slider != page.slider:
+        if clicked and not all(getattr(declared.get(k), "slider", False) for k in moves):
             # a setting in the sidebar, outside the live section this panel is drawn in (a run of
             # the section alone would leave its box and the link at the old value): the whole page
             st.rerun()
