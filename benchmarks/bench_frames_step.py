@@ -25,6 +25,9 @@ same server. Two routes, each on a server of its own, in the same run (``--compa
   (``DPVIZ_SHARED_POINTS=0``, as before 2026-11-29), against *shared*, the points kept in the
   disk cache (the build's among them: after a step, the frames along the other slider compute
   one new point per curve and position);
+- ``fetch``: *runs*, the frames brought by the page's next run, which a waiting page asks for
+  every 2 s (``DPVIZ_FRAMES_FETCH=0``, as before 2026-11-30), against *fetched*, the page
+  fetching them as files as soon as they are computed (:mod:`webui.frames_fetch`);
 - ``workers``: the *baseline* computes the frames in one background thread of the server process
   (``DPVIZ_FRAME_WORKERS=0``, as before the frame workers); *workers* hands them to the frame
   worker processes (:mod:`webui.frames_pool`, one per core).
@@ -55,6 +58,9 @@ COMPARISONS = {
     "drawing": {"Plotly": {"DPVIZ_FAST_DRAWING": "0"}, "fast": {}},
     # the frontiers' points per process (as before 2026-11-29) against kept in the disk cache
     "points": {"own": {"DPVIZ_SHARED_POINTS": "0"}, "shared": {}},
+    # frames brought by the page's next run, asked for every 2 s (as before 2026-11-30), against
+    # fetched by the page as files once computed (webui/frames_fetch.py)
+    "fetch": {"runs": {"DPVIZ_FRAMES_FETCH": "0"}, "fetched": {}},
 }
 KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).map((e, i) => [

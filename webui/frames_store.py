@@ -26,6 +26,7 @@ from dpviz.panels import resolve
 from dpviz.params import Param, format_value
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
+from webui import frames_fetch
 from webui.plotly_element import chart_json
 
 _FRAMES = caches.memo("web.frames")  # the same memo as frames_queue's (one per name and process)
@@ -120,6 +121,7 @@ def put_near(spec: FigureSpec, values: dict[str, Any], slider: str, key: str, po
     ``key``), as a set of their own: the browser draws them as any frames, on that grid."""
     blob = _encoded(spec, slider, positions, figures)
     _FRAMES.get(near_key(key), lambda: held(blob))
+    frames_fetch.publish(near_key(key), blob)  # for the page waiting for them, without a run
 
 
 def near(key: str) -> Held | None:

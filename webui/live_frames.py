@@ -30,7 +30,7 @@ from dpviz import tables
 from dpviz.panels import resolve
 from dpviz.params import Param
 from dpviz.registry import FigureSpec
-from webui import frames_pool, frames_queue, frames_store
+from webui import frames_fetch, frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
 from webui.plotly_element import live_script
 from webui.widgets import slider_options, widget_label
@@ -57,7 +57,8 @@ def _lookup(
     def job(progress) -> None:
         if task is not None:
             frames_pool.compute(task, key, progress, near)  # into the disk cache; False: not done, done here
-        frames_store.get(key, kind, canonical, lambda: compute(progress))
+        held = frames_store.get(key, kind, canonical, lambda: compute(progress))
+        frames_fetch.publish(key, held.blob)  # for the page waiting for them, without a run
 
     frames_queue.request(key, job, asker)
     return None
@@ -130,18 +131,20 @@ def frames_element(where, owner: str, slider: str, key: str, blob: bytes) -> Non
         )
 
 
-def pending_element(where, owner: str, slider: str, key: str) -> None:
+def pending_element(where, owner: str, slider: str, key: str, near: bool = True) -> None:
     """In the frames element's place while they are computed: it asks the server again in 2 s (a
     trigger, which reruns the live section; the page asks once for all its waiting charts,
-    ``webui/live_js/chart.js``), once per run that draws it (``b"P"``, the key, and the run's count,
-    so that each run's element is new to the browser). It is drawn only while frames are missing:
-    a page whose frames are here asks nothing."""
+    ``webui/live_js/chart.js``), once per run that draws it (``b"P"``, the key, the run's count,
+    so that each run's element is new to the browser, and where the browser fetches the frames,
+    and their nearest part with ``near``, once they are computed: :mod:`webui.frames_fetch`, as
+    JSON). It is drawn only while frames are missing: a page whose frames are here asks nothing."""
     count = st.session_state.get("_frames_asked", 0) + 1
     st.session_state["_frames_asked"] = count
+    where_to = frames_fetch.addresses(key, frames_store.near_key(key) if near else None)
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}",
-            data=b"P" + key.encode() + b"\n" + str(count).encode(),
+            data=b"P" + key.encode() + b"\n" + str(count).encode() + b"\n" + json.dumps(where_to).encode(),
             on_check_change=_asked,
         )
 
@@ -174,7 +177,7 @@ def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param
             continue
         key, held = text_frames_for(panel, values, p, by=asker(panel.id, p.name))
         if held is None:
-            later.append(lambda p=p, key=key: pending_element(where, panel.id, p.name, key))
+            later.append(lambda p=p, key=key: pending_element(where, panel.id, p.name, key, near=False))
         else:
             later.append(lambda p=p, key=key, held=held: frames_element(where, panel.id, p.name, key, held.blob))
         followers[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}

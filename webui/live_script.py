@@ -11,6 +11,7 @@ The modules (``MODULES``, in the order they are put together):
 - ``positions.js``: where each slider is, and the figure or HTML a chart shows there;
 - ``shots.js``: frames drawn ahead in idle time and shown during a drag;
 - ``sliders.js``: a slider's moves followed (drags, key presses);
+- ``fetch_frames.js``: frames fetched as files once computed (:mod:`webui.frames_fetch`);
 - ``chart.js``: the element itself (its ``export default`` is the entry point).
 
 Node runs the pure ones under ``node --test`` (``tests/js/``). Put together, the modules share one
@@ -26,7 +27,7 @@ import re
 from pathlib import Path
 
 FOLDER = Path(__file__).with_name("live_js")
-MODULES = ("state", "frames", "text_fit", "describe", "positions", "shots", "sliders", "chart")
+MODULES = ("state", "frames", "text_fit", "describe", "positions", "shots", "sliders", "fetch_frames", "chart")
 ENTRY = "export default function ("
 
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./(\w+)\.js";$')

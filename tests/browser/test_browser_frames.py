@@ -718,3 +718,59 @@ def test_charts_waiting_for_their_frames_ask_once_for_the_page(frames_server, br
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()
+
+
+def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_server, browser):
+    """After a key step of ε on the HoHo page the charts' λ-frames at the new ε are computed; the
+    page fetches them as files once they are there (webui/frames_fetch.py), without a run of the
+    page. The page's own asks (a run every 2 s) are held off here, so the frames can only come
+    that way: every chart that follows λ ends up holding its whole set, each fetched as a file,
+    and the page sends no run after the step's own."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda d: sent.append(d)))
+    try:
+        page.goto(f"{frames_server}/HoHo_attack?{HOHO_FAST}")
+        _wait_frames(page, "λ")
+        wait_run_ended(page, timeout=120_000, hold_ms=300)
+        page.evaluate("() => { window.__dpvizAskState.last = Infinity; }")  # the page's asks held off
+        lam_keys = (
+            "() => [...document.querySelectorAll('.dpviz-chart')].filter(gd => gd.__dpviz && gd.__dpviz.sliders['λ'])"
+            ".map(gd => gd.__dpviz.sliders['λ'].frames.replace(/-near$/, ''))"
+        )
+        slider = page.get_by_role("slider", name="Claimed ε")
+        slider.focus()
+        for _ in range(6):  # to an ε whose λ-frames nobody computed yet (another test may have stepped)
+            old = page.evaluate(lam_keys)
+            before = len(sent)
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(
+                f"(old) => {{ const now = ({lam_keys})(); return now.length && now.every((k, i) => k !== old[i]); }}",
+                arg=old,
+                timeout=120_000,
+            )
+            keys = page.evaluate(lam_keys)
+            if not page.evaluate("(keys) => keys.every(k => window.__dpvizFrames.has(k))", keys):
+                break
+        else:
+            pytest.fail("six steps of ε down, and the λ-frames were always there already")
+        _wait_frames(page, "λ")
+        fetched = page.evaluate("() => window.__dpvizFetching.fetched")
+        assert keys and all(k in fetched for k in keys), f"λ-frames {keys}, fetched as files {fetched}"
+        runs = [
+            d
+            for d in sent[before:]
+            if isinstance(d, bytes) and BackMsg.FromString(d).WhichOneof("type") == "rerun_script"
+        ]
+        assert len(runs) == 1, f"{len(runs)} runs sent after the key step (its own alone expected)"
+        # the files' names are keyed hashes, not the frames' keys (which anyone could compute)
+        names = page.evaluate(
+            "() => [...performance.getEntriesByType('resource')].map(e => e.name)"
+            ".filter(n => n.includes('/app/static/frames/'))"
+        )
+        assert names and not any(k in n for k in keys for n in names)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()

@@ -5,6 +5,7 @@ import { describeBox, describeSoon } from "./describe.js";
 import { current, refFigure } from "./positions.js";
 import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { watchSliders } from "./sliders.js";
+import { bestKey, fetchFrames, upgradeAll } from "./fetch_frames.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
 // run of the page to the next and redraws it with Plotly.react, which updates only what changed,
@@ -28,7 +29,8 @@ import { watchSliders } from "./sliders.js";
 // a reference to the frame instead of the figure.
 
 const ASK_MS = 2000; // (0.5 s, then every 1 s, made a page rerun without pause under load: its sliders could not be found)
-const ASK_STATE = { last: -Infinity }; // when this page last asked the server for frames
+// when this page last asked the server for frames (on the window: a browser test holds the asks off)
+const ASK_STATE = (window.__dpvizAskState = window.__dpvizAskState || { last: -Infinity });
 
 const FULLSCREEN = {
   width: 448,
@@ -93,6 +95,7 @@ async function holdFrames(u8) {
   FRAMES.set(key, null); // being inflated
   const doc = await inflateFrames(body);
   FRAMES.set(key, doc);
+  upgradeAll();
   window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: key }));
   planSoon();
 }
@@ -195,6 +198,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
       parentElement.appendChild(el);
     }
     el.__dpviz = { sliders: doc.sliders, html: doc.html };
+    for (const f of Object.values(doc.sliders)) f.frames = bestKey(f.frames);
     el.innerHTML = doc.html;
     el.__dpvizShown = doc.html;
     if (Object.keys(doc.sliders).length) {
@@ -204,15 +208,27 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     return;
   }
   if (u8[0] === 80) {
-    // "P": frames still being computed; ask the server again (a run of the live section) in 2 s.
-    // Never while the page runs: a rerun asked for then would interrupt that run; nor during a
-    // drag, which asks the server nothing until it is let go.
+    // "P": frames still being computed (its lines: the key, the run's count, and where the server
+    // will put them as files, or null). Fetch the files as soon as they are there
+    // (fetch_frames.js), and ask the server again (a run of the live section) in 2 s, unless the
+    // files brought the whole set meanwhile. Never while the page runs: a rerun asked for then
+    // would interrupt that run; nor during a drag, which asks the server nothing until it is let go.
+    const lines = new TextDecoder().decode(u8.subarray(1)).split("\n");
+    const key = lines[0];
+    let urls = null;
+    try {
+      urls = JSON.parse(lines[2] || "null");
+    } catch (err) {
+      urls = null;
+    }
+    fetchFrames(key, urls);
     const wait = ASK_MS;
     // one ask for the whole page at a time: the run it causes sends every waiting chart its "P"
     // again (or its frames), which sets each one's timer afresh; every waiting chart asking on its
     // own made N reruns at once, each stopping the last (a page with ten charts waiting reran
     // without pause, and its sliders could not be used)
     const ask = () => {
+      if (FRAMES.get(key)) return; // fetched: the page's next run finds them held
       const busy = pageRuns() || SHOTS.dragging || performance.now() - ASK_STATE.last < wait;
       if (busy) {
         parentElement.__dpvizAsk = setTimeout(ask, wait);
@@ -249,6 +265,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     height: data.height, config, plotly: data.plotly, figure: data.figure || null, ref: data.ref || null,
     sliders: data.sliders || {},
   });
+  for (const s of Object.values(state.sliders)) s.frames = bestKey(s.frames); // fetched ones too
   if (Object.keys(state.sliders).length) {
     CHARTS.add(gd);
     watchSliders();

@@ -1,0 +1,120 @@
+"""Frames published as files for the browser to fetch (webui/frames_fetch.py): keyed names, whole
+files only, a bounded folder, and nothing published where nothing is served. The browser's side
+is tests/browser/test_browser_frames.py (the frames of a key step arrive as files, no run)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from webui import frames_fetch
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    out = tmp_path / "static" / "frames"
+    out.mkdir(parents=True)
+    monkeypatch.setattr(frames_fetch, "folder", lambda: out)
+    monkeypatch.setattr(frames_fetch, "_secret", lambda: b"s" * 32)
+    return out
+
+
+def test_a_files_name_is_a_keyed_hash_of_the_key(monkeypatch):
+    monkeypatch.setattr(frames_fetch, "_secret", lambda: b"a" * 32)
+    one, same, other = frames_fetch.name("k1"), frames_fetch.name("k1"), frames_fetch.name("k2")
+    assert one == same != other
+    assert "k1" not in one and one.endswith(".bin") and len(one) == 36
+    monkeypatch.setattr(frames_fetch, "_secret", lambda: b"b" * 32)
+    assert frames_fetch.name("k1") != one  # another server's secret: another name
+
+
+def test_the_secret_is_made_once_and_shared_by_processes_of_one_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path / "cache"))
+    frames_fetch._secret.cache_clear()
+    try:
+        first = frames_fetch._secret()
+        assert len(first) == 32
+        assert (tmp_path / "cache" / frames_fetch.SECRET_FILE).read_bytes() == first
+        assert oct((tmp_path / "cache" / frames_fetch.SECRET_FILE).stat().st_mode & 0o777) == "0o600"
+        frames_fetch._secret.cache_clear()  # another process on the same cache reads the same
+        assert frames_fetch._secret() == first
+        assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [frames_fetch.SECRET_FILE]
+    finally:
+        frames_fetch._secret.cache_clear()
+
+
+def test_publish_writes_the_bytes_whole_under_the_name(folder):
+    assert frames_fetch.publish("key", b"frames")
+    path = folder / frames_fetch.name("key")
+    assert path.read_bytes() == b"frames"
+    assert [p.name for p in folder.iterdir()] == [path.name]  # no temporary file left
+    assert frames_fetch.publish("key", b"other")  # there already: left as it is
+    assert path.read_bytes() == b"frames"
+
+
+def test_addresses_name_the_route_streamlit_serves(folder):
+    where = frames_fetch.addresses("key", "key-near")
+    assert where == {
+        "whole": f"app/static/frames/{frames_fetch.name('key')}",
+        "near": f"app/static/frames/{frames_fetch.name('key-near')}",
+    }
+    assert frames_fetch.addresses("key", None) == {"whole": f"app/static/frames/{frames_fetch.name('key')}"}
+
+
+def test_the_folder_keeps_the_newest_files(folder, monkeypatch):
+    monkeypatch.setattr(frames_fetch, "SWEEP_EVERY", 1)
+    for i in range(12):
+        frames_fetch.publish(f"k{i}", b"x")
+        os.utime(folder / frames_fetch.name(f"k{i}"), (1000 + i, 1000 + i))
+    frames_fetch._sweep(folder, keep=5)
+    left = {p.name for p in folder.iterdir()}
+    assert left == {frames_fetch.name(f"k{i}") for i in range(7, 12)}
+
+
+def test_nothing_is_published_where_nothing_is_served(monkeypatch):
+    monkeypatch.setattr(frames_fetch, "folder", lambda: None)
+    assert frames_fetch.addresses("key", "key-near") is None
+    assert frames_fetch.publish("key", b"frames") is False
+
+
+def test_the_folder_is_found_only_when_streamlit_serves_it_and_it_can_be_written(tmp_path, monkeypatch):
+    import streamlit as st
+
+    (tmp_path / "static").mkdir()
+    monkeypatch.setattr("sys.argv", [str(tmp_path / "app.py")])
+    served = {"server.enableStaticServing": True}
+    monkeypatch.setattr(st, "get_option", lambda name: served[name])
+    try:
+        frames_fetch.folder.cache_clear()
+        assert frames_fetch.folder() == tmp_path / "static" / "frames"
+        assert (tmp_path / "static" / "frames").is_dir() and not list((tmp_path / "static" / "frames").iterdir())
+        frames_fetch.folder.cache_clear()
+        monkeypatch.setenv("DPVIZ_FRAMES_FETCH", "0")  # the operator's switch
+        assert frames_fetch.folder() is None
+        monkeypatch.delenv("DPVIZ_FRAMES_FETCH")
+        frames_fetch.folder.cache_clear()
+        served["server.enableStaticServing"] = False
+        assert frames_fetch.folder() is None
+        served["server.enableStaticServing"] = True
+        frames_fetch.folder.cache_clear()
+        monkeypatch.setattr("sys.argv", [str(tmp_path / "elsewhere" / "app.py")])  # no static folder there
+        assert frames_fetch.folder() is None
+        if os.geteuid() != 0:  # root writes anywhere
+            frames_fetch.folder.cache_clear()
+            monkeypatch.setattr("sys.argv", [str(tmp_path / "app.py")])
+            (tmp_path / "static" / "frames").chmod(0o500)
+            assert frames_fetch.folder() is None
+    finally:
+        (tmp_path / "static" / "frames").chmod(0o700)
+        frames_fetch.folder.cache_clear()
+
+
+def test_the_app_serves_its_static_folder():
+    """The setting and the folder the fetch needs are in the repository (and the wheel's data)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert "enableStaticServing = true" in (root / ".streamlit" / "config.toml").read_text()
+    assert (root / "static").is_dir()
+    assert '"share/dpviz/static"' in (root / "pyproject.toml").read_text()

@@ -1,0 +1,163 @@
+"""Frames the browser fetches by itself, without a run of the page (issue: live from the first second).
+
+A chart whose frames are still being computed used to learn that they were ready only from a run
+of the page's live section, which the browser asks for every 2 s (``webui/live_js/chart.js``):
+after a key step, the nearest frames were computed within about half a second, and the drag
+followed them 2.4-2.6 s after the key. Now, as soon as a set (or its nearest part,
+:func:`webui.frames_store.put_near`) is computed, the server process that asked for it writes its
+bytes, the very bytes a frames element carries, to a file in the app's static folder, which
+Streamlit serves (``server.enableStaticServing``, ``.streamlit/config.toml``) at
+``app/static/frames/<name>.bin``. The element that says the frames are pending carries that
+address (:func:`addresses`), and the browser asks for the file, a plain HTTP request that runs
+nothing (``webui/live_js/fetch_frames.js``: every 150 ms at first, less often as time passes,
+one request at a time per tab), until it is there. The 2-s asks stay, for what the files do not
+carry (a server whose static folder cannot be written, a set computed by another server's
+process).
+
+- **Names.** A file's name is a keyed hash of the frames' key (HMAC-SHA-256 with a secret kept in
+  the cache directory, shared by the server processes of a hosted demo): only a page that was
+  told the name can fetch it, so the frames of an audit of someone's own samples stay theirs.
+- **Where.** ``static/frames/`` beside the app's entry script (``sys.argv[0]``, which Streamlit
+  sets to it). Nothing is written when Streamlit does not serve the folder, when the folder is
+  not there (a read-only installation: the page asks by runs alone), or with
+  ``DPVIZ_FRAMES_FETCH=0`` (an operator's switch, and the benchmarks' baseline).
+- **How much.** At most :data:`MAX_FILES` files; every :data:`SWEEP_EVERY` writes the oldest
+  beyond it are deleted (a deleted file is a 404, and the page's 2-s ask finds the frames in the
+  disk cache).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+
+from dpviz.storage import cache_dir
+
+ROUTE = "app/static/frames"
+"""Where Streamlit serves the folder's files, relative to the app's address."""
+MAX_FILES = 4000
+"""Files kept at most (a chart's frames are 3-60 kB: some 100 MB at most)."""
+SWEEP_EVERY = 64
+"""Writes between two sweeps of the folder."""
+SECRET_FILE = "frames-fetch.secret"
+log = logging.getLogger("dpviz.frames")
+_LOCK = threading.Lock()
+_WRITES = [0]
+
+
+def enabled() -> bool:
+    """Unless ``DPVIZ_FRAMES_FETCH=0``."""
+    return os.environ.get("DPVIZ_FRAMES_FETCH", "1").strip() != "0"
+
+
+@functools.cache
+def folder() -> Path | None:
+    """``static/frames`` beside the app's entry script, made if need be, when Streamlit serves the
+    static folder and it can be written; else None (the page then asks by runs alone)."""
+    if not enabled():
+        return None
+    try:
+        import streamlit as st
+
+        if not st.get_option("server.enableStaticServing"):
+            return None
+    except Exception:  # noqa: BLE001 - not in a Streamlit server (a test, a worker): nothing served
+        return None
+    static = Path(sys.argv[0]).resolve().parent / "static"
+    if not static.is_dir():
+        return None
+    out = static / "frames"
+    try:
+        out.mkdir(exist_ok=True)
+        probe = out / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        log.warning("frames are not published for the browser to fetch (%s): the page asks by runs alone", err)
+        return None
+    return out
+
+
+@functools.cache
+def _secret() -> bytes:
+    """32 random bytes kept in the cache directory (the same for every process that shares it)."""
+    path = cache_dir() / SECRET_FILE
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{SECRET_FILE}.{os.getpid()}.{threading.get_ident()}")
+    tmp.write_bytes(os.urandom(32))
+    os.chmod(tmp, 0o600)
+    try:
+        os.link(tmp, path)  # the first process's secret wins; the others read it
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path.read_bytes()
+
+
+def name(key: str) -> str:
+    """The file name of frames ``key``: a keyed hash, not guessable from the settings."""
+    return hmac.new(_secret(), key.encode(), hashlib.sha256).hexdigest()[:32] + ".bin"
+
+
+def addresses(key: str, near_key: str | None) -> dict[str, str] | None:
+    """Where the browser fetches frames ``key`` and their nearest part ``near_key`` (relative to
+    the app's address), or None when frames are not published here."""
+    if folder() is None:
+        return None
+    out = {"whole": f"{ROUTE}/{name(key)}"}
+    if near_key is not None:
+        out["near"] = f"{ROUTE}/{name(near_key)}"
+    return out
+
+
+def publish(key: str, blob: bytes) -> bool:
+    """Write frames ``key``'s bytes where the browser fetches them (whole, then renamed into
+    place: a request never reads half a file); False when not published (logged once on a failure)."""
+    where = folder()
+    if where is None:
+        return False
+    path = where / name(key)
+    if path.exists():
+        return True
+    tmp = where / f".{path.name}.{os.getpid()}.{threading.get_ident()}"
+    try:
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        log.warning("frames not published for the browser to fetch: %s", err)
+        return False
+    with _LOCK:
+        _WRITES[0] += 1
+        sweep = _WRITES[0] % SWEEP_EVERY == 0
+    if sweep:
+        _sweep(where)
+    return True
+
+
+def _sweep(where: Path, keep: int = MAX_FILES) -> None:
+    """Delete the oldest files beyond ``keep``."""
+    entries = []
+    for entry in os.scandir(where):
+        try:
+            if entry.name.endswith(".bin"):
+                entries.append((entry.stat().st_mtime, entry.path))
+        except OSError:  # another process's sweep took it
+            pass
+    entries.sort(reverse=True)
+    for _, path in entries[keep:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
