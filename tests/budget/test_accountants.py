@@ -283,3 +283,80 @@ def test_one_gdp_delta_at_a_time_is_the_array_routes_to_the_bit():
     mus, eps = np.geomspace(1e-3, 60, 40), np.r_[0.0, np.geomspace(1e-6, 1e4, 60)]
     for mu in mus:
         assert [_gdp_delta_one(float(mu), float(e)) for e in eps] == list(gdp_delta(float(mu), eps))
+
+
+@pytest.mark.parametrize("eps0", [1e-4, 0.003, 0.05, 0.3, 1.0, 2.5, 7.0, 10.0])
+@pytest.mark.parametrize("k", [1000, 1001, 4000, 20_000, 100_000, 100_001])
+def test_the_window_of_the_binomials_mass_gives_the_half_sums_answer_to_the_bit(eps0, k):
+    """From 1,000 releases on, pure_composition_epsilon sums the tails over the j where the
+    binomial has mass (terms of 10⁻³⁰⁰/(k + 1) and more): the same number, bit for bit, as the
+    sums over the whole upper half, at odd and even k, tiny to large ε₀, and δ from 10⁻¹² to 0.9."""
+    from dpviz.budget import releases
+
+    low = (k - 1) // 2
+    start, top = releases._mass_window(eps0, k, low)
+    assert low <= start <= top <= k
+    for delta in (1e-12, 1e-9, 1e-7, 1e-5, 1e-3, 0.05, 0.3, 0.9):
+        half = releases._crossing(releases._tails(eps0, k, low), delta, trimmed=False)
+        assert pure_composition_epsilon(eps0, k, delta) == half, (eps0, k, delta)
+        assert half == _epsilon_over_every_j(eps0, k, delta)
+
+
+def test_a_window_that_begins_above_the_crossing_is_not_used(monkeypatch):
+    """Where δ is met at the window's first loss already, the crossing may lie below the window:
+    the whole upper half is summed instead (a window made to begin too high here)."""
+    from dpviz.budget import releases
+
+    eps0, k, delta = 0.3, 20_000, 1e-5
+    low = (k - 1) // 2
+    _, top = releases._mass_window(eps0, k, low)
+    monkeypatch.setattr(releases, "_mass_window", lambda e, kk, lo: (top - 5, top))
+    found = []
+    crossing = releases._crossing
+    monkeypatch.setattr(releases, "_crossing", lambda t, d, trimmed: found.append(crossing(t, d, trimmed)) or found[-1])
+    assert pure_composition_epsilon(eps0, k, delta) == _epsilon_over_every_j(eps0, k, delta)
+    assert found[0] is None and found[1] is not None  # the window refused, then the half's answer
+
+
+def test_the_window_leaves_out_only_terms_below_the_cut():
+    """The window's ends are where the binomial's log-pmf has fallen below −(690.8 + log(k + 1))
+    (10⁻³⁰⁰/(k + 1)), checked against SciPy's own log-pmf, and the terms it leaves out sum to less
+    than 10⁻³⁰⁰."""
+    from dpviz.budget import releases
+
+    for eps0, k in [(0.05, 100_000), (1.0, 100_000), (7.0, 20_000), (0.3, 4_000)]:
+        low = (k - 1) // 2
+        start, top = releases._mass_window(eps0, k, low)
+        p = 1 / (1 + math.exp(-eps0))
+        logpmf = stats.binom.logpmf(np.arange(low, k + 1), k, p)
+        cut = -(releases.MASS_CUT + math.log(k + 1))
+        outside = np.r_[logpmf[: start - low], logpmf[top - low + 1 :]]
+        assert (outside < cut).all()
+        assert np.exp(outside).sum() < 1e-300
+        assert top - start < k - low or (start, top) == (low, k)
+
+
+def test_gdp_epsilon_is_brents_root_and_the_smallest_epsilon_that_meets_delta():
+    """gdp_epsilon (Newton's method on log δ, inside a bracket) against SciPy's Brent's method on
+    δ(ε) − δ over 1,600 (μ, δ) from μ = 10⁻⁴ to 300 and δ = 10⁻¹⁴ to 0.9: δ(ε) ≤ δ at its answer
+    (Brent's may miss by a rounding); the same ε to 10⁻¹² of it where δ(ε) is well conditioned
+    (μ ≥ 0.01), and 1 − 10⁻⁹ of it misses there; elsewhere (δ a difference of two nearly equal
+    probabilities) the same δ at both answers to 10⁻¹⁴."""
+    from scipy import optimize
+
+    from dpviz.budget.releases import _gdp_delta_one
+
+    for mu in np.geomspace(1e-4, 300, 40):
+        for delta in np.geomspace(1e-14, 0.9, 40):
+            mu, delta = float(mu), float(delta)
+            eps = gdp_epsilon(mu, delta)
+            if _gdp_delta_one(mu, 0.0) <= delta:
+                assert eps == 0.0
+                continue
+            brent = optimize.brentq(lambda e, m=mu, d=delta: _gdp_delta_one(m, e) - d, 0.0, 1e6, xtol=1e-14, rtol=1e-14)
+            assert _gdp_delta_one(mu, eps) <= delta, (mu, delta)
+            if mu >= 0.01:
+                assert eps == pytest.approx(brent, rel=1e-12, abs=1e-14), (mu, delta)
+                assert _gdp_delta_one(mu, eps * (1 - 1e-9)) > delta, (mu, delta, eps)
+            else:
+                assert abs(_gdp_delta_one(mu, eps) - _gdp_delta_one(mu, brent)) <= 1e-14, (mu, delta)
