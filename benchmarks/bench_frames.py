@@ -34,6 +34,7 @@ import plotly.io as pio  # noqa: E402
 from dpviz import caches, papers, registry  # noqa: E402
 from dpviz import tables as dpviz_tables  # noqa: E402
 from dpviz.frames import close, compute_frames, slider_grid, typed_arrays  # noqa: E402
+from dpviz.params import applies, parse_value  # noqa: E402
 
 
 def _to_json(fig_dict) -> str:
@@ -67,12 +68,15 @@ def main() -> None:
     dpviz_tables.read_shared = lambda kind, canonical: None  # the frontiers' points too (dpviz.frontier)
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers()))
+    ap.add_argument("--set", action="append", default=[], help="name=value: another setting than the default")
     args = ap.parse_args()
+    chosen = dict(kv.split("=", 1) for kv in args.set)
     totals: dict[str, list[float]] = {}
     print(f"{'chart':24s} {'slider':8s} {'frames':>6s} {'Plotly':>8s} {'table':>8s} {'now':>8s} {'ratio':>6s}")
     for key in args.pages.split(","):
         values = {p.name: p.default for p in registry.page_params(key)}
-        sliders = [p for p in registry.page_params(key) if p.slider]
+        values.update({p.name: parse_value(p, chosen[p.name]) for p in registry.page_params(key) if p.name in chosen})
+        sliders = [p for p in registry.page_params(key) if p.slider and applies(p, values)]
         for spec in registry.paper_figures(key):
             for p in sliders:
                 if spec.on_demand or p.name not in {q.name for q in spec.params}:

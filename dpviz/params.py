@@ -79,6 +79,11 @@ class Param:
     steps: tuple[float, ...] = ()
     """A log-scale slider's positions in every decade (default :data:`LOG_STEPS`): fewer for a
     setting that spans many decades and whose charts are costly to draw at each (δ: 1, 2, 5)."""
+    applies: tuple[str, tuple[str, ...], str] | None = None
+    """Where the setting plays a part: a choice parameter's name, its values where it does, and
+    those in words (the privacy budget's σ: ``("mechanism", ("gaussian", "subsampled"), "the
+    Gaussian and DP-SGD")``). Elsewhere its slider is drawn disabled, saying so, and no frames are
+    computed along it (:func:`applies`)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -103,6 +108,14 @@ class Param:
         item = "whole numbers" if self.kind == "int_list" else "numbers"
         form = "a range like 1-255 or a list like 2,10,20" if self.kind == "int_list" else "a list like 1,2,5"
         return f"{form} of {item} from {_num(self.min)} to {_num(self.max)}, at most {self.max_items} values"
+
+
+def applies(p: Param, values: Mapping[str, Any]) -> bool:
+    """Whether ``p`` plays a part at ``values`` (:attr:`Param.applies`; True without a declaration,
+    or when the choice it depends on is not among ``values``)."""
+    if p.applies is None or p.applies[0] not in values:
+        return True
+    return values[p.applies[0]] in p.applies[1]
 
 
 LOG_STEPS = (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)

@@ -13,7 +13,7 @@ import streamlit as st
 from dpviz import registry
 from dpviz.errors import InputError
 from dpviz.export import find_chromium, html_page, image_bytes
-from dpviz.params import Param
+from dpviz.params import Param, applies
 from dpviz.registry import FigureSpec
 from webui import frames_store, live_frames, views
 from webui.plotly_element import live_chart, plotly_json_chart
@@ -116,7 +116,7 @@ def chart_frames(
     sliders, ref, mounts = {}, None, []
     own = {p.name for p in spec.params}
     for p in live:
-        if p.name not in own:
+        if p.name not in own or not applies(p, values):  # (a slider that plays no part here is disabled)
             continue
         key, held = live_frames.frames_for(spec, values, p.name, by=live_frames.asker(spec.id, p.name))
         sliders[widget_label(p)] = {"frames": key, "options": slider_options(p, values[p.name]), "at": values[p.name]}

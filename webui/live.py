@@ -67,7 +67,7 @@ def live_figures(
         with st.container(border=True, key="live-panel"):
             if intro:
                 st.markdown(intro)
-            both = dict(values, **widgets(live, list(st.columns(len(live)))))
+            both = dict(values, **widgets(live, list(st.columns(len(live))), context=values))
         sync_url(page_params, both)
         cards(specs[first_live : last + 1], both, page_params, first, live)
         show_panels(live_panels, both, live)

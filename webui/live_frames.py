@@ -28,7 +28,7 @@ import streamlit as st
 
 from dpviz import tables
 from dpviz.panels import resolve
-from dpviz.params import Param
+from dpviz.params import Param, applies
 from dpviz.registry import FigureSpec
 from webui import frames_fetch, frames_pool, frames_queue, frames_store
 from webui.frames_store import Held
@@ -102,7 +102,7 @@ def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> b
         return False
     own = {q.name: values[q.name] for q in spec.params}
     for p in live:
-        if p.name in own:
+        if p.name in own and applies(p, values):
             key, canonical = frames_store.frames_key(spec, own, p.name), frames_store.canonical(spec, own, p.name)
             if frames_store.ready(key) or tables.blob_cached(f"{spec.id}.frames", canonical):
                 held = frames_store.build(spec, own, p.name)
@@ -173,7 +173,7 @@ def live_html(where, panel, result, values: dict[str, Any], live: Sequence[Param
     own = {p.name for p in panel.params}
     followers, later = {}, []
     for p in live:
-        if p.name not in own:
+        if p.name not in own or not applies(p, values):
             continue
         key, held = text_frames_for(panel, values, p, by=asker(panel.id, p.name))
         if held is None:

@@ -19,7 +19,7 @@ from dpviz.frames import slider_grid
 from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
-from dpviz.params import validate
+from dpviz.params import applies, validate
 from dpviz.processes import die_with_parent, one_thread_everywhere
 from dpviz.progress import report
 from webui import frames_store
@@ -119,7 +119,7 @@ def frame_jobs() -> list[tuple[Any, dict, Any, Any]]:
     jobs = []
     for paper in papers.all_papers():
         values = {p.name: p.default for p in registry.page_params(paper.key)}
-        sliders = [p for p in registry.page_params(paper.key) if p.slider]
+        sliders = [p for p in registry.page_params(paper.key) if p.slider and applies(p, values)]
         for spec in registry.paper_figures(paper.key):
             jobs += [(paper, values, spec, p) for p in sliders if _follows(spec, p)]
         for panel in paper.panels:  # a panel drawn as HTML follows its sliders too (the try-it box)

@@ -10,7 +10,7 @@ parameter is a file box whose file is kept under the cache directory and named b
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import streamlit as st
 
@@ -18,7 +18,7 @@ from dpviz import registry, uploads
 from dpviz.errors import InputError
 from dpviz.frames import slider_grid
 from dpviz.panels import resolve
-from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, check_hosted_cap, format_value, parse_value
+from dpviz.params import MAX_RAW_LENGTH, Param, ParamError, applies, check_hosted_cap, format_value, parse_value
 
 
 def widget_state(p: Param, value: Any) -> Any:
@@ -53,7 +53,7 @@ def slider_options(p: Param, current: Any) -> list:
     return grid
 
 
-def _widget(p: Param, where) -> Any:
+def _widget(p: Param, where, context: Mapping[str, Any] | None = None) -> Any:
     """``p``'s widget, created with the session's value as its own default wherever that value is
     one the widget allows (:func:`_session_index`, :func:`_shown_number`): a value the script set
     (a link's, a target's button) reaches the browser once, as a flag on that run's element, and a
@@ -65,7 +65,10 @@ def _widget(p: Param, where) -> Any:
     key = p.name
     current = st.session_state.get(key)
     if p.slider and (p.kind == "int" or p.log):
-        return _grid_slider(p, where, label, helptext)
+        idle = context is not None and not applies(p, context)
+        if idle:
+            helptext += f" It plays a part for {p.applies[2]} only: not with the setting chosen now."
+        return _grid_slider(p, where, label, helptext, disabled=idle)
     if p.kind == "int" and p.name != "seed" and (p.max - p.min) <= 2000:
         if p.max - p.min <= 3:
             options = list(range(int(p.min), int(p.max) + 1))
@@ -141,7 +144,7 @@ def _shown_number(current: Any, kind: type, low: float, top: float | None) -> An
     return kind(current)
 
 
-def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:
+def _grid_slider(p: Param, where, label: str, helptext: str, disabled: bool = False) -> float | int:
     """A live slider over the positions of :func:`dpviz.frames.slider_grid` (a log scale, or a
     whole number's grid) up to the bound (the hosted cap, if any), plus the current value when a
     link brought one off the grid, so it shows as typed. Arrow keys step along the grid; the
@@ -156,7 +159,13 @@ def _grid_slider(p: Param, where, label: str, helptext: str) -> float | int:
     unit = f" {p.unit}" if p.unit else ""
     value = kind(current) if isinstance(current, (int, float)) and kind(current) in grid else None
     return where.select_slider(
-        label, options=grid, value=value, key=p.name, help=helptext, format_func=lambda x: f"{x:g}{unit}"
+        label,
+        options=grid,
+        value=value,
+        key=p.name,
+        help=helptext,
+        format_func=lambda x: f"{x:g}{unit}",
+        disabled=disabled,
     )
 
 
@@ -204,15 +213,17 @@ def _text_with_options(p: Param, where, label: str, helptext: str) -> str:
     )
 
 
-def widgets(params: Sequence[Param], where=None) -> dict[str, Any]:
+def widgets(params: Sequence[Param], where=None, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One widget per parameter; returns validated values (bad typed input: a sentence and the default).
-    ``where`` is one container for all, or a list with one container per parameter."""
+    ``where`` is one container for all, or a list with one container per parameter. ``context``:
+    the page's other values, by which a slider that plays no part there is drawn disabled
+    (:func:`dpviz.params.applies`)."""
     where = where or st.sidebar
     places = list(where) if isinstance(where, (list, tuple)) else [where] * len(params)
     hosted = registry.hosted_mode()
     values: dict[str, Any] = {}
     for p, where in zip(params, places):
-        raw = _widget(p, where)
+        raw = _widget(p, where, context)
         try:
             values[p.name] = parse_value(p, raw)
             check_hosted_cap(p, values[p.name], hosted)

@@ -665,6 +665,8 @@ LIVE_SLIDERS = [  # page, query, slider label, URL key, value after one ArrowRig
     ("Privacy_budget", "", "Releases k", "k", "120", "budget-composition"),
     ("Privacy_budget", "", "Attacker's prior belief π", "prior", "0.012", "budget-posterior"),
     ("Privacy_budget", "", "δ", "delta", "2e-05", "budget-composition"),
+    ("Privacy_budget", "", "Noise multiplier σ", "sigma", "5", "budget-composition"),
+    ("Privacy_budget", "mechanism=laplace", "ε₀ of one release", "epsilon0", "1", "budget-delta"),
 ]
 
 

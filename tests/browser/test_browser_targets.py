@@ -83,11 +83,10 @@ def test_a_bad_target_value_is_a_sentence_and_the_sliders_stay(server, page):
     assert page.locator(".st-key-chart-adept-frontier .js-plotly-plot").count() == 1  # the page keeps working
 
 
-def test_the_smallest_sigma_is_chosen_in_the_sidebar_and_one_click_sets_the_noise_box(server, page):
+def test_the_smallest_sigma_is_chosen_in_the_sidebar_and_one_click_sets_the_noise_slider(server, page):
     """The privacy-budget page solved for σ at k (Opacus's question): "Solve for" chosen in the
-    sidebar like the target, the answer per accountant, and the button moves the sidebar's σ box
-    (outside the live section the panel is drawn in, so the click runs the whole page): the box,
-    the link and the charts' titles follow."""
+    sidebar like the target, the answer per accountant, and the button moves the σ slider (off
+    its grid: the answer's four digits): the slider, the link and the charts' titles follow."""
     from dpviz import calibrate
 
     page.goto(f"{server}/Privacy_budget?k=1000&target_measure=epsilon&target_value=3")
@@ -106,13 +105,11 @@ def test_the_smallest_sigma_is_chosen_in_the_sidebar_and_one_click_sets_the_nois
     wait_run_ended(page, timeout=120_000, hold_ms=SETTLE_MS)  # (as the test above says why)
     button.click()
     page.wait_for_function(f"() => /[?&]sigma={sigma:g}(&|$)/.test(location.search)", timeout=60_000)
-    noise = page.locator('input[aria-label="Noise multiplier σ"]')
-    page.wait_for_function(
-        "(v) => document.querySelector('input[aria-label=\"Noise multiplier σ\"]').value === v",
-        arg=f"{sigma:g}",
-        timeout=60_000,
+    from playwright.sync_api import expect
+
+    expect(page.get_by_role("slider", name="Noise multiplier σ")).to_have_attribute(
+        "aria-valuetext", f"{sigma:g}", timeout=60_000
     )
-    assert noise.input_value() == f"{sigma:g}"
     look_at(page, ".st-key-chart-budget-composition")  # (a chart out of view is redrawn when it comes into view)
     page.wait_for_function(
         "(said) => { const gd = document.querySelector('.st-key-chart-budget-composition .dpviz-chart');"

@@ -32,6 +32,7 @@ SOURCES = (
     "app.py",
     "pages",
     ".streamlit",
+    "static",
 )
 
 pytestmark = pytest.mark.slow

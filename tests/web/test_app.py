@@ -401,3 +401,22 @@ def test_the_audit_pages_examples_draw_their_chart(example):
     at = _run("pages/5_Audit_a_mechanism.py", {"example": example})
     assert not at.exception  # (a verdict of violation is an error box by design)
     assert len(charts(at)) == 1
+
+
+@pytest.mark.parametrize(
+    "mechanism, active",
+    [("gaussian", {"sigma"}), ("laplace", {"epsilon0"}), ("rr", {"epsilon0"}), ("subsampled", {"sigma", "q"})],
+)
+def test_the_budget_pages_mechanism_sliders_are_live_where_they_play_a_part(mechanism, active):
+    """The privacy-budget page's σ, ε₀ and q are live sliders (beside k, δ and the prior); each
+    plays a part for some mechanisms only, and elsewhere it is drawn disabled, its help saying
+    where it does, and no frames are asked for along it."""
+    at = _run(page_file("budget"), {"mechanism": mechanism, "k": "10"})
+    assert not at.exception and not at.error
+    sliders = {w.key: w for w in at.select_slider}
+    assert {"k", "delta", "prior", "sigma", "epsilon0", "q"} <= set(sliders)
+    for name in ("sigma", "epsilon0", "q"):
+        assert sliders[name].disabled == (name not in active), name
+        assert ("plays a part for" in sliders[name].help) == (name not in active), name
+    for name in ("k", "delta", "prior"):
+        assert not sliders[name].disabled

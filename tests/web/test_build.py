@@ -47,7 +47,8 @@ def test_after_dpviz_build_a_pages_frames_on_its_defaults_are_in_the_cache(warm_
 
 def test_the_builds_jobs_cover_every_page_with_a_slider():
     """``dpviz build`` (no ``--pages``) computes :func:`webui.warmup.frame_jobs`: a set for every live
-    chart and HTML panel along each slider it follows, on every page that has a slider."""
+    chart and HTML panel along each slider it follows and that plays a part on the defaults, on
+    every page that has a slider; the privacy budget's σ among them, its ε₀ and q not."""
     from dpviz.panels import Panel
     from webui import warmup
 
@@ -58,8 +59,15 @@ def test_the_builds_jobs_cover_every_page_with_a_slider():
     with_sliders = {p.key for p in papers.all_papers() if any(q.slider for q in registry.page_params(p.key))}
     assert {spec.page for spec in charts} == with_sliders  # every page with a slider has its frames
     assert {"adept", "metric", "hoho", "partial"} <= with_sliders
+    budget = {p.name for _, _, what, p in jobs if getattr(what, "page", "") == "budget"}
+    assert budget == {"k", "delta", "sigma", "prior"}
+    from dpviz.params import applies
+
     for paper in papers.all_papers():  # every live chart of a page, along every slider it follows
-        sliders = {q.name for q in registry.page_params(paper.key) if q.slider}
+        defaults = {q.name: q.default for q in registry.page_params(paper.key)}
+        # (a slider that plays no part on the defaults, the privacy budget's ε₀ and q beside the
+        # Gaussian, is disabled there: no frames along it)
+        sliders = {q.name for q in registry.page_params(paper.key) if q.slider and applies(q, defaults)}
         for spec in registry.paper_figures(paper.key):
             wanted = set() if spec.on_demand else sliders & {q.name for q in spec.params}
             assert {p.name for _, _, w, p in jobs if w is spec} == wanted, spec.id

@@ -346,7 +346,7 @@ def test_a_live_panel_follows_the_last_live_chart_and_the_charts_without_a_slide
         markdown=lambda *a, **kw: None,
     )
     monkeypatch.setattr(live, "st", fake)
-    monkeypatch.setattr(live, "widgets", lambda params, cols: {"eps": 2.0})
+    monkeypatch.setattr(live, "widgets", lambda params, cols, context=None: {"eps": 2.0})
     monkeypatch.setattr(live, "sync_url", lambda params, values: None)
     monkeypatch.setattr(live, "cards", lambda specs, *a, **kw: drawn.extend(("chart", s.id, inside[0]) for s in specs))
     monkeypatch.setattr(
@@ -415,3 +415,30 @@ def test_a_chart_whose_frames_are_being_computed_sends_their_nearest_part_meanwh
     assert len(mounts) == 2 and asked == [key, key]  # the part sent, and the whole set still asked for
     doc = decode(frames_store.near(key).blob)
     assert doc["grid"] == positions and len(positions) == frames_pool.NEAR and values["dim"] in positions
+
+
+def test_a_chart_asks_for_no_frames_along_a_slider_that_plays_no_part(monkeypatch):
+    """figure_card.chart_frames: frames are asked for along each live slider a chart takes, but
+    not along one that plays no part at the page's values (the privacy budget's ε₀ and q beside
+    the Gaussian: dpviz.params.applies), whose slider is disabled."""
+    from dpviz import registry
+    from dpviz.params import applies
+    from webui import figure_card, frames_store, live_frames
+
+    asked = []
+    monkeypatch.setattr(
+        live_frames, "frames_for", lambda spec, values, slider, by=None: (asked.append(slider), ("k", None))[1]
+    )
+    monkeypatch.setattr(live_frames, "asker", lambda owner, slider: None)
+    monkeypatch.setattr(frames_store, "near", lambda key: None)
+    spec = registry.get("budget-composition")
+    page = registry.page_params("budget")
+    live = [p for p in page if p.slider]
+    for mechanism, wanted in (("gaussian", ["k", "delta", "sigma"]), ("laplace", ["k", "delta", "epsilon0"]),
+                              ("subsampled", ["k", "delta", "sigma", "q"])):  # fmt: skip
+        values = {p.name: p.default for p in page} | {"mechanism": mechanism}
+        asked.clear()
+        sliders, _, _ = figure_card.chart_frames(None, spec, values, live)
+        assert sorted(asked) == sorted(wanted), mechanism
+        assert sorted(sliders) == sorted(figure_card.widget_label(p) for p in live if p.name in wanted)
+        assert all(applies(p, values) == (p.name in wanted) for p in live if p.name in {"sigma", "epsilon0", "q"})

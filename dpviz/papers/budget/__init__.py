@@ -31,10 +31,11 @@ PAPER = Paper(
             title="Composing k releases, and what it lets an attacker do",
             figures=("budget-composition", "budget-delta", "budget-attacker", "budget-posterior", "budget-frontier"),
             panels=(target_panel("budget", FRONTIER_PARAMS),),
-            intro="Drag **k**, **δ** or the attacker's **prior**: the charts follow (δ's charts once their frames "
-            "are computed, a few seconds after a change elsewhere; until then each move is computed). Set the "
-            "mechanism in the sidebar; a change there recomputes the charts (a few seconds for k up to 10⁵: the "
-            "Laplace and DP-SGD releases compose a privacy-loss distribution).",
+            intro="Drag the mechanism's own setting (**σ** for the Gaussian, **ε₀** for Laplace and randomized "
+            "response, **σ** and **q** for DP-SGD; the others are greyed out), **k**, **δ** or the attacker's "
+            "**prior**: the charts follow, once their frames are computed (a few seconds after a change elsewhere; "
+            "until then each move is computed). Choose the mechanism in the sidebar; Laplace and DP-SGD take a few "
+            "seconds a move for k up to 10⁵ (they compose a privacy-loss distribution).",
         ),
     ),
     sidebar=(

@@ -31,15 +31,18 @@ MECHANISM = Param(
 )
 EPSILON0 = Param(
     "epsilon0", "float", 0.5, "ε₀ of one release", "Laplace and randomized response: each release is ε₀-DP.",
-    min=0.01, max=10.0, log=True,
+    min=0.01, max=10.0, log=True, slider=True, steps=(1, 2, 3, 5),
+    applies=("mechanism", ("laplace", "rr"), "Laplace and randomized response"),
 )  # fmt: skip
 SIGMA = Param(
     "sigma", "float", 4.0, "Noise multiplier σ", "Gaussian and DP-SGD: the noise's standard deviation over the "
-    "sensitivity (the clipping norm).", min=0.3, max=100.0, log=True,
+    "sensitivity (the clipping norm).", min=0.3, max=100.0, log=True, slider=True,
+    steps=(1, 1.5, 2, 3, 4, 5, 6, 8), applies=("mechanism", ("gaussian", "subsampled"), "the Gaussian and DP-SGD"),
 )  # fmt: skip
 Q = Param(
     "q", "float", 0.01, "Sampling rate q", "DP-SGD: each record joins a step's batch with probability q.",
-    min=1e-4, max=1.0, log=True,
+    min=1e-4, max=1.0, log=True, slider=True, steps=(1, 2, 5),
+    applies=("mechanism", ("subsampled",), "DP-SGD's subsampled Gaussian"),
 )  # fmt: skip
 K = Param(
     "k", "int", 100, "Releases k", "How many times the mechanism is run on the same data (DP-SGD: steps).",
