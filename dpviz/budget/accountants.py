@@ -139,17 +139,32 @@ def rr_rdp(epsilon0: float, orders=ORDERS) -> np.ndarray:
 
 
 def rdp_to_epsilon(rdp_values, delta: float, orders=ORDERS) -> float:
-    """The (ε, δ) an RDP curve implies: min over α of ε_α + log((α−1)/α) − (log δ + log α)/(α − 1)
-    (Balle et al. 2020, Thm. 21), never below 0."""
+    """The (ε, δ) an RDP curve implies: min over α of ε_α + log((α−1)/α) − log(δ·α)/(α − 1)
+    (Balle et al. 2020, Thm. 21), never below 0; 0 where some order's divergence is negative or
+    small enough that δ ≥ √(1 − e^{−ε_α}) (the KL bound). The operations of ``dp-accounting``'s
+    ``compute_epsilon`` (tested against it), over the orders at once: it loops over them in Python
+    (0.27 ms an answer, the δ chart asks for 2,000 along k)."""
     a = np.asarray(orders, dtype=float)
-    eps = np.asarray(rdp_values, dtype=float) + np.log1p(-1 / a) - (math.log(delta) + np.log(a)) / (a - 1)
-    return float(max(0.0, np.nanmin(eps)))
+    r = np.asarray(rdp_values, dtype=float)
+    if (r < 0).any() or (delta**2 + np.expm1(-r) > 0).any():
+        return 0.0
+    with np.errstate(invalid="ignore"):
+        eps = np.where(a > 1.01, r + np.log1p(-1 / a) - np.log(delta * a) / (a - 1), np.inf)
+    return float(max(0.0, np.min(eps)))
+
+
+def gaussian_rdp(sigma: float, orders=ORDERS) -> np.ndarray:
+    """One Gaussian release's Rényi divergence at each order α: α/(2σ²) (Mironov 2017, Prop. 7)."""
+    return np.asarray(orders, dtype=float) / (2 * sigma**2)
 
 
 def renyi(release: Release, k: int, delta: float) -> float:
-    """The RDP accountant's ε (``dp-accounting``'s, randomized response's own divergence here)."""
+    """The RDP accountant's ε (``dp-accounting``'s; randomized response's own divergence, and the
+    Gaussian's closed form, here)."""
     if release.kind == "rr":
         return rdp_to_epsilon(k * rr_rdp(release.epsilon0), delta)
+    if release.kind == "gaussian":  # its closed form: dp-accounting's numbers, without its loop over the orders
+        return rdp_to_epsilon(k * gaussian_rdp(release.sigma), delta)
     return float(composed_rdp(release, k).get_epsilon(delta))
 
 

@@ -238,14 +238,16 @@ def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
     reads as 0), so the tails are summed over that upper half of j alone: half the work at 10⁵
     releases, the same numbers to the bit.
 
-    Of that half, only the j where the binomial has mass matter (:func:`_mass_window`): above it
-    the terms are below 10⁻³⁰⁰/(k + 1) each, and below it δ is met nowhere (checked: δ at the
-    window's first loss is above ``delta``, else every j is summed). The sums over the window
-    differ from those over the half by less than 10⁻³⁰⁰, where the answer's own floor is (A_m − δ
-    is read as at least 10⁻³⁰⁰): at 10⁵ releases the window is 1,700-12,000 of the 50,000 j."""
+    Of that half, only the j near the crossing matter (:func:`_mass_window`): above the window
+    the terms are below 10⁻³⁰·δ/(k + 1) each (and 10⁻³⁰⁰/(k + 1) at most), and below it δ is met
+    nowhere (checked: δ at the window's first loss is above ``delta``, else every j is summed).
+    The sums over the window differ from those over the half by less than 10⁻³⁰ of δ, and the
+    answer's A_m − δ is at least (1 − r)·e^{−2ε₀}·δ, r < 1 the ratio of two terms of the tail:
+    the same numbers (tested to the bit on a grid). At 10⁵ releases the window is 500-2,000 of the
+    50,000 j."""
     low = max(0, (k - 1) // 2)  # L_j = ε₀(2j − k) < 0 for j < k/2
-    if k >= WINDOW_FROM and delta >= 1e-200:
-        start, top = _mass_window(epsilon0, k, low)
+    if k >= WINDOW_FROM:
+        start, top = _mass_window(epsilon0, k, low, delta)
         if start > low or top < k:
             found = _crossing(_tails(epsilon0, k, low, top=top, start=start), delta, trimmed=start > low)
             if found is not None:
@@ -254,10 +256,15 @@ def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
 
 
 WINDOW_FROM = 1000
-"""From this many releases on, the tails are summed over the binomial's mass alone (below, the
-whole upper half costs less than finding the window)."""
+"""From this many releases on, the tails are summed over a window of j alone (below, the whole
+upper half costs less than finding the window)."""
 MASS_CUT = 690.8
-"""−log of 10⁻³⁰⁰: a term of the binomial below 10⁻³⁰⁰/(k + 1) is left out of the window."""
+"""−log of 10⁻³⁰⁰: a term of the binomial below 10⁻³⁰⁰/(k + 1) is always left out of the window."""
+DELTA_CUT = 69.1
+"""−log of 10⁻³⁰: a term below 10⁻³⁰·δ/(k + 1) is left out too."""
+BELOW_MODE = 5.0
+"""The window begins this many standard deviations of the binomial below its mode (or at the
+upper half's start): the crossing of any δ under about 1 − 10⁻⁶ lies above (checked at each answer)."""
 
 
 def _log_pmf(epsilon0: float, k: int, j: int) -> float:
@@ -269,20 +276,21 @@ def _log_pmf(epsilon0: float, k: int, j: int) -> float:
     )  # fmt: skip
 
 
-def _mass_window(epsilon0: float, k: int, low: int) -> tuple[int, int]:
-    """The j from ``low`` to k where the binomial's terms are at least 10⁻³⁰⁰/(k + 1): from the
-    mode, a normal approximation's width, widened until the log-pmf at both ends is below the cut
-    (it falls away from the mode, so every term beyond is too)."""
+def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0) -> tuple[int, int]:
+    """The j from ``low`` to k that :func:`pure_composition_epsilon` sums at ``delta``: from
+    :data:`BELOW_MODE` standard deviations below the binomial's mode up to where its log-pmf falls
+    below the cut (10⁻³⁰·δ/(k + 1), at least 10⁻³⁰⁰/(k + 1); a normal approximation's width,
+    widened until the log-pmf there is below the cut: it falls away from the mode, so every term
+    beyond is too)."""
     p = 1.0 / (1.0 + math.exp(-epsilon0))
     mode = min(k, int(math.floor((k + 1) * p)))
-    cut = -(MASS_CUT + math.log(k + 1.0))
-    width = int(math.ceil(1.2 * math.sqrt(2.0 * -cut * k * p * (1.0 - p)))) + 2
-    top = min(k, mode + width)
+    spread = math.sqrt(k * p * (1.0 - p))
+    cut = max(math.log(delta) - DELTA_CUT if delta > 0 else -math.inf, -MASS_CUT) - math.log(k + 1.0)
+    drop = max(_log_pmf(epsilon0, k, mode) - cut, 1.0)
+    top = min(k, mode + int(math.ceil(1.2 * math.sqrt(2.0 * drop) * spread)) + 2)
     while top < k and _log_pmf(epsilon0, k, top) >= cut:
         top = min(k, mode + 2 * (top - mode))
-    start = max(low, mode - width)
-    while start > low and _log_pmf(epsilon0, k, start) >= cut:
-        start = max(low, mode - 2 * (mode - start))
+    start = max(low, mode - int(BELOW_MODE * spread) - 2)
     return start, top
 
 

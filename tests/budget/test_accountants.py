@@ -63,13 +63,38 @@ def test_gaussian_composition_by_pld_equals_the_analytic_mechanism_at_mu_root_k(
     assert float(gdp_delta(gaussian_mu(sigma, k), exact)) == pytest.approx(delta, rel=1e-6)
 
 
-@pytest.mark.parametrize("sigma,k", [(1.0, 1), (3.0, 10), (0.9, 250)])
-def test_rdp_of_the_gaussian_is_alpha_over_two_sigma_squared_per_release(sigma, k):
-    """The RDP accountant's ε equals the conversion of k·α/(2σ²) (Mironov 2017, Prop. 7), done here
-    by hand over the same orders."""
+@pytest.mark.parametrize("sigma,k", [(1.0, 1), (3.0, 10), (0.9, 250), (4.0, 100_000), (100.0, 3), (0.3, 7)])
+def test_rdp_of_the_gaussian_is_dp_accountings_for_alpha_over_two_sigma_squared_per_release(sigma, k):
+    """The RDP accountant's ε for the Gaussian (the closed form α/(2σ²) per release, Mironov 2017,
+    Prop. 7, converted here over the orders at once) equals dp-accounting's RdpAccountant composing
+    k Gaussian events and converting in its own loop, at δ from 10⁻¹² to 0.5."""
+    from dp_accounting import GaussianDpEvent, SelfComposedDpEvent
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    library = rdp.RdpAccountant(list(acc.ORDERS))
+    library.compose(SelfComposedDpEvent(GaussianDpEvent(sigma), k))
+    for delta in (1e-12, 1e-5, 1e-3, 0.1, 0.5):
+        mine = acc.epsilon("rdp", Release("gaussian", sigma=sigma), k, delta)
+        assert mine == pytest.approx(library.get_epsilon(delta), rel=1e-14, abs=1e-15), delta
+
+
+def test_the_rdp_conversion_is_dp_accountings_compute_epsilon():
+    """rdp_to_epsilon (over the orders at once) against dp-accounting's compute_epsilon (a loop over
+    them), on random RDP curves: increasing ones, tiny ones where the KL bound gives 0, and one with
+    a negative order (0 too)."""
+    from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
+
+    rng = np.random.default_rng(7)
     orders = np.array(acc.ORDERS)
-    by_hand = acc.rdp_to_epsilon(k * orders / (2 * sigma**2), 1e-5)
-    assert acc.epsilon("rdp", Release("gaussian", sigma=sigma), k, 1e-5) == pytest.approx(by_hand, rel=1e-9)
+    for scale in (1e-14, 1e-6, 1e-3, 0.1, 1.0, 30.0):
+        for _ in range(20):
+            curve = np.sort(rng.uniform(0, scale, len(orders))) * np.sqrt(orders)
+            for delta in (1e-12, 1e-5, 0.3):
+                want = compute_epsilon(orders, curve, delta)[0]
+                assert acc.rdp_to_epsilon(curve, delta) == pytest.approx(want, rel=1e-14, abs=1e-15)
+    curve = np.ones(len(orders))
+    curve[3] = -1e-3
+    assert acc.rdp_to_epsilon(curve, 1e-5) == 0.0 == compute_epsilon(orders, curve, 1e-5)[0]
 
 
 def test_randomized_responses_renyi_divergence_by_its_definition():
@@ -309,8 +334,8 @@ def test_a_window_that_begins_above_the_crossing_is_not_used(monkeypatch):
 
     eps0, k, delta = 0.3, 20_000, 1e-5
     low = (k - 1) // 2
-    _, top = releases._mass_window(eps0, k, low)
-    monkeypatch.setattr(releases, "_mass_window", lambda e, kk, lo: (top - 5, top))
+    _, top = releases._mass_window(eps0, k, low, delta)
+    monkeypatch.setattr(releases, "_mass_window", lambda e, kk, lo, d: (top - 5, top))
     found = []
     crossing = releases._crossing
     monkeypatch.setattr(releases, "_crossing", lambda t, d, trimmed: found.append(crossing(t, d, trimmed)) or found[-1])
@@ -319,21 +344,23 @@ def test_a_window_that_begins_above_the_crossing_is_not_used(monkeypatch):
 
 
 def test_the_window_leaves_out_only_terms_below_the_cut():
-    """The window's ends are where the binomial's log-pmf has fallen below −(690.8 + log(k + 1))
-    (10⁻³⁰⁰/(k + 1)), checked against SciPy's own log-pmf, and the terms it leaves out sum to less
-    than 10⁻³⁰⁰."""
+    """The window's top is where the binomial's log-pmf has fallen below 10⁻³⁰·δ/(k + 1) (and at
+    most 10⁻³⁰⁰/(k + 1)), checked against SciPy's own log-pmf: the terms above it sum to less than
+    10⁻³⁰·δ; it begins 5 standard deviations below the mode, or at the upper half's start."""
     from dpviz.budget import releases
 
-    for eps0, k in [(0.05, 100_000), (1.0, 100_000), (7.0, 20_000), (0.3, 4_000)]:
+    for eps0, k in [(0.05, 100_000), (1.0, 100_000), (7.0, 20_000), (0.3, 4_000), (1e-4, 100_000)]:
         low = (k - 1) // 2
-        start, top = releases._mass_window(eps0, k, low)
         p = 1 / (1 + math.exp(-eps0))
         logpmf = stats.binom.logpmf(np.arange(low, k + 1), k, p)
-        cut = -(releases.MASS_CUT + math.log(k + 1))
-        outside = np.r_[logpmf[: start - low], logpmf[top - low + 1 :]]
-        assert (outside < cut).all()
-        assert np.exp(outside).sum() < 1e-300
-        assert top - start < k - low or (start, top) == (low, k)
+        for delta in (1e-12, 1e-5, 0.3, 1e-250):
+            start, top = releases._mass_window(eps0, k, low, delta)
+            cut = max(math.log(delta) - releases.DELTA_CUT, -releases.MASS_CUT) - math.log(k + 1)
+            above = logpmf[top - low + 1 :]
+            assert (above < cut + 1e-9).all(), (eps0, k, delta)
+            assert np.exp(above).sum() < 1e-30 * delta
+            mode = int((k + 1) * p)
+            assert start == max(low, mode - int(5 * math.sqrt(k * p * (1 - p))) - 2)
 
 
 def test_gdp_epsilon_is_brents_root_and_the_smallest_epsilon_that_meets_delta():
