@@ -21,7 +21,10 @@ STICKY_CSS = (
     "{position:sticky;top:3.75rem;z-index:990;background:#fff;}"
     # a phone: the sliders alone (the line that introduces them would take a third of the screen)
     "@media (max-width: 640px){.st-key-live-panel [data-testid='stElementContainer']:has(> [data-testid='stMarkdown'])"
-    "{display:none;}}</style>"
+    "{display:none;}}"
+    # a slider that plays no part with the page's other settings is disabled (dpviz.params.applies):
+    # Streamlit greys its texts out to 2.3:1, under the 4.5:1 text needs; this grey is 5.7:1
+    ".st-key-live-panel [data-testid='stSlider']:has([data-disabled='true']) p{color:#666;}</style>"
 )
 
 
