@@ -92,7 +92,12 @@ def composed_pld(release: Release, k: int):
     holds megabytes)."""
 
     def compose():
-        one = _one_pld(release, pld_interval(release, k))
+        interval = pld_interval(release, k)
+        if k > 1 and interval == pld_interval(release, 1):
+            # the one release's PLD, kept too: basic and advanced composition read it at the same
+            # settings (a target's search for σ tries each σ with every accountant)
+            return composed_pld(release, 1).self_compose(k)
+        one = _one_pld(release, interval)
         return one.self_compose(k) if k > 1 else one
 
     return caches.memo("budget.plds").get((release, int(k)), compose)
