@@ -205,3 +205,49 @@ def test_an_operator_can_turn_the_fast_drawing_off(monkeypatch):
     draw = Drawer(spec, _json)
     assert draw.fast is False and "DPVIZ_FAST_DRAWING" in draw.why
     assert draw(df, values) == _json(spec.figure_dict(df, values))
+
+
+def test_typed_arrays_are_plotlys_own_specs():
+    """fast_figure.typed_arrays turns numeric arrays into typed-array specs itself: the same dict
+    as Plotly's convert_to_base64 for float64 and float32, 64-bit integers narrowed to 8, 16 or
+    32 bits (signed and unsigned) or left as they are beyond, 2-D arrays with their shape, pandas
+    Series, and Plotly's own route for text arrays, empty arrays and skipped keys."""
+    import copy
+
+    import numpy as np
+    import pandas as pd
+    from _plotly_utils.utils import convert_to_base64
+
+    from dpviz.fast_figure import typed_arrays
+
+    rng = np.random.default_rng(3)
+    values = [
+        rng.standard_normal(17),
+        rng.standard_normal(5).astype("float32"),
+        np.arange(-3, 100),
+        np.arange(0, 40_000, 7),
+        np.array([-(2**40), 5]),
+        np.arange(3, dtype="uint64") * 2**20,
+        np.array([2**63], dtype="uint64"),
+        rng.standard_normal((3, 4)),
+        np.array([], dtype=float),
+        np.array(["a", "b", "c", "d"], dtype=object),
+        pd.Series(rng.standard_normal(9)),
+        pd.Series([1, 2, 3, 4]),
+        pd.Series(["x", "y", "z", "w"]),
+        np.arange(5) == 2,
+    ]
+    for value in values:
+        doc = {
+            "data": [{"x": value, "marker": {"color": value}, "range": value}],
+            "layout": {"xaxis": {"range": value}},
+        }
+        mine, theirs = copy.deepcopy(doc), copy.deepcopy(doc)
+        typed_arrays(mine, convert_to_base64)
+        convert_to_base64(theirs)
+        for a, b in ((mine["data"][0]["x"], theirs["data"][0]["x"]), (mine["data"][0]["marker"]["color"],
+                     theirs["data"][0]["marker"]["color"]), (mine["layout"]["xaxis"]["range"], theirs["layout"]["xaxis"]["range"])):  # fmt: skip
+            if isinstance(b, dict):
+                assert a == b, value
+            else:
+                assert type(a) is type(b) and np.array_equal(np.asarray(a), np.asarray(b)), value
