@@ -320,10 +320,52 @@ def rr_tradeoff(epsilon0: float, alpha) -> np.ndarray:
 def tradeoff_from_deltas(epsilons: np.ndarray, deltas: np.ndarray, alpha) -> np.ndarray:
     """The trade-off curve a privacy curve implies: f(α) = sup over ε of
     max(0, 1 − δ(ε) − e^ε·α, e^{−ε}·(1 − δ(ε) − α)) (Dong, Roth and Su 2019, Prop. 2.12), the
-    supremum taken over the given ε ≥ 0 (a finer grid can only raise it towards the exact curve)."""
-    a = np.asarray(alpha, dtype=float)[:, None]
-    e, d = np.asarray(epsilons, dtype=float)[None, :], np.asarray(deltas, dtype=float)[None, :]
+    supremum taken over the given ε ≥ 0 (a finer grid can only raise it towards the exact curve).
+
+    Each of the two families is a set of lines in α, c − s·α, with c = 1 − δ(ε) and slope s = e^ε
+    (rising with ε) or e^{−ε}·(1, 1) (falling): the ε that maximises a family moves one way as α
+    grows (for lines of rising slope, a line that beats a flatter one at α beats it at every
+    smaller α), so each α's maximum is sought only between its neighbours' maximisers
+    (:func:`_monotone_max`): some 30,000 lines read instead of the 620,000 of every (α, ε), the
+    same maxima (tested against the full search)."""
+    a = np.asarray(alpha, dtype=float)
+    e, d = np.asarray(epsilons, dtype=float), np.asarray(deltas, dtype=float)
+    if np.any(np.diff(e) < 0):
+        rank = np.argsort(e, kind="stable")
+        e, d = e[rank], d[rank]
     with np.errstate(over="ignore", invalid="ignore"):
-        one = 1 - d - np.exp(e) * a
-        two = np.exp(-e) * (1 - d - a)
-    return np.clip(np.nanmax(np.maximum(one, two), axis=1), 0.0, 1.0)
+        c = np.where(np.isnan(d), -np.inf, 1 - d)
+        grow, fall = np.exp(e), np.exp(-e)
+        fall_c = fall * c  # (0·−∞ where δ is NaN and e^{−ε} vanishes: NaN, which is never a maximum)
+    order = np.argsort(a, kind="stable")
+    best = np.maximum(
+        _monotone_max(c, grow, a[order], rising=True), _monotone_max(fall_c, fall, a[order], rising=False)
+    )
+    out = np.empty_like(best)
+    out[order] = best
+    return np.clip(out, 0.0, 1.0)
+
+
+def _monotone_max(intercept: np.ndarray, slope: np.ndarray, alpha: np.ndarray, rising: bool) -> np.ndarray:
+    """max over i of intercept_i − slope_i·α at each α of ``alpha`` (ascending), where the slopes
+    rise with i (``rising``: the maximiser falls as α grows) or fall (it rises): divide and conquer
+    on α, each α's maximiser sought between those of its neighbours."""
+    out = np.full(len(alpha), -np.inf)
+    todo = [(0, len(alpha) - 1, 0, len(intercept) - 1)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        while todo:
+            lo, hi, first, last = todo.pop()
+            if lo > hi:
+                continue
+            mid = (lo + hi) // 2
+            values = intercept[first : last + 1] - slope[first : last + 1] * alpha[mid]
+            values = np.where(np.isnan(values), -np.inf, values)
+            top = values.max()
+            out[mid] = top
+            where = np.flatnonzero(values == top)
+            low_i, high_i = (first + int(where[0]), first + int(where[-1])) if len(where) else (first, last)
+            if rising:  # a smaller α: a maximiser at or above this one's
+                todo += [(lo, mid - 1, low_i, last), (mid + 1, hi, first, high_i)]
+            else:
+                todo += [(lo, mid - 1, first, high_i), (mid + 1, hi, low_i, last)]
+    return out

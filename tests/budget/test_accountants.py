@@ -387,3 +387,44 @@ def test_gdp_epsilon_is_brents_root_and_the_smallest_epsilon_that_meets_delta():
                 assert _gdp_delta_one(mu, eps * (1 - 1e-9)) > delta, (mu, delta, eps)
             else:
                 assert abs(_gdp_delta_one(mu, eps) - _gdp_delta_one(mu, brent)) <= 1e-14, (mu, delta)
+
+
+def _tradeoff_over_every_pair(epsilons, deltas, alpha):
+    """f(α) = sup over ε of max(0, 1 − δ(ε) − e^ε·α, e^{−ε}·(1 − δ(ε) − α)) by reading every
+    (α, ε) pair (the route before the search between neighbours' maximisers)."""
+    a = np.asarray(alpha, dtype=float)[:, None]
+    e, d = np.asarray(epsilons, dtype=float)[None, :], np.asarray(deltas, dtype=float)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        one = 1 - d - np.exp(e) * a
+        two = np.exp(-e) * (1 - d - a)
+    return np.clip(np.nanmax(np.maximum(one, two), axis=1), 0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "release", [Release("gaussian", sigma=4.0), Release("gaussian", sigma=0.5), Release("rr", epsilon0=3.0),
+                Release("laplace", epsilon0=0.5)], ids=lambda r: r.label,
+)  # fmt: skip
+@pytest.mark.parametrize("k", [1, 10, 1000])
+def test_the_tradeoff_curve_is_the_supremum_over_every_pair(release, k):
+    """tradeoff_from_deltas seeks each α's best ε between its neighbours' maximisers: the same
+    curve as the supremum over every (α, ε) pair, to 2 units in the last place, on the attacker's
+    chart's grids; with α unsorted and repeated, ε unsorted, a δ that is NaN (a PLD that cannot
+    answer there) and ε's whose e^ε overflows."""
+    from dpviz.papers.budget.figures import ALPHAS
+
+    top = max(1.0, min(acc.epsilon("pld", release, k, 1e-12), 50.0 * k))
+    eps = np.unique(np.concatenate([np.linspace(0.0, top, 4001), np.geomspace(1e-4, top, 400)]))
+    deltas = acc.composed_delta(release, k, eps)
+    assert (
+        np.max(np.abs(tradeoff_from_deltas(eps, deltas, ALPHAS) - _tradeoff_over_every_pair(eps, deltas, ALPHAS)))
+        <= 2.3e-16
+    )
+    rng = np.random.default_rng(k)
+    alpha = rng.permutation(np.r_[ALPHAS, ALPHAS[::7]])
+    shuffled = rng.permutation(len(eps))
+    holes = deltas[shuffled].copy()
+    holes[::97] = np.nan
+    wide = np.r_[eps[shuffled], 800.0, 1e4]
+    holes = np.r_[holes, 0.0, 0.0]
+    got, want = tradeoff_from_deltas(wide, holes, alpha), _tradeoff_over_every_pair(wide, holes, alpha)
+    assert np.max(np.abs(got - want)) <= 2.3e-16

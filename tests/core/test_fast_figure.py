@@ -245,8 +245,12 @@ def test_typed_arrays_are_plotlys_own_specs():
         mine, theirs = copy.deepcopy(doc), copy.deepcopy(doc)
         typed_arrays(mine, convert_to_base64)
         convert_to_base64(theirs)
-        for a, b in ((mine["data"][0]["x"], theirs["data"][0]["x"]), (mine["data"][0]["marker"]["color"],
-                     theirs["data"][0]["marker"]["color"]), (mine["layout"]["xaxis"]["range"], theirs["layout"]["xaxis"]["range"])):  # fmt: skip
+        pairs = [
+            (mine["data"][0]["x"], theirs["data"][0]["x"]),
+            (mine["data"][0]["marker"]["color"], theirs["data"][0]["marker"]["color"]),
+            (mine["layout"]["xaxis"]["range"], theirs["layout"]["xaxis"]["range"]),
+        ]
+        for a, b in pairs:
             if isinstance(b, dict):
                 assert a == b, value
             else:
