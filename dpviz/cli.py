@@ -138,7 +138,11 @@ def _parser() -> argparse.ArgumentParser:
         help="at install: compile the metric engine's loops, then compute every page's charts and live "
         "charts' frames on its defaults into the cache (a fresh install's first visitor drags at frame rate)",
     )
-    bd.add_argument("--engine-only", action="store_true", help="only compile the metric engine's loops")
+    bd.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="only compile the numba loops (the metric engine's, the optimal composition's)",
+    )
     bd.add_argument("--pages", help="only these pages' charts and frames, comma-separated keys (adept,metric,...)")
     bd.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="processes computing frames (default: one per core)"
@@ -399,6 +403,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             pages = _page_keys(args.pages)  # a wrong name is said before any work
             sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
+            from dpviz.budget.kernels import compile_now  # (the optimal composition's pass, likewise)
+
+            compile_now()
             if not args.engine_only:
                 # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
                 # named, as the declarations name their views, not imported (dpviz never imports it)

@@ -164,22 +164,17 @@ def gdp_tradeoff(mu: float, alpha) -> np.ndarray:
 # --- pure ε₀ releases: the binomial privacy loss ----------------------------------------------
 
 
-def _rr_loss(
-    epsilon0: float, k: int, low: int = 0, start: int | None = None, top: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def _rr_loss(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The privacy loss of k randomized responses at ε₀ under the first input: its values
     ε₀·(2j − k), ascending, and their log-probabilities log Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀),
-    for j from ``low`` to k (or from ``start`` to ``top`` of that range: the same numbers)."""
-    a = low if start is None else start
-    b = k if top is None else top
-    j = np.arange(a, b + 1)
+    for j from ``low`` to k."""
+    j = np.arange(low, k + 1)
     p = 1.0 / (1.0 + math.exp(-epsilon0))
     jf = j.astype(float)
     # SciPy's binom.logpmf, term for term (the same numbers to the bit: tested), its log binomial
     # coefficients kept per (k, low): they do not depend on ε₀, and each ε the accountants read
     # at many k (the δ chart: 23 δ's, five splits each) summed them again
-    coefficients = _log_binomial_coefficients(k, low)[a - low : b - low + 1]
-    logp = coefficients + special.xlogy(jf, p) + special.xlog1py(k - jf, -p)
+    logp = _log_binomial_coefficients(k, low) + special.xlogy(jf, p) + special.xlog1py(k - jf, -p)
     return epsilon0 * (2 * j - k), logp
 
 
@@ -196,16 +191,12 @@ def _log_binomial_coefficients(k: int, low: int) -> np.ndarray:
     return caches.memo("budget.coefficients").get((int(k), int(low)), compute)
 
 
-def _tails(
-    epsilon0: float, k: int, low: int = 0, top: int | None = None, start: int | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tails(epsilon0: float, k: int, low: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The losses L_j and, for each m, A_m = P(L ≥ L_m) and log B_m = log E[e^{−L}; L ≥ L_m], so
     that δ(ε) = A_m − e^ε·B_m for every ε in [L_{m−1}, L_m) (sums from the top tail down, in
     log-space where e^{−L} would overflow). From j = ``low`` up: the sums run from the top, so
-    each is, to the bit, the one over every j (:func:`pure_composition_epsilon` needs only ε ≥ 0,
-    the upper half). With ``start`` and ``top``, over j from ``start`` to ``top`` alone (a window of
-    the same arrays: :func:`_mass_window`)."""
-    loss, logp = _rr_loss(epsilon0, k, low, start, top)
+    each is, to the bit, the one over every j (the ε of a δ needs only ε ≥ 0, the upper half)."""
+    loss, logp = _rr_loss(epsilon0, k, low)
     tail = np.cumsum(np.exp(logp)[::-1])[::-1]
     log_b = np.logaddexp.accumulate((logp - loss)[::-1])[::-1]
     return loss, np.minimum(tail, 1.0), log_b
@@ -243,16 +234,21 @@ def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
     nowhere (checked: δ at the window's first loss is above ``delta``, else every j is summed).
     The sums over the window differ from those over the half by less than 10⁻³⁰ of δ, and the
     answer's A_m − δ is at least (1 − r)·e^{−2ε₀}·δ, r < 1 the ratio of two terms of the tail:
-    the same numbers (tested to the bit on a grid). At 10⁵ releases the window is 500-2,000 of the
-    50,000 j."""
+    the same numbers (tested on a grid). At 10⁵ releases the window is 500-2,000 of the 50,000 j.
+
+    The pass itself is compiled (:func:`dpviz.budget.kernels.crossing`): from the window's top
+    down, it stops at the crossing, and reads no term below it."""
+    from dpviz.budget import kernels  # (lazy: numba, which `figure --list` does without)
+
     low = max(0, (k - 1) // 2)  # L_j = ε₀(2j − k) < 0 for j < k/2
+    coefficients = _log_binomial_coefficients(k, low)
     if k >= WINDOW_FROM:
         start, top = _mass_window(epsilon0, k, low, delta)
         if start > low or top < k:
-            found = _crossing(_tails(epsilon0, k, low, top=top, start=start), delta, trimmed=start > low)
-            if found is not None:
-                return found
-    return _crossing(_tails(epsilon0, k, low), delta, trimmed=False)
+            found = kernels.crossing(epsilon0, k, delta, coefficients, low, start, top, start > low)
+            if not math.isnan(found):
+                return float(found)
+    return float(kernels.crossing(epsilon0, k, delta, coefficients, low, low, k, False))
 
 
 WINDOW_FROM = 1000
@@ -292,22 +288,6 @@ def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0) -> tuple
         top = min(k, mode + 2 * (top - mode))
     start = max(low, mode - int(BELOW_MODE * spread) - 2)
     return start, top
-
-
-def _crossing(tails: tuple[np.ndarray, np.ndarray, np.ndarray], delta: float, trimmed: bool) -> float | None:
-    """:func:`pure_composition_epsilon` on ``tails``; None when they begin above the lowest positive
-    loss (``trimmed``) and δ is met at or before their first loss (the crossing may lie below)."""
-    loss, tail, log_b = tails
-    at = _delta_on(tails, np.r_[0.0, np.maximum(loss, 0.0)])  # δ at ε = 0, then at each loss value (≥ 0)
-    if at[0] <= delta:
-        return None if trimmed else 0.0
-    above = np.nonzero(at[1:] <= delta)[0]  # δ falls with ε: the first loss value where it is met
-    m = int(above[0]) if len(above) else len(loss) - 1
-    if trimmed and m == 0:
-        return None
-    eps = math.log(max(tail[m] - delta, 1e-300)) - float(log_b[m])
-    low = max(float(loss[m - 1]), 0.0) if m > 0 else 0.0
-    return float(min(max(eps, low), float(loss[m])))
 
 
 def rr_tradeoff(epsilon0: float, alpha) -> np.ndarray:

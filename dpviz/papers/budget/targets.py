@@ -37,10 +37,12 @@ def tpr_bound(epsilon: float, delta: float, alpha: float = FPR) -> float:
     return min(1.0, math.exp(epsilon) * alpha + delta, 1 - math.exp(-epsilon) * (1 - delta - alpha))
 
 
-def _setting_applies(param: str, kinds: tuple[str, ...]):
-    """:class:`OtherSetting`'s ``applies`` for a release parameter that only ``kinds`` have."""
+def _setting_applies(param: str):
+    """:class:`OtherSetting`'s ``applies`` for a release parameter, from the mechanisms its own
+    declaration names (``Param.applies``: where its slider is live, too)."""
 
     def applies(v: Mapping[str, Any]) -> str:
+        kinds = next(p for p in _params() if p.name == param).applies[1]
         if v["mechanism"] in kinds:
             return ""
         which = " and ".join(LABELS[k] for k in kinds)
@@ -88,8 +90,8 @@ TARGETS = Page(
     _prepare,
     _evaluate,
     others=(
-        OtherSetting("sigma", _setting_applies("sigma", ("gaussian", "subsampled"))),
-        OtherSetting("epsilon0", _setting_applies("epsilon0", ("laplace", "rr"))),
+        OtherSetting("sigma", _setting_applies("sigma")),
+        OtherSetting("epsilon0", _setting_applies("epsilon0")),
     ),
 )  # fmt: skip
 FRONTIER = Axes(
