@@ -9,8 +9,8 @@ import { planSoon } from "./shots.js";
 // taking the waiting sets in turn (a nearest part before its whole set), every 150 ms at first and
 // less often as time passes (x1.25 a request, at most every 0.6 s: with three sets waiting, each is
 // asked for every 1.8 s), anew for each new set asked for and each file received (a set's nearest
-// part: its whole set comes a few seconds later); none while the tab is hidden; a set nobody sent
-// for a minute is given up (the 2-s asks remain).
+// part: its whole set comes a few seconds later); none while the tab is hidden; a set first asked
+// for a minute ago is given up (the page's 2-s asks still bring it).
 
 export const NEAR_SUFFIX = "-near"; // webui/frames_store.py NEAR_SUFFIX
 const FIRST_MS = 150;
