@@ -102,12 +102,18 @@ def gdp_delta(mu: float, epsilon) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+def _gdp_parts(mu: float, eps: float) -> tuple[float, float, float]:
+    """At one ε: a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2), and δ(ε) = e^a·(1 − e^{b−a})
+    as :func:`gdp_delta` computes it (NumPy scalars: NumPy's exp and expm1, as the array route)."""
+    a = special.log_ndtr(-eps / mu + mu / 2)
+    b = eps + special.log_ndtr(-eps / mu - mu / 2)
+    return a, b, min(max(float(np.exp(a) * -np.expm1(min(b - a, 0.0))), 0.0), 1.0)
+
+
 def _gdp_delta_one(mu: float, eps: float) -> float:
     """:func:`gdp_delta` at one ε, the same operations on Python floats (no array set-up: the
-    root finder of :func:`gdp_epsilon` calls it some thirty times an answer)."""
-    a = special.log_ndtr(-eps / mu + mu / 2)  # NumPy scalars: NumPy's exp and expm1, as the array route
-    b = eps + special.log_ndtr(-eps / mu - mu / 2)
-    return min(max(float(np.exp(a) * -np.expm1(min(b - a, 0.0))), 0.0), 1.0)
+    root finder of :func:`gdp_epsilon` reads δ several times an answer)."""
+    return _gdp_parts(mu, eps)[2]
 
 
 def gdp_epsilon(mu: float, delta: float) -> float:
@@ -119,17 +125,19 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     if _gdp_delta_one(mu, 0.0) <= delta:
         return 0.0
     low, high = 0.0, mu * mu / 2 + mu * math.sqrt(2 * math.log(1 / delta))  # zCDP's bound, above the answer
-    while _gdp_delta_one(mu, high) > delta:
+    reading = _gdp_log_delta(mu, high)
+    while reading[0] > delta:
         low, high = high, 2 * high
+        reading = _gdp_log_delta(mu, high)
     target, eps = math.log(delta), high
     for _ in range(200):
-        reading, log_reading, slope = _gdp_log_delta(mu, eps)
-        met = reading <= delta  # the side by δ as read everywhere else, the step by its log
+        value, log_value, slope = reading
+        met = value <= delta  # the side by δ as read everywhere else, the step by its log
         if met:
             high = eps
         else:
             low = eps
-        gap = log_reading - target
+        gap = log_value - target
         step = eps - gap / slope if slope < 0 and math.isfinite(gap) else math.nan
         tol = 1e-13 * max(eps, 1e-3)
         if high - low <= tol or (met and abs(step - eps) <= tol):
@@ -139,15 +147,14 @@ def gdp_epsilon(mu: float, delta: float) -> float:
         if not low < step < high:
             step = 0.5 * (low + high)
         eps = step
+        reading = _gdp_log_delta(mu, eps)
     return float(high)
 
 
 def _gdp_log_delta(mu: float, eps: float) -> tuple[float, float, float]:
     """δ(ε) of μ-GDP as :func:`_gdp_delta_one` reads it, its log and the log's derivative in ε
     (−inf and NaN where δ reads as 0)."""
-    a = special.log_ndtr(-eps / mu + mu / 2)
-    b = eps + special.log_ndtr(-eps / mu - mu / 2)
-    delta = min(max(float(np.exp(a) * -np.expm1(min(b - a, 0.0))), 0.0), 1.0)  # _gdp_delta_one's operations
+    a, b, delta = _gdp_parts(mu, eps)
     if b >= a:
         return delta, -math.inf, math.nan
     log_delta = float(a) + math.log(-math.expm1(float(b - a)))
@@ -263,13 +270,11 @@ BELOW_MODE = 5.0
 upper half's start): the crossing of any δ under about 1 − 10⁻⁶ lies above (checked at each answer)."""
 
 
-def _log_pmf(epsilon0: float, k: int, j: int) -> float:
-    """log Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀), at one j."""
+def _log_pmf(epsilon0: float, k: int, j: int, low: int) -> float:
+    """log Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀), at one j ≥ ``low``: :func:`_rr_loss`'s term,
+    its log C(k, j) from the same kept coefficients."""
     p = 1.0 / (1.0 + math.exp(-epsilon0))
-    return float(
-        special.gammaln(k + 1.0) - special.gammaln(j + 1.0) - special.gammaln(k - j + 1.0)
-        + special.xlogy(j, p) + special.xlog1py(k - j, -p)
-    )  # fmt: skip
+    return float(_log_binomial_coefficients(k, low)[j - low] + special.xlogy(j, p) + special.xlog1py(k - j, -p))
 
 
 def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0) -> tuple[int, int]:
@@ -282,9 +287,9 @@ def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0) -> tuple
     mode = min(k, int(math.floor((k + 1) * p)))
     spread = math.sqrt(k * p * (1.0 - p))
     cut = max(math.log(delta) - DELTA_CUT if delta > 0 else -math.inf, -MASS_CUT) - math.log(k + 1.0)
-    drop = max(_log_pmf(epsilon0, k, mode) - cut, 1.0)
+    drop = max(_log_pmf(epsilon0, k, mode, low) - cut, 1.0)  # (the mode is in the upper half: p > 1/2)
     top = min(k, mode + int(math.ceil(1.2 * math.sqrt(2.0 * drop) * spread)) + 2)
-    while top < k and _log_pmf(epsilon0, k, top) >= cut:
+    while top < k and _log_pmf(epsilon0, k, top, low) >= cut:
         top = min(k, mode + 2 * (top - mode))
     start = max(low, mode - int(BELOW_MODE * spread) - 2)
     return start, top
