@@ -1,11 +1,11 @@
 import { CHARTS, FRAMES, TEXTS } from "./state.js";
-import { decodedData, framesMessage, inflateFrames } from "./frames.js";
+import { decodedData, framesMessage } from "./frames.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
 import { describeBox, describeSoon } from "./describe.js";
 import { current, refFigure } from "./positions.js";
 import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { watchSliders } from "./sliders.js";
-import { bestKey, fetchFrames, upgradeAll } from "./fetch_frames.js";
+import { fetchFrames, holdBody, upgrade } from "./fetch_frames.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
 // run of the page to the next and redraws it with Plotly.react, which updates only what changed,
@@ -91,13 +91,7 @@ export function size(gd) {
 // frames element ("F"): inflate once, keep by key, tell the charts waiting for them
 async function holdFrames(u8) {
   const { key, body } = framesMessage(u8);
-  if (FRAMES.has(key) || !body) return; // held already (the server sends the key alone then)
-  FRAMES.set(key, null); // being inflated
-  const doc = await inflateFrames(body);
-  FRAMES.set(key, doc);
-  upgradeAll();
-  window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: key }));
-  planSoon();
+  if (body) await holdBody(key, body); // (without a body: held already, the server sends the key alone)
 }
 
 // whether any of a chart is in the window now (a slider's move redraws only those; the rest when
@@ -198,7 +192,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
       parentElement.appendChild(el);
     }
     el.__dpviz = { sliders: doc.sliders, html: doc.html };
-    for (const f of Object.values(doc.sliders)) f.frames = bestKey(f.frames);
+    upgrade(doc.sliders); // fetched frames too
     el.innerHTML = doc.html;
     el.__dpvizShown = doc.html;
     if (Object.keys(doc.sliders).length) {
@@ -265,7 +259,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     height: data.height, config, plotly: data.plotly, figure: data.figure || null, ref: data.ref || null,
     sliders: data.sliders || {},
   });
-  for (const s of Object.values(state.sliders)) s.frames = bestKey(s.frames); // fetched ones too
+  upgrade(state.sliders); // fetched frames too
   if (Object.keys(state.sliders).length) {
     CHARTS.add(gd);
     watchSliders();

@@ -34,11 +34,32 @@ export function bestKey(key) {
   return key;
 }
 
+// each slider's entry (label -> {frames, ...}) reads the most complete frames the tab holds
+export function upgrade(sliders) {
+  for (const s of Object.values(sliders || {})) s.frames = bestKey(s.frames);
+}
+
 // every chart and text that follows a slider reads the most complete frames the tab holds
 export function upgradeAll() {
-  for (const el of [...CHARTS, ...TEXTS]) {
-    for (const s of Object.values((el.__dpviz && el.__dpviz.sliders) || {})) s.frames = bestKey(s.frames);
+  for (const el of [...CHARTS, ...TEXTS]) upgrade(el.__dpviz && el.__dpviz.sliders);
+}
+
+// frames `name` received (compressed, from a frames element or a file): inflated once and kept,
+// the charts told; false if the tab holds them already (or is inflating them), or they are not
+// frames (then nothing is kept, and the page's own asks bring them)
+export async function holdBody(name, body) {
+  if (FRAMES.has(name)) return false;
+  FRAMES.set(name, null); // being inflated (a frames element or file of the same key waits)
+  try {
+    FRAMES.set(name, await inflateFrames(body));
+  } catch (err) {
+    FRAMES.delete(name);
+    return false;
   }
+  upgradeAll();
+  window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: name }));
+  planSoon();
+  return true;
 }
 
 // the frames `key` (a set's key) are being computed: fetch them from `urls` ({whole, near}) once
@@ -83,20 +104,9 @@ async function fetchOne() {
     FETCHING.busy = true;
     try {
       const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-      if (response.ok && !FRAMES.has(name)) {
-        const body = new Uint8Array(await response.arrayBuffer());
-        FRAMES.set(name, null); // being inflated (a frames element of the same key waits)
-        try {
-          FRAMES.set(name, await inflateFrames(body));
-          FETCHING.fetched.push(name);
-          if (FETCHING.fetched.length > 100) FETCHING.fetched.shift();
-        } catch (err) {
-          FRAMES.delete(name);
-          throw err;
-        }
-        upgradeAll();
-        window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: name }));
-        planSoon();
+      if (response.ok && !FRAMES.has(name) && (await holdBody(name, new Uint8Array(await response.arrayBuffer())))) {
+        FETCHING.fetched.push(name);
+        if (FETCHING.fetched.length > 100) FETCHING.fetched.shift();
         FETCHING.wait = FIRST_MS; // a nearest part came: its whole set, or another set's, soon
       }
     } catch (err) {
