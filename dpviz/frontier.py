@@ -466,8 +466,8 @@ def target_panel(page: str, params: tuple[Param, ...]):
             "the setting that reaches it for every curve of the frontier above, with what the other measures cost "
             f"there, and a button that moves the {control} there."
             + (
-                f" **Solve for** picks what is solved: the {control}, or a setting of the sidebar at the "
-                f"{control}'s value (the button then sets that box)."
+                f" **Solve for** picks what is solved: the {control}, or another setting at the "
+                f"{control}'s value (the button then moves that setting)."
                 if solve is not None
                 else ""
             )

@@ -22,6 +22,7 @@ from dpviz import registry
 from dpviz.budget.names import ACCOUNTANT_LABELS, ACCOUNTANTS, LABELS
 from dpviz.frontier import Axes
 from dpviz.papers.budget.figures import release_of
+from dpviz.params import applies
 from dpviz.targets import Measure, OtherSetting, Page, panel_answer
 
 FPR = 0.01
@@ -41,17 +42,17 @@ def _setting_applies(param: str):
     """:class:`OtherSetting`'s ``applies`` for a release parameter, from the mechanisms its own
     declaration names (``Param.applies``: where its slider is live, too)."""
 
-    def applies(v: Mapping[str, Any]) -> str:
-        kinds = next(p for p in _params() if p.name == param).applies[1]
-        if v["mechanism"] in kinds:
+    def refusal(v: Mapping[str, Any]) -> str:
+        declared = next(p for p in _params() if p.name == param)
+        if applies(declared, v):
             return ""
-        which = " and ".join(LABELS[k] for k in kinds)
+        which = " and ".join(LABELS[k] for k in declared.applies[1])
         return (
             f"{param} plays no part in a {LABELS[v['mechanism']]} release: solve for it with the mechanism "
             f"{which}, or solve for k."
         )
 
-    return applies
+    return refusal
 
 
 def _params():
