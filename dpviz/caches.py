@@ -49,7 +49,7 @@ BUDGETS: tuple[Budget, ...] = (
         "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
     ),
     Budget("budget.plds", "privacy budget: privacy-loss distributions of k releases, per release and k", 128, 256 * MB),
-    Budget("budget.rdp", "privacy budget: RDP accountants with k releases composed, per release and k", 256, 8 * MB),
+    Budget("budget.rdp", "privacy budget: one release's Rényi divergence at every order, per release", 256, 8 * MB),
     Budget("budget.curves", "privacy budget: every accountant's ε over the k grid, per release and δ", 64, 16 * MB),
     Budget(
         "budget.coefficients",

@@ -137,9 +137,14 @@ def _monotone(y: np.ndarray, increasing: bool) -> np.ndarray:
     return np.maximum.accumulate(y) if increasing else np.minimum.accumulate(y)
 
 
-def _cross(xs: np.ndarray, ys: np.ndarray, target: float, f: Callable[[float], float] | None) -> float | None:
+def _cross(
+    xs: np.ndarray, ys: np.ndarray, target: float, f: Callable[[float], float] | None, raw: np.ndarray | None = None
+) -> float | None:  # fmt: skip
     """The x where the monotone curve (xs, ys) reaches ``target``: Brent's method on ``f`` inside
-    the grid's bracket (exact measures), else interpolation in log x between the two grid points."""
+    the grid's bracket (exact measures), else interpolation in log x between the two grid points.
+    ``raw`` are f's own values at xs (``ys`` may be their running maximum): the bracket's ends are
+    read from them rather than computed again (each reading of a budget target composes a
+    privacy-loss distribution)."""
     from scipy.optimize import brentq
 
     d = ys - target
@@ -151,8 +156,9 @@ def _cross(xs: np.ndarray, ys: np.ndarray, target: float, f: Callable[[float], f
         return None
     i = int(change[0])
     if f is not None:
-        g = lambda lx: f(math.exp(lx)) - target  # noqa: E731
         a, b = math.log(xs[i]), math.log(xs[i + 1])
+        known = {} if raw is None else {a: float(raw[i]) - target, b: float(raw[i + 1]) - target}
+        g = lambda lx: known[lx] if lx in known else f(math.exp(lx)) - target  # noqa: E731
         if g(a) * g(b) < 0:  # (always, for a monotone measure)
             return float(math.exp(brentq(g, a, b, xtol=1e-9, rtol=1e-9)))
     lx = np.log(xs[i]) + (target - ys[i]) * (np.log(xs[i + 1]) - np.log(xs[i])) / (ys[i + 1] - ys[i])
@@ -200,12 +206,20 @@ def _one(
     whole = next((q.kind == "int" for q in page.params() if q.name == setting), False)
     if setting == page.slider:
         state = page.prepare(v, mechanism)
-        at = lambda x: page.evaluate(state, v, mechanism, float(x))  # noqa: E731
+        read = lambda x: page.evaluate(state, v, mechanism, x)  # noqa: E731
     else:  # another setting: prepared again at each of its values, read at the slider's value
 
-        def at(x):
-            w = {**v, setting: float(x)}
+        def read(x):
+            w = {**v, setting: x}
             return page.evaluate(page.prepare(w, mechanism), w, mechanism, float(w[page.slider]))
+
+    readings: dict[float, dict] = {}
+
+    def at(x):  # each x read once (Brent's last point is the answer's row)
+        x = float(x)
+        if x not in readings:
+            readings[x] = read(x)
+        return readings[x]
 
     xs = np.geomspace(lo, hi, GRID_POINTS[measure.exact])
     ends = [at(xs[0]), at(xs[-1])]
@@ -223,7 +237,7 @@ def _one(
     out: dict[str, Any] = {"mechanism": mechanism, "target": measure.column, "target_value": target}
     # the measure is a deterministic function of x (a simulated one reuses its draws at every x:
     # common random numbers), so Brent's method applies to both
-    x = _cross(xs, mono, target, lambda x: at(x)[measure.column])
+    x = _cross(xs, mono, target, lambda x: at(x)[measure.column], raw=ys)
     met = _meets(mono, measure, target)
     if x is None:
         if met.all():
@@ -250,7 +264,7 @@ def _one(
         for sign in (-1, 1):
             band = _monotone(ys + sign * Z95 * se, increasing)
             f = lambda x, sign=sign: (lambda r: r[measure.column] + sign * Z95 * r[f"{measure.column}_se"])(at(x))  # noqa: E731
-            c = _cross(xs, band, target, f)
+            c = _cross(xs, band, target, f, raw=ys + sign * Z95 * se)
             if c is None:  # the band stays on one side: its crossing lies beyond that end of the range
                 met_all = _meets(band, measure, target).all()
                 c = (lo if allowed_high else hi) if met_all else (hi if allowed_high else lo)

@@ -8,18 +8,20 @@
   for a Gaussian or subsampled one, δ₁ is a share of δ/k (the best of :data:`SPLITS`), or all of δ
   (δ_RR = 0 at ε = kε₁, the theorem's first case, so it is never above basic composition).
 - **RDP** (Mironov 2017): Rényi divergences add up over releases; converted to (ε, δ) by Balle et
-  al. (2020, Thm. 21) over :data:`ORDERS`: Google's ``dp-accounting`` for the Gaussian, Laplace and
-  subsampled Gaussian, and for randomized response its two-point Rényi divergence
-  D_α = log(p^α(1−p)^{1−α} + (1−p)^α p^{1−α})/(α − 1), added here.
+  al. (2020, Thm. 21) over :data:`ORDERS`. One release's divergence at every order at once: the
+  Gaussian's α/(2σ²), Laplace's (Mironov 2017, Prop. 6), the subsampled Gaussian's series
+  (:mod:`dpviz.budget.subsampled_rdp`), each equal to Google's ``dp-accounting``'s (tested), and
+  randomized response's two-point D_α = log(p^α(1−p)^{1−α} + (1−p)^α p^{1−α})/(α − 1).
 - **zCDP** (Bun and Steinke 2016): ρ = k/(2σ²) for the Gaussian (Prop. 1.6), kε₀²/2 for a pure
   release (Prop. 1.4), ε = ρ + 2√(ρ·log(1/δ)) (Prop. 1.3). It does not see subsampling's
   amplification, so it is not offered for the subsampled Gaussian.
-- **PLD**: the privacy-loss distribution, composed exactly up to its discretization
-  (``dp-accounting``'s pessimistic PLD, so its ε is an upper bound within k times the
-  discretization, :func:`pld_interval`, of the exact one, and in practice far closer) for the
-  Laplace and subsampled Gaussian releases; for randomized response the binomial loss itself and
-  for the Gaussian μ-GDP's curve, both exact (the Gaussian's PLD by ``dp-accounting`` agrees within
-  its discretization, tested, and took 0.3-2 s a point at k = 10⁵ where the closed form takes 1 ms).
+- **PLD**: the privacy-loss distribution, composed exactly up to its discretization (the
+  pessimistic PLD of Google's ``dp-accounting``, built and read by :mod:`dpviz.budget.pld`, so its
+  ε is an upper bound within k times the discretization, :func:`pld_interval`, of the exact one,
+  and in practice far closer) for the Laplace and subsampled Gaussian releases; for randomized
+  response the binomial loss itself and for the Gaussian μ-GDP's curve, both exact (the Gaussian's
+  PLD agrees within its discretization, tested, and took 0.3-2 s a point at k = 10⁵ where the
+  closed form takes 1 ms).
 
 An accountant that does not apply to a release, or fails at a setting, answers NaN with a reason
 (:func:`epsilons`), so the page draws the others.
@@ -30,12 +32,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dp_accounting import GaussianDpEvent, LaplaceDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
-from dp_accounting.pld import privacy_loss_distribution as pld
-from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
 from dpviz import caches
 from dpviz.budget.names import ACCOUNTANTS
+from dpviz.budget.pld import Pld, laplace_pld
 from dpviz.budget.releases import (
     Release,
     check_composition,
@@ -45,6 +45,8 @@ from dpviz.budget.releases import (
     pure_composition_delta,
     pure_composition_epsilon,
 )
+from dpviz.budget.subsampled_pld import subsampled_gaussian_pld
+from dpviz.budget.subsampled_rdp import subsampled_gaussian_rdp
 
 ORDERS = tuple([1 + x / 10 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512])
 """The Rényi orders the RDP accountant minimises over (those of ``dp-accounting``'s tutorials)."""
@@ -64,30 +66,18 @@ def pld_interval(release: Release, k: int) -> float:
     return 10 * PLD_INTERVAL if release.kind == "laplace" and k > PLD_COARSE_FROM else PLD_INTERVAL
 
 
-def _event(release: Release):
+def _one_pld(release: Release, interval: float) -> Pld:
     if release.kind == "gaussian":
-        return GaussianDpEvent(release.sigma)
+        return subsampled_gaussian_pld(release.sigma, 1.0, interval)
     if release.kind == "laplace":
-        return LaplaceDpEvent(1.0 / release.epsilon0)  # scale Δ/ε₀, sensitivity 1
+        return laplace_pld(release.epsilon0, interval)
     if release.kind == "subsampled":
-        return PoissonSampledDpEvent(release.q, GaussianDpEvent(release.sigma))
-    return None
-
-
-def _one_pld(release: Release, interval: float):
-    if release.kind == "gaussian":
-        return pld.from_gaussian_mechanism(release.sigma, value_discretization_interval=interval)
-    if release.kind == "laplace":
-        return pld.from_laplace_mechanism(1.0 / release.epsilon0, value_discretization_interval=interval)
-    if release.kind == "subsampled":
-        return pld.from_gaussian_mechanism(
-            release.sigma, sampling_prob=release.q, value_discretization_interval=interval
-        )
+        return subsampled_gaussian_pld(release.sigma, release.q, interval)
     raise ValueError(release.kind)
 
 
 def composed_pld(release: Release, k: int):
-    """The k-fold composition's privacy-loss distribution (``dp-accounting``), kept per release and
+    """The k-fold composition's privacy-loss distribution (:mod:`dpviz.budget.pld`), kept per release and
     k in the process's bounded cache ``budget.plds`` (:mod:`dpviz.caches`: a PLD of 10⁵ releases
     holds megabytes)."""
 
@@ -163,27 +153,41 @@ def gaussian_rdp(sigma: float, orders=ORDERS) -> np.ndarray:
     return np.asarray(orders, dtype=float) / (2 * sigma**2)
 
 
+def laplace_rdp(epsilon0: float, orders=ORDERS) -> np.ndarray:
+    """One Laplace release's Rényi divergence at each order α ≥ 1.1 (Mironov 2017,
+    Prop. 6): ε₀ + log1p((α − 1)·expm1(ε₀(1 − 2α))/(2α − 1))/(α − 1), the formula
+    ``dp-accounting`` evaluates one order at a time for α ≥ 1.1 (its Taylor series below 1.1 is
+    not needed: :data:`ORDERS` start at 1.1)."""
+    a = np.asarray(orders, dtype=float)
+    if (a < 1.1).any():
+        raise ValueError("laplace_rdp takes orders from 1.1 (Mironov's formula without the series)")
+    return epsilon0 + np.log1p((a - 1) * np.expm1(epsilon0 * (1 - 2 * a)) / (2 * a - 1)) / (a - 1)
+
+
+def release_rdp(release: Release) -> np.ndarray:
+    """One release's Rényi divergence at each of :data:`ORDERS` (k releases: k times it, RDP adds
+    up), kept per release in the process's cache ``budget.rdp``: randomized response's two-point
+    divergence, the Gaussian's α/(2σ²), Laplace's (Mironov 2017, Prop. 6), the subsampled
+    Gaussian's series (:mod:`dpviz.budget.subsampled_rdp`). Each equals ``dp-accounting``'s
+    (tested); computed over the orders at once, where the library loops over them (25 ms a
+    subsampled Gaussian, each σ a target's search tries)."""
+
+    def compute():
+        if release.kind == "rr":
+            return rr_rdp(release.epsilon0)
+        if release.kind == "gaussian":
+            return gaussian_rdp(release.sigma)
+        if release.kind == "laplace":
+            return laplace_rdp(release.epsilon0)
+        return subsampled_gaussian_rdp(release.q, release.sigma, ORDERS)
+
+    return caches.memo("budget.rdp").get(release, compute)
+
+
 def renyi(release: Release, k: int, delta: float) -> float:
-    """The RDP accountant's ε (``dp-accounting``'s; randomized response's own divergence, and the
-    Gaussian's closed form, here)."""
-    if release.kind == "rr":
-        return rdp_to_epsilon(k * rr_rdp(release.epsilon0), delta)
-    if release.kind == "gaussian":  # its closed form: dp-accounting's numbers, without its loop over the orders
-        return rdp_to_epsilon(k * gaussian_rdp(release.sigma), delta)
-    return float(composed_rdp(release, k).get_epsilon(delta))
-
-
-def composed_rdp(release: Release, k: int):
-    """``dp-accounting``'s RDP accountant with k releases composed, kept per release and k in the
-    process's cache ``budget.rdp`` (:mod:`dpviz.caches`): a chart reads it at many δ (the δ chart:
-    23), and composing took 60% of each reading."""
-
-    def compose():
-        accountant = rdp.RdpAccountant(list(ORDERS))
-        accountant.compose(SelfComposedDpEvent(_event(release), k))
-        return accountant
-
-    return caches.memo("budget.rdp").get((release, int(k)), compose)
+    """The RDP accountant's ε: k times one release's divergence (:func:`release_rdp`), converted at
+    δ (:func:`rdp_to_epsilon`)."""
+    return rdp_to_epsilon(k * release_rdp(release), delta)
 
 
 def zcdp(release: Release, k: int, delta: float) -> float:
@@ -196,13 +200,12 @@ def zcdp(release: Release, k: int, delta: float) -> float:
 
 def privacy_loss(release: Release, k: int, delta: float) -> float:
     """The PLD accountant's ε: exact where the loss has a closed form (the Gaussian's is μ-GDP's,
-    randomized response's the binomial), ``dp-accounting``'s PLD otherwise (Laplace, subsampled)."""
+    randomized response's the binomial), the discretized PLD otherwise (Laplace, subsampled)."""
     if release.kind == "rr":
         return pure_composition_epsilon(release.epsilon0, k, delta)
     if release.kind == "gaussian":
         return gdp_epsilon(gaussian_mu(release.sigma, k), delta)
-    with np.errstate(over="ignore"):  # (dp-accounting divides by a vanishing mass on the way to its answer)
-        return float(composed_pld(release, k).get_epsilon_for_delta(delta))
+    return float(composed_pld(release, k).get_epsilon_for_delta(delta))
 
 
 _BY_NAME = {"basic": basic, "advanced": advanced, "rdp": renyi, "zcdp": zcdp, "pld": privacy_loss}

@@ -1,0 +1,177 @@
+"""dpviz.budget.pld (privacy-loss distributions built, composed and read over arrays) against
+Google's dp-accounting, which builds the same distributions reading one loss at a time, and
+against the definitions: the composed mass left out of a window, δ and ε read from each other, and
+the optimal composition of pure releases as an upper bound."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pytest
+from dp_accounting.pld import pld_pmf
+from dp_accounting.pld import privacy_loss_distribution as lib
+from dp_accounting.pld.privacy_loss_mechanism import LaplacePrivacyLoss
+
+from dpviz.budget import pld
+from dpviz.budget.releases import pure_composition_epsilon
+from dpviz.budget.subsampled_pld import subsampled_gaussian_pld
+
+DELTAS = (1e-12, 1e-9, 1e-5, 1e-3, 0.1, 0.5)
+
+
+def _library(kind: str, setting, k: int, interval: float):
+    one = (
+        lib.from_laplace_mechanism(1 / setting, value_discretization_interval=interval)
+        if kind == "laplace"
+        else lib.from_gaussian_mechanism(setting[0], sampling_prob=setting[1], value_discretization_interval=interval)
+    )
+    return one.self_compose(k) if k > 1 else one
+
+
+def _mine(kind: str, setting, k: int, interval: float):
+    one = pld.laplace_pld(setting, interval) if kind == "laplace" else subsampled_gaussian_pld(*setting, interval)
+    return one.self_compose(k) if k > 1 else one
+
+
+def test_connecting_the_dots_gives_the_librarys_masses():
+    """Random non-increasing δ's: the same masses and infinity mass as the library's function."""
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 50, 1200):
+        deltas = np.sort(rng.uniform(0, 1, n))[::-1]
+        theirs = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(0.01, -7, -7 + n - 1, deltas).to_dense_pmf()
+        ours = pld.connect_dots(0.01, -7, -7 + n - 1, deltas)
+        assert ours.lower == theirs._lower_loss
+        np.testing.assert_allclose(ours.probs, theirs._probs, rtol=1e-13, atol=1e-17)
+        assert ours.infinity == theirs._infinity_mass
+
+
+@pytest.mark.parametrize("epsilon0", [0.01, 0.3, 1.0, 10.0])
+def test_laplaces_delta_is_the_librarys_reading(epsilon0):
+    """δ(ε) = 1 − e^{(ε − ε₀)/2} on [−ε₀, ε₀] against the library's Laplace loss (CDFs at the
+    inverse loss), within rounding: the library reads 5.6·10⁻¹⁷ at ε₀, where the divergence is 0."""
+    loss = LaplacePrivacyLoss(1 / epsilon0)
+    eps = np.linspace(-epsilon0, epsilon0, 101)
+    want = loss.get_delta_for_epsilon(eps)
+    got = 1 - np.exp((eps - epsilon0) / 2)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+    one = pld.laplace_pld(epsilon0, 1e-3)
+    assert one.remove.infinity == 0.0 and one.add is None
+
+
+CASES = [
+    ("laplace", 0.5, 1, 1e-3),
+    ("laplace", 0.5, 7, 1e-3),
+    ("laplace", 0.5, 100, 1e-3),
+    ("laplace", 2.0, 1000, 1e-3),
+    ("laplace", 0.3, 20_000, 1e-2),
+    ("laplace", 0.5, 100_000, 1e-2),
+    ("laplace", 10.0, 3, 1e-3),
+    ("subsampled", (0.6, 0.01), 10, 1e-3),
+    ("subsampled", (1.1, 256 / 60000), 1000, 1e-3),
+    ("subsampled", (8.0, 0.5), 20_000, 1e-3),
+    ("subsampled", (2.0, 1.0), 300, 1e-3),
+]
+
+
+@pytest.mark.parametrize("kind,setting,k,interval", CASES)
+def test_composed_readings_are_the_librarys(kind, setting, k, interval, caplog):
+    """ε at each δ, and δ on a grid of ε, equal to the library's composition of the same PLD to
+    within one step of the loss grid (where the two FFTs' rounding, about 10⁻¹⁴ of mass, decides
+    on which side of a loss the reading stops), and read where the library's own rounding does not
+    decide: it carries 5.6·10⁻¹⁷ of infinite loss per Laplace release (a rounding of δ at ε₀, where
+    it is 0), so its Laplace is read only at δ well above that mass composed (at 20,000 releases it
+    is 1.1·10⁻¹², and its ε at 10⁻¹² infinite)."""
+    with caplog.at_level(logging.ERROR):
+        theirs = _library(kind, setting, k, interval)
+    mine = _mine(kind, setting, k, interval)
+    floor = 1000 * k * 5.6e-17 if kind == "laplace" else 0.0
+    for delta in DELTAS:
+        if delta <= floor:
+            continue
+        want = theirs.get_epsilon_for_delta(delta)
+        assert mine.get_epsilon_for_delta(delta) == pytest.approx(want, rel=1e-9, abs=1.001 * interval), delta
+    top = theirs.get_epsilon_for_delta(max(1e-9, 10 * floor))
+    eps = np.linspace(-0.5, top, 41)
+    want, got = theirs.get_delta_for_epsilon(eps), mine.get_delta_for_epsilon(eps)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=max(1e-14, 10 * floor))
+
+
+def test_the_window_leaves_out_at_most_the_tail_mass_and_lies_in_the_librarys():
+    """200 Laplace releases on a coarse grid (11 losses), the window forced on: the masses of the
+    whole convolution (repeated direct convolution, no FFT rounding) outside the window add up to
+    at most 10⁻¹⁵ on each side, and the window lies strictly inside the one the library's orders
+    give; at 10⁵ releases on the page's grid, it is a fifth of it or less."""
+    from dp_accounting.pld import common
+
+    one = pld.laplace_pld(0.5, 0.1).remove
+    k = 200
+    a, b = _forced_window(one.probs, k)
+    full = np.array([1.0])
+    for _ in range(k):
+        full = np.convolve(full, one.probs)
+    assert 0 < a < b < full.size - 1
+    assert full[:a].sum() <= pld.TAIL_MASS and full[b + 1 :].sum() <= pld.TAIL_MASS
+    assert full[a : b + 1].sum() >= 1 - 2 * pld.TAIL_MASS - 1e-12
+    la, lb = common.compute_self_convolve_bounds(one.probs, k, pld.TAIL_MASS)
+    assert la <= a and b <= lb
+    # where it matters: 10⁵ releases of Laplace at ε₀ = 0.5 on the page's coarse grid
+    fine = pld.laplace_pld(0.5, 1e-2).remove.probs
+    a, b = pld._window(fine, 100_000, pld.TAIL_MASS)
+    la, lb = common.compute_self_convolve_bounds(fine, 100_000, pld.TAIL_MASS)
+    assert la <= a and b <= lb and (b - a) * 5 < (lb - la)
+
+
+def _forced_window(probs, k):
+    small = pld.SMALL_COMPOSITION
+    try:
+        pld.SMALL_COMPOSITION = 0
+        return pld._window(probs, k, pld.TAIL_MASS)
+    finally:
+        pld.SMALL_COMPOSITION = small
+
+
+def test_epsilon_and_delta_read_each_other():
+    """The ε read at δ meets δ, and one discretization step less misses it (or is 0)."""
+    composed = pld.laplace_pld(0.7, 1e-3).self_compose(40)
+    for delta in DELTAS:
+        eps = composed.get_epsilon_for_delta(delta)
+        assert composed.get_delta_for_epsilon(eps) <= delta * (1 + 1e-9)
+        if eps > 0:
+            assert composed.get_delta_for_epsilon(max(0.0, eps - 1e-3)) > delta
+    eps = np.linspace(0, 10, 11)
+    arrays = composed.get_delta_for_epsilon(eps)
+    scalars = [composed.get_delta_for_epsilon(float(e)) for e in eps]
+    np.testing.assert_allclose(arrays, scalars, rtol=1e-9, atol=1e-15)
+
+
+def test_laplace_composed_is_within_the_optimal_composition_of_pure_releases():
+    """Any ε₀-DP release is dominated by randomized response at ε₀ (Kairouz et al. 2015), so the
+    optimal composition of k pure releases bounds Laplace's composed ε; the PLD (pessimistic by a
+    discretization step per release at most) stays below it here, and at δ = 10⁻¹² after 20,000
+    releases it answers where the library's rounding answers ∞."""
+    for eps0, k, interval in ((0.5, 100, 1e-3), (0.3, 20_000, 1e-2), (2.0, 1000, 1e-3)):
+        composed = pld.laplace_pld(eps0, interval).self_compose(k)
+        for delta in DELTAS:
+            assert composed.get_epsilon_for_delta(delta) < pure_composition_epsilon(eps0, k, delta)
+    assert math.isinf(_library("laplace", 0.3, 20_000, 1e-2).get_epsilon_for_delta(1e-12))
+    assert math.isfinite(pld.laplace_pld(0.3, 1e-2).self_compose(20_000).get_epsilon_for_delta(1e-12))
+
+
+def test_pld_edges():
+    """k = 1 is the release itself; k ≤ 0 and unsorted ε's are refused; an infinite mass above δ
+    reads ε = ∞; a one-loss distribution."""
+    one = pld.laplace_pld(0.5, 1e-3)
+    assert one.self_compose(1) is not None and one.remove.self_compose(1) is one.remove
+    with pytest.raises(ValueError, match="at least 1"):
+        one.self_compose(0)
+    with pytest.raises(ValueError, match="ascending"):
+        one.get_delta_for_epsilon(np.array([0.2, 0.1]))
+    heavy = pld.connect_dots(0.1, 3, 3, [0.2])  # mass 0.8 at loss 0.3, 0.2 at ∞
+    assert heavy.probs.tolist() == [0.8] and heavy.infinity == 0.2
+    assert heavy.epsilon(0.1) == math.inf
+    # δ(ε) = 0.2 + 0.8·(1 − e^{ε − 0.3}) below 0.3: δ = 0.3 at ε = 0.3 + log(7/8); δ = 0.2 from 0.3 on
+    assert heavy.epsilon(0.3) == pytest.approx(0.3 + math.log(7 / 8), rel=1e-12)
+    assert heavy.epsilon(0.2) == pytest.approx(0.3, rel=1e-12)
+    assert heavy.epsilon(1.0) == 0.0
