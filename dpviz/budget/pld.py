@@ -18,7 +18,7 @@ adjacency (the subsampled Gaussian) is read as the larger of the two (:class:`Pl
   p_j = ((δ_{j+1} − δ_j) − e^h(δ_j − δ_{j−1}))/(e^h − 1), p_upper = (δ_n − δ_{n−1})/(e^{−h} − 1),
   p_∞ = δ_n (negative masses set to 0): an upper bound on the mechanism's δ at every ε.
 - **Composition**: k releases' losses add up, so their masses are the k-fold convolution, by FFT:
-  the masses raised to the k-th power in the Fourier domain. The window kept is where the
+  the masses' (real) transform raised to the k-th power. The window kept is where the
   composed mass can be: outside [a, b] at most τ = 10⁻¹⁵ (added to p_∞, pessimistic), by the
   Chernoff bound P(S ≥ b) ≤ e^{k·log M(t) − t·b} and its mirror, M the masses' moment generating
   function. ``dp-accounting`` tries t = ±1/N … ±20/N only (N the masses' count); here also smaller
@@ -53,7 +53,7 @@ class LossPmf:
     lower: int
     probs: np.ndarray
     infinity: float
-    _sums: dict = field(default_factory=dict, repr=False)
+    _kept: dict = field(default_factory=dict, repr=False)
 
     @property
     def losses(self) -> np.ndarray:
@@ -62,15 +62,23 @@ class LossPmf:
 
     def _from_top(self):
         """The losses from the top down, and U_j, W_j: p_∞ plus the masses of the j top losses, and
-        the same for p_i·e^{−ℓ_i} (U_0 = p_∞, W_0 = 0), kept."""
-        if not self._sums:
+        the same for p_i·e^{−ℓ_i} (U_0 = p_∞, W_0 = 0); and for ε(δ), the running maxima from the
+        top of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0, and of U_{j+1} where W_{j+1} = 0; kept."""
+        if "top" not in self._kept:
             top = self.losses[::-1]
             p = self.probs[::-1]
             # (running sums in the library's order: from p_∞, adding the top loss's mass first)
             u = np.cumsum(np.concatenate([[self.infinity], p]))
             w = np.cumsum(np.concatenate([[0.0], p * np.exp(-top)]))
-            self._sums.update(top=top, u=u, w=w)
-        return self._sums["top"], self._sums["u"], self._sums["w"]
+            n = top.size
+            positive = w[:n] > 0
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                at_loss = np.where(positive, u[:n] - np.exp(top + np.log(np.where(positive, w[:n], 1.0))), -np.inf)
+            flat = np.where(w[1:] == 0, u[1:], -np.inf)
+            self._kept.update(
+                top=top, u=u, w=w, reached=np.maximum.accumulate(at_loss), flat=np.maximum.accumulate(flat)
+            )
+        return self._kept["top"], self._kept["u"], self._kept["w"]
 
     def delta(self, epsilon):
         """δ(ε) for one ε or an ascending array (the library's readings: the scalar one sums
@@ -89,22 +97,21 @@ class LossPmf:
 
     def epsilon(self, delta: float) -> float:
         """The smallest ε with δ(ε) ≤ δ (``dp-accounting``'s ``_get_epsilon_for_delta``): walking down
-        from the top loss, stop at the first loss ℓ_j at or below log((U_j − δ)/W_j), the ε the
-        masses above it give; inf if p_∞ > δ."""
+        from the top loss, stop at the first loss ℓ_j where the masses above it already give δ
+        (δ(ℓ_j) = U_j − e^{ℓ_j}·W_j ≥ δ, the library's log((U_j − δ)/W_j) ≥ ℓ_j), and answer
+        log((U_j − δ)/W_j); inf if p_∞ > δ. The first such loss is found by bisection on the running
+        maximum of δ(ℓ_j) (the library walks the losses in Python)."""
         if self.infinity > delta:
             return math.inf
         top, u, w = self._from_top()
         n = top.size
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            stop = (u[:n] > delta) & (w[:n] > 0) & (np.log((u[:n] - delta) / w[:n]) >= top)
+        first_stop = int(np.searchsorted(self._kept["reached"], delta, side="left"))
         # (the library returns max(0, ℓ) at once where the masses so far reach δ with W still 0: the
         # losses so large that e^{−ℓ} underflows)
-        flat = (u[1:] >= delta) & (w[1:] == 0)
-        first_stop = int(np.argmax(stop)) if stop.any() else n
-        first_flat = int(np.argmax(flat)) if flat.any() else n
-        if first_flat < first_stop:
+        first_flat = int(np.searchsorted(self._kept["flat"], delta, side="left"))
+        if first_flat < min(first_stop, n):
             return max(0.0, float(top[first_flat]))
-        upper, lower = u[first_stop], w[first_stop]
+        upper, lower = float(u[first_stop]), float(w[first_stop])
         if upper <= lower + delta:
             return 0.0
         return math.log((upper - delta) / lower)
@@ -115,29 +122,45 @@ class LossPmf:
             raise ValueError(f"k should be at least 1, got {k}")
         if k == 1:
             return self
-        a, b = _window(self.probs, k, tail_mass)
+        if "log_mgf" not in self._kept:  # (the same for every k: a release's PLD is composed for many)
+            self._kept["log_mgf"] = _log_mgf(self.probs)
+        a, b = _window(self.probs, k, tail_mass, self._kept["log_mgf"])
         size = b - a + 1
-        length = fft.next_fast_len(max(size, self.probs.size))
-        composed = np.real(fft.ifft(fft.fft(self.probs, length) ** k))
-        probs = np.roll(composed, -a)[:size]
+        length = fft.next_fast_len(max(size, self.probs.size), real=True)
+        # (real masses: the half spectrum, where the library transforms the whole; 2.3x, the same
+        # masses to 10⁻¹⁹ at 10⁵ releases)
+        composed = fft.irfft(fft.rfft(self.probs, length) ** k, length)
+        probs = np.take(composed, np.arange(a, a + size) % length)
         left_out = tail_mass if size < (self.probs.size - 1) * k + 1 else 0.0  # (the window's tails, pessimistically)
         infinity = left_out - math.expm1(k * math.log1p(-self.infinity))
         return LossPmf(self.interval, self.lower * k + a, probs, infinity)
 
 
-def _window(probs: np.ndarray, k: int, tail_mass: float) -> tuple[int, int]:
+ORDERS = np.concatenate([np.arange(1, 21), np.geomspace(1e-7, 1.0, 22)])
+"""The Chernoff bound's orders t, times the number of losses N: ``dp-accounting``'s 1 … 20, and the
+smaller ones large k needs (both signs are used)."""
+
+
+def _log_mgf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The orders t (:data:`ORDERS`/N, both signs) and the masses' log moment generating function
+    log Σ_i p_i·e^{t·i} at each."""
+    t = ORDERS / probs.size
+    t = np.concatenate([t, -t])
+    positive = probs > 0
+    return t, special.logsumexp(np.flatnonzero(positive)[None, :] * t[:, None], b=probs[positive][None, :], axis=1)
+
+
+def _window(probs: np.ndarray, k: int, tail_mass: float, log_mgf=None) -> tuple[int, int]:
     """[a, b]: the indices (of the k-fold sum of indices 0 … N−1) outside which the composed mass
-    is at most ``tail_mass`` (the Chernoff bound, module docstring), within [0, k(N − 1)]."""
+    is at most ``tail_mass`` (the Chernoff bound, module docstring), within [0, k(N − 1)].
+    ``log_mgf``: :func:`_log_mgf` of ``probs``, if kept."""
     n = probs.size
     upper, lower = (n - 1) * k, 0
     if tail_mass == 0 or upper < SMALL_COMPOSITION:
         return lower, upper
-    orders = np.concatenate([np.arange(1, 21), np.geomspace(1e-7, 1.0, 22)]) / n  # the library's, and smaller
-    t = np.concatenate([orders, -orders])
-    positive = probs > 0
-    log_mgf = special.logsumexp(np.flatnonzero(positive)[None, :] * t[:, None], b=probs[positive][None, :], axis=1)
+    t, mgf = log_mgf if log_mgf is not None else _log_mgf(probs)
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = (k * log_mgf + math.log(2 / tail_mass)) / t
+        bound = (k * mgf + math.log(2 / tail_mass)) / t
     ok = np.isfinite(bound)
     if (ok & (t > 0)).any():
         upper = min(upper, math.ceil(bound[ok & (t > 0)].min()))

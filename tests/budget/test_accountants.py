@@ -274,16 +274,20 @@ def test_bad_settings_get_a_sentence_naming_the_parameter_and_the_range(make, sa
     assert said in str(err.value)
 
 
-def test_many_laplace_releases_are_composed_on_a_coarser_grid_with_the_same_epsilon():
+@pytest.mark.parametrize("k", [acc.PLD_COARSE_FROM + 1, 1000, 20_000])
+@pytest.mark.parametrize("eps0, within", [(0.01, 3e-3), (0.1, 6e-4), (0.5, 6e-4), (10.0, 6e-4)])
+def test_many_laplace_releases_are_composed_on_a_coarser_grid_with_nearly_the_same_epsilon(k, eps0, within):
     """Above PLD_COARSE_FROM Laplace releases the PLD's grid is ten times coarser (a tenth of the
-    memory): its ε against the fine grid's at 20,000 releases."""
+    losses): its ε against dp-accounting's on the fine grid, at δ from 10⁻⁹ to 0.1."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    release, k = Release("laplace", epsilon0=0.5), 20_000
+    release = Release("laplace", epsilon0=eps0)
     assert acc.pld_interval(release, k) == 10 * acc.PLD_INTERVAL
-    fine = pld.from_laplace_mechanism(2.0, value_discretization_interval=acc.PLD_INTERVAL).self_compose(k)
-    coarse = acc.epsilon("pld", release, k, 1e-5)
-    assert coarse == pytest.approx(fine.get_epsilon_for_delta(1e-5), rel=5e-5)
+    assert acc.pld_interval(release, acc.PLD_COARSE_FROM) == acc.PLD_INTERVAL
+    fine = pld.from_laplace_mechanism(1 / eps0, value_discretization_interval=acc.PLD_INTERVAL).self_compose(k)
+    for delta in (1e-9, 1e-5, 0.1):
+        want = fine.get_epsilon_for_delta(delta)
+        assert acc.epsilon("pld", release, k, delta) == pytest.approx(want, rel=within, abs=1e-12), delta
 
 
 @pytest.mark.parametrize("k, low", [(1, 0), (2, 0), (7, 3), (1000, 0), (100_000, 49_999)])
