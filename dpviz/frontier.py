@@ -316,7 +316,10 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     axes = AXES[page]
     swept, setting = _words(page)
     fig = go.Figure()
-    band = {k: df[df.kind == k].sort_values("privacy") for k in ("band_worst", "band_best")}
+    # (each kind of row picked once: a boolean mask over the table per mechanism was half a frame)
+    parts = dict(tuple(df.groupby("kind", sort=False)))
+    empty = df.iloc[:0]
+    band = {k: parts.get(k, empty).sort_values("privacy") for k in ("band_worst", "band_best")}
     if len(band["band_best"]):
         fig.add_trace(
             go.Scatter(
@@ -331,7 +334,8 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
                 name="beaten: another curve gives more utility at this privacy", hoverinfo="skip",
             )
         )  # fmt: skip
-    curves = df[df.kind == "curve"]
+    curves = parts.get("curve", empty)
+    current = dict(tuple(parts.get("current", empty).groupby("mechanism", sort=False)))
     for k, (mech, part) in enumerate(curves.groupby("mechanism", sort=False)):
         part = part.sort_values("setting")
         color = OKABE_ITO[k % len(OKABE_ITO)]
@@ -348,7 +352,7 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
                 ),
             )
         )  # fmt: skip
-        here = df[(df.kind == "current") & (df.mechanism == mech)]
+        here = current.get(mech, empty)
         fig.add_trace(
             go.Scatter(
                 x=here.privacy, y=here.utility, mode="markers", legendgroup=mech, showlegend=False,
@@ -367,7 +371,7 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
             f"{values[axes.setting]:g})", marker=dict(size=13, symbol="circle-open", color="#000", line=dict(width=2)),
         )
     )  # fmt: skip
-    target = df[df.kind == "target"]
+    target = parts.get("target", empty)
     note = ""
     if len(target):
         t = target.iloc[0]
