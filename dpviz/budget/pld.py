@@ -1,9 +1,10 @@
 """Privacy-loss distributions (PLDs) on a grid of losses: built by connecting the dots, composed by
 FFT, read as δ(ε) and ε(δ). The route of Google's ``dp-accounting`` (its ``pld`` package: the same
-masses, the same pessimistic rounding), with two changes that make a composed PLD of 10⁵ releases
-about ten times cheaper to compose and every reading of it cheap, and the library itself the
-reference in the tests (``tests/budget/test_pld.py``: every reading against its own, on a grid of
-mechanisms, k, ε and δ).
+masses, the same pessimistic rounding), with changes that make a composed PLD of 10⁵ releases
+about ten times cheaper to compose, every reading of it cheap, and its far upper tail accurate;
+the library itself is the reference in the tests (``tests/budget/test_pld.py``: every reading
+against its own, on a grid of mechanisms, k, ε and δ, and the Gaussian against its exact curve).
+The step of the loss grid is chosen per composition by :func:`dpviz.budget.accountants.pld_interval`.
 
 One adjacency's PLD (:class:`LossPmf`) holds masses p_i at the losses ℓ_i = (lower + i)·h and a
 mass p_∞ at +∞. Its hockey-stick divergence is
@@ -154,6 +155,8 @@ class LossPmf:
         tilted composition's buffer reaches where its own tail is below 10⁻²⁰ (the Chernoff bound
         of the tilted masses, whose generating function is M(θ + s)/M(θ)); where that is more than
         four windows, the plain masses are kept."""
+        if ROUNDING * k * np.abs(probs).max() * math.sqrt(probs.size) < QUIET_TAIL:
+            return probs  # (the plain composition's rounding is far below any δ read)
         t, mgf = self._kept["log_mgf"]
         up = np.flatnonzero(t > 0)
         up = up[np.argsort(t[up])]
@@ -182,6 +185,11 @@ class LossPmf:
             return np.where(better, tilted * np.exp(np.where(better, log_factor, 0.0)), probs)
 
 
+ROUNDING = 1e-16
+"""An FFT's rounding, relative to the largest value it transforms, per power of the spectrum."""
+QUIET_TAIL = 1e-15
+"""Below this estimated rounding over a window (ROUNDING·k·max mass·√losses: rounding errors of
+either sign), the upper tail is not composed again: the smallest δ read is 10⁻¹²."""
 TILTED_TAIL = 1e-20
 """The tilted masses' composed tail left beyond the tilted composition's buffer."""
 TILT_AT = 1e-13

@@ -82,15 +82,15 @@ def test_composed_readings_are_the_librarys(kind, setting, k, interval, caplog):
     on which side of a loss the reading stops), and read where the library's own rounding does not
     decide: it carries 5.6·10⁻¹⁷ of infinite loss per Laplace release (a rounding of δ at ε₀, where
     it is 0), so its Laplace is read only at δ well above that mass composed (at 20,000 releases it
-    is 1.1·10⁻¹², and its ε at 10⁻¹² infinite). Not at δ = 10⁻¹²: after 20,000 steps each composed
-    mass carries the FFT's rounding, about 10⁻¹² of the largest mass (the transform's 10⁻¹⁶ raised
-    to the k-th power), and a tail of 10⁻¹² sums thousands of them: the two libraries' ε there
-    differ by 1% (both upper bounds within that rounding)."""
+    is 1.1·10⁻¹², and its ε at 10⁻¹² infinite). Not at δ = 10⁻¹²: after 20,000 steps each of the
+    library's composed masses carries the FFT's rounding, about 10⁻¹⁶·k of the largest mass, and a
+    tail of 10⁻¹² sums thousands of them (dpviz's tilted tail does not; tested against the exact
+    Gaussian below)."""
     with caplog.at_level(logging.ERROR):
         theirs = _library(kind, setting, k, interval)
     mine = _mine(kind, setting, k, interval)
     floor = 1000 * k * 5.6e-17 if kind == "laplace" else 0.0
-    for delta in DELTAS[1:]:  # (10⁻¹²: below, both FFTs' rounding decides)
+    for delta in DELTAS[1:]:  # (10⁻¹²: there the library's FFT rounding decides)
         if delta <= floor:
             continue
         want = theirs.get_epsilon_for_delta(delta)
