@@ -303,7 +303,8 @@ def test_the_plds_step_is_sized_by_its_window_and_its_epsilon_barely_moves_at_ha
     kept = max(pmf.probs.size for pmf in (composed.remove, composed.add) if pmf is not None)
     if h < acc.INTERVALS[1]:  # (at the coarsest step the window is what it is)
         assert kept <= 1.1 * acc.WINDOW_LOSSES
-    if acc.INTERVALS[0] < h < acc.INTERVALS[1]:
+    finest = acc.FINEST_FOR_PURE if release.kind == "laplace" else acc.INTERVALS[0]
+    if finest < h < acc.INTERVALS[1]:
         assert kept >= acc.WINDOW_LOSSES / 5
     half = (
         laplace_pld(release.epsilon0, h / 2) if release.kind == "laplace"
