@@ -189,9 +189,11 @@ def test_reading_epsilon_by_bisection_is_the_librarys_walk_on_the_same_masses(ki
     the losses so large that e^{−ℓ} underflows (ε₀ = 10: 4,000 of loss) and δ's of every size."""
     composed = _mine(kind, setting, k, 1e-2 if kind == "laplace" else 1e-3)
     for pmf in (composed.remove,) if composed.add is None else (composed.remove, composed.add):
-        for delta in (*DELTAS, 1e-300, 0.999):
-            want = pld_pmf._get_epsilon_for_delta(pmf.infinity, pmf.losses[::-1], pmf.probs[::-1], delta)
-            assert pmf.epsilon(delta) == pytest.approx(want, rel=1e-12, abs=1e-12), delta
+        for masses in (pmf, pmf.tail_view()):  # (each set of masses as a distribution of its own)
+            plain = pld.LossPmf(masses.interval, masses.lower, masses.probs, masses.infinity)
+            for delta in (*DELTAS, 1e-300, 0.999):
+                want = pld_pmf._get_epsilon_for_delta(plain.infinity, plain.losses[::-1], plain.probs[::-1], delta)
+                assert plain.epsilon(delta) == pytest.approx(want, rel=1e-12, abs=1e-12), delta
 
 
 def test_a_release_read_after_it_was_composed_reads_the_same():
@@ -266,7 +268,27 @@ def test_the_tilted_tail_has_no_rounding_floor():
     """The plain composition's top masses are rounding (about ±10⁻¹⁷, negative ones among them);
     the tilted ones keep falling, positive, to 10⁻²⁰ at the window's top."""
     one = pld.laplace_pld(0.5, 1e-2).remove
-    composed = one.self_compose(20_000)
+    composed = one.self_compose(20_000).tail_view()
     top = composed.probs[-1000:]
     assert (top > 0).all() and top[-1] < 1e-18
     assert (np.diff(np.log(top)) < 0).all()
+
+
+def test_the_tilted_tail_is_composed_only_for_the_readings_that_need_it():
+    """A reading at δ = 10⁻⁵ uses the plain masses and composes no tilted tail; one at 10⁻¹² makes
+    it and reads it; afterwards the reading at 10⁻⁵ is what it was (each δ decides its masses by
+    itself, so no reading depends on which came first), and δ(ε) over an array takes each ε's δ
+    from the masses its own plain value calls for."""
+    composed = pld.laplace_pld(0.01, 2e-4).self_compose(20_000).remove
+    margin, _ = composed._kept["tail"]
+    assert 1e-12 < margin < 1e-5
+    moderate = composed.epsilon(1e-5)
+    assert "tail_view" not in composed._kept
+    tiny = composed.epsilon(1e-12)
+    assert "tail_view" in composed._kept and tiny == composed.tail_view().epsilon(1e-12)
+    assert composed.epsilon(1e-5) == moderate
+    eps = np.linspace(0, 12, 61)
+    mixed, plain, tail = composed.delta(eps), composed._delta(eps), composed.tail_view()._delta(eps)
+    np.testing.assert_array_equal(mixed, np.where(plain < margin, tail, plain))
+    quiet = pld.laplace_pld(0.1, 1e-2).self_compose(2).remove  # (21 losses twice: rounding ~10⁻¹⁶)
+    assert "tail" not in quiet._kept and quiet.tail_view() is quiet
