@@ -72,23 +72,28 @@ class LossPmf:
 
     def _from_top(self):
         """The losses from the top down, and U_j, W_j: p_∞ plus the masses of the j top losses, and
-        the same for p_i·e^{−ℓ_i} (U_0 = p_∞, W_0 = 0); and for ε(δ), the running maxima from the
-        top of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0, and of U_{j+1} where W_{j+1} = 0; kept."""
+        the same for p_i·e^{−ℓ_i} (U_0 = p_∞, W_0 = 0); kept."""
         if "top" not in self._kept:
             top = self.losses[::-1]
             p = self.probs[::-1]
             # (running sums in the library's order: from p_∞, adding the top loss's mass first)
             u = np.cumsum(np.concatenate([[self.infinity], p]))
             w = np.cumsum(np.concatenate([[0.0], p * np.exp(-top)]))
+            self._kept.update(top=top, u=u, w=w)
+        return self._kept["top"], self._kept["u"], self._kept["w"]
+
+    def _stops(self):
+        """For ε(δ): the running maxima from the top of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0,
+        and of U_{j+1} where W_{j+1} = 0; kept (a chart that reads only δ(ε) never makes them)."""
+        if "reached" not in self._kept:
+            top, u, w = self._from_top()
             n = top.size
             positive = w[:n] > 0
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 at_loss = np.where(positive, u[:n] - np.exp(top + np.log(np.where(positive, w[:n], 1.0))), -np.inf)
             flat = np.where(w[1:] == 0, u[1:], -np.inf)
-            self._kept.update(
-                top=top, u=u, w=w, reached=np.maximum.accumulate(at_loss), flat=np.maximum.accumulate(flat)
-            )
-        return self._kept["top"], self._kept["u"], self._kept["w"]
+            self._kept.update(reached=np.maximum.accumulate(at_loss), flat=np.maximum.accumulate(flat))
+        return self._kept["reached"], self._kept["flat"]
 
     def tail_view(self) -> "LossPmf":
         """The same distribution with its upper tail composed under the tilt (:meth:`_upper_tail`),
@@ -138,10 +143,11 @@ class LossPmf:
             return self.tail_view().epsilon(delta)
         top, u, w = self._from_top()
         n = top.size
-        first_stop = int(np.searchsorted(self._kept["reached"], delta, side="left"))
+        reached, flat = self._stops()
+        first_stop = int(np.searchsorted(reached, delta, side="left"))
         # (the library returns max(0, ℓ) at once where the masses so far reach δ with W still 0: the
         # losses so large that e^{−ℓ} underflows)
-        first_flat = int(np.searchsorted(self._kept["flat"], delta, side="left"))
+        first_flat = int(np.searchsorted(flat, delta, side="left"))
         if first_flat < min(first_stop, n):
             return max(0.0, float(top[first_flat]))
         upper, lower = float(u[first_stop]), float(w[first_stop])
