@@ -114,11 +114,11 @@ def composed_pld(release: Release, k: int):
     :func:`pld_interval`, kept per release and k in the process's bounded cache ``budget.plds``
     (:mod:`dpviz.caches`: a PLD of 10⁵ releases holds megabytes)."""
 
-    def compose():
-        one = _release_pld(release, pld_interval(release, k))
-        return one.self_compose(k) if k > 1 else one
-
-    return caches.memo("budget.plds").get((release, int(k)), compose)
+    if k <= 1:  # (one release: the PLD kept per grid, not a second entry for the same object)
+        return _release_pld(release, PLD_INTERVAL)
+    return caches.memo("budget.plds").get(
+        (release, int(k)), lambda: _release_pld(release, pld_interval(release, k)).self_compose(k)
+    )
 
 
 def single_epsilon(release: Release, delta: float) -> float:

@@ -33,7 +33,7 @@ adjacency (the subsampled Gaussian) is read as the larger of the two (:class:`Pl
   tail's own size), θ the Chernoff order for a tail of 10⁻¹³; each composed mass is taken from the
   composition whose rounding is smaller there. Tested against the Gaussian's exact δ(ε) at 10⁻¹².
   It is composed only when a reading needs it: a δ below :data:`TAIL_MARGIN` times the plain
-  composition's estimated rounding (the readings at the page's default δ = 10⁻⁵ never do).
+  composition's estimated rounding (on the settings measured, none at the page's default δ = 10⁻⁵).
 - **Readings**: U and W summed once from the top loss down (the library's order of summation), so
   δ at any ε is one lookup, and ε(δ) the library's rule (the first loss, from the top, below the
   ε that the masses above it would give) over arrays; the library walks the losses in Python at
@@ -155,11 +155,16 @@ class LossPmf:
             return 0.0
         return math.log((upper - delta) / lower)
 
+    def _mgf(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_log_mgf` of the masses, kept: the same for every k (a release's PLD is composed
+        for many k, and each composition's window and tilt read it)."""
+        if "log_mgf" not in self._kept:
+            self._kept["log_mgf"] = _log_mgf(self.probs)
+        return self._kept["log_mgf"]
+
     def window(self, k: int, tail_mass: float = TAIL_MASS) -> tuple[int, int]:
         """The indices [a, b] of the k-fold composition's losses that :meth:`self_compose` keeps."""
-        if "log_mgf" not in self._kept:  # (the same for every k: a release's PLD is composed for many)
-            self._kept["log_mgf"] = _log_mgf(self.probs)
-        return _window(self.probs, k, tail_mass, self._kept["log_mgf"])
+        return _window(self.probs, k, tail_mass, self._mgf())
 
     def self_compose(self, k: int, tail_mass: float = TAIL_MASS) -> "LossPmf":
         """The k-fold composition (module docstring)."""
@@ -190,7 +195,7 @@ class LossPmf:
         tilted composition's buffer reaches where its own tail is below 10⁻²⁰ (the Chernoff bound
         of the tilted masses, whose generating function is M(θ + s)/M(θ)); where that is more than
         four windows, the plain masses are kept."""
-        t, mgf = self._kept["log_mgf"]
+        t, mgf = self._mgf()
         up = np.flatnonzero(t > 0)
         up = up[np.argsort(t[up])]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):

@@ -15,9 +15,10 @@ noise N(0, σ²), sensitivity Δ = 1, Φ the normal CDF):
 - **add**, μ_upper = N(0, σ²), μ_lower = q·N(Δ, σ²) + (1−q)·N(0, σ²): for ε ≥ −log(1−q), δ = 0;
   below it, ℓ = −log(1 + (e^{−ε} − 1)/q), x = Δ/2 − ℓσ²/Δ, and δ as above.
 
-Here the same readings are made on the whole grid at once (NumPy's logarithms; in the tests every
-δ equals the library's to the bit), between the bounds of the library's own loss
-(``connect_dots_bounds``), and the dots are connected by :func:`dpviz.budget.pld.connect_dots`.
+Here the same readings are made on the whole grid at once (NumPy's logarithms; the tests hold
+every mass to the library's within 10⁻¹², and where measured they were equal to the bit), between
+the bounds of the library's own loss (``connect_dots_bounds``), and the dots are connected by
+:func:`dpviz.budget.pld.connect_dots`.
 ``tests/budget/test_subsampled.py`` holds the result to the library's ``from_gaussian_mechanism``
 on a grid of σ and q."""
 

@@ -13,9 +13,9 @@ With sampling rate q, noise multiplier σ and order α, the divergence is log(A_
   the library leaves it out (it logs "failed to converge").
 
 The library adds the terms one by one in log space; here they are added along NumPy arrays, every
-order at once (its logaddexp is the same operation as the library's ``_log_add``), 25 ms → about
-1 ms a (q, σ) over the 163 orders a target's search for σ tries at each step.
-``tests/budget/test_subsampled_rdp.py`` holds the result to ``dp-accounting``'s on a grid of q, σ."""
+order at once (its logaddexp is the same operation as the library's ``_log_add``), 12-160 ms →
+2-11 ms a (q, σ) over the 163 orders a target's search for σ tries at each step.
+``tests/budget/test_subsampled.py`` holds the result to ``dp-accounting``'s on a grid of q, σ."""
 
 from __future__ import annotations
 
@@ -55,21 +55,14 @@ def _log_a_fractional(q: float, sigma: float, alphas: np.ndarray, terms: int) ->
     z0 = sigma**2 * math.log(1 / q - 1) + 0.5
     log_coef = _log_comb(a, i)
     lq, l1q = math.log(q), math.log1p(-q)
-    log_erfc = lambda x: math.log(2) + special.log_ndtr(-x * 2**0.5)  # noqa: E731 - the library's
-    s0 = (
-        log_coef
-        + i * lq
-        + j * l1q
-        + (i * i - i) / (2 * sigma**2)
-        + (math.log(0.5) + log_erfc((i - z0) / (math.sqrt(2) * sigma)))
-    )
-    s1 = (
-        log_coef
-        + j * lq
-        + i * l1q
-        + (j * j - j) / (2 * sigma**2)
-        + (math.log(0.5) + log_erfc((z0 - j) / (math.sqrt(2) * sigma)))
-    )
+
+    def term(m, n, x):
+        """log(C(α, i)·q^m·(1−q)^n·exp((m² − m)/(2σ²))·erfc(x/(√2σ))/2): s0 is (i, j, i − z0), s1
+        (j, i, z0 − j); the library's operations in its order, its log erfc = log 2 + log Φ(−√2·y)."""
+        log_erfc = math.log(2) + special.log_ndtr(-(x / (math.sqrt(2) * sigma)) * 2**0.5)
+        return log_coef + m * lq + n * l1q + (m * m - m) / (2 * sigma**2) + (math.log(0.5) + log_erfc)
+
+    s0, s1 = term(i, j, i - z0), term(j, i, z0 - j)
     total = np.logaddexp(np.logaddexp.accumulate(s0, axis=1), np.logaddexp.accumulate(s1, axis=1))
     falling = np.zeros_like(s0, dtype=bool)
     falling[:, 1:] = (s0[:, 1:] < s0[:, :-1]) & (s1[:, 1:] < s1[:, :-1])
