@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpviz import caches
+from dpviz import caches, syntax
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_the_cache_declarations_import_no_module_that_uses_a_cache():
 
     import dpviz.caches
 
-    tree = ast.parse(Path(dpviz.caches.__file__).read_text())
+    tree = syntax.parse(Path(dpviz.caches.__file__).read_text())
     imported = {
         (node.module or "") + ("." + a.name if isinstance(node, ast.ImportFrom) else "")
         for node in ast.walk(tree)

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 from shared_models import share_models
 
-from dpviz import caches, memo, registry, tables
+from dpviz import caches, memo, registry, syntax, tables
 from dpviz.params import ParamError
 from dpviz.theme import OKABE_ITO, TEMPLATE_NAME
 
@@ -173,7 +173,7 @@ def test_live_figures_evaluate_without_preparing_again(monkeypatch):
 
 
 def _imports(path):
-    tree = ast.parse(path.read_text())
+    tree = syntax.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names)
@@ -193,7 +193,7 @@ def test_no_eval_or_exec_anywhere():
         + list((ROOT / "pages").glob("*.py"))
         + [ROOT / "app.py"]
     ):
-        for node in ast.walk(ast.parse(p.read_text())):
+        for node in ast.walk(syntax.parse(p.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("eval", "exec"), p
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import dpviz
+from dpviz import syntax
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,7 +133,7 @@ def _import_graph() -> dict[str, set[str]]:
 
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, path in mods.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(syntax.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 named = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -248,7 +249,7 @@ def _unexplained_function_imports(source: str) -> list[int]:
     import ast
 
     lines = source.splitlines()
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     bad = []
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):

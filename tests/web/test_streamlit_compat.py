@@ -290,6 +290,8 @@ def test_no_module_outside_the_door_imports_a_private_streamlit_name():
     import ast
     from pathlib import Path
 
+    from dpviz import syntax
+
     root = Path(__file__).resolve().parents[2]
     door = root / "webui" / "streamlit_compat"
     found = []
@@ -298,7 +300,7 @@ def test_no_module_outside_the_door_imports_a_private_streamlit_name():
     for path in files:
         if door in path.parents:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(syntax.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module] if node.module.startswith("streamlit") else []

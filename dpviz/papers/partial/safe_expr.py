@@ -16,6 +16,7 @@ import math
 import re
 from typing import Callable, Mapping
 
+from dpviz import syntax
 from dpviz.errors import InputError
 
 MAX_LENGTH = 300
@@ -99,7 +100,7 @@ def parse_formula(text: str, attributes) -> tuple["sp.Expr", dict[str, "sp.Symbo
     if len(text) > MAX_LENGTH:
         raise FormulaError(f"The formula is {len(text)} characters long; at most {MAX_LENGTH} are allowed.")
     try:
-        tree = ast.parse(text.replace("^", "**"), mode="eval")
+        tree = syntax.parse(text.replace("^", "**"), mode="eval")
     except SyntaxError as err:
         where = f" near position {err.offset}" if err.offset else ""
         raise FormulaError(
