@@ -28,6 +28,9 @@ same server. Two routes, each on a server of its own, in the same run (``--compa
 - ``fetch``: *runs*, the frames brought by the page's next run, which a waiting page asks for
   every 2 s (``DPVIZ_FRAMES_FETCH=0``, as before 2026-11-30), against *fetched*, the page
   fetching them as files as soon as they are computed (:mod:`webui.frames_fetch`);
+- ``news``: *one by one*, the page asking for each waiting file in turn, one request at a time
+  (``DPVIZ_FRAMES_NEWS=0``), against *news*, the page reading its session's news file, which names
+  the files published for it, and fetching those side by side;
 - ``workers``: the *baseline* computes the frames in one background thread of the server process
   (``DPVIZ_FRAME_WORKERS=0``, as before the frame workers); *workers* hands them to the frame
   worker processes (:mod:`webui.frames_pool`, one per core).
@@ -61,6 +64,9 @@ COMPARISONS = {
     # frames brought by the page's next run, asked for every 2 s (as before 2026-11-30), against
     # fetched by the page as files once computed (webui/frames_fetch.py)
     "fetch": {"runs": {"DPVIZ_FRAMES_FETCH": "0"}, "fetched": {}},
+    # files asked for one at a time (as before 2026-11-29, twelfth session) against the session's
+    # news file naming them (webui/frames_fetch.py)
+    "news": {"one by one": {"DPVIZ_FRAMES_NEWS": "0"}, "news": {}},
 }
 KEYS = """() => Object.fromEntries([...document.querySelectorAll('.dpviz-chart, .dpviz-html')]
   .filter(e => e.__dpviz).map((e, i) => [

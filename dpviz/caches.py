@@ -71,6 +71,7 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("lessons.parsed", "lessons: each lesson file parsed, per version of the file", 64, 8 * MB),
     Budget("lessons.answers", "lessons: each question's computed answer (a number or a choice)", 1024, 1 * MB),
     Budget("web.panels", "pages: each panel's result (an audit), shared by every visitor", 32, 64 * MB),
+    Budget("web.news", "pages: per session, the newest frames files published for it (names)", 2000, 8 * MB),
 )
 _BY_NAME = {b.name: b for b in BUDGETS}
 _MEMOS: dict[str, ProcessMemo] = {}

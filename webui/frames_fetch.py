@@ -21,6 +21,15 @@ process).
   sets to it). Nothing is written when Streamlit does not serve the folder, when the folder is
   not there (a read-only installation: the page asks by runs alone), or with
   ``DPVIZ_FRAMES_FETCH=0`` (an operator's switch, and the benchmarks' baseline).
+- **News.** A tab waits for several sets at once after a key step (HoHo: five charts follow the
+  other slider, each with a nearest part and a whole set), and asking for each file in turn, one
+  request at a time, found a part some 0.8 s after it was written. So each tab also has a *news*
+  file (its name a keyed hash of the session's asker token, :func:`news_name`): every file
+  published for a set the session asked for is added to it (:func:`tell`, the last
+  :data:`NEWS_KEPT` names), and the tab reads that one file at each turn and fetches at once,
+  side by side, the files it names (``fetch_frames.js``). One small request a turn tells the tab
+  of every set; the files themselves are asked for once they are there. ``DPVIZ_FRAMES_NEWS=0``
+  writes none (the tab then asks for each file in turn: the benchmarks' baseline).
 - **How much.** At most :data:`MAX_FILES` files; every :data:`SWEEP_EVERY` writes the oldest
   beyond it are deleted (a deleted file is a 404, and the page's 2-s ask finds the frames in the
   disk cache).
@@ -28,15 +37,18 @@ process).
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import hmac
+import json
 import logging
 import os
 import sys
 import threading
 from pathlib import Path
 
+from dpviz import caches
 from dpviz.storage import cache_dir
 
 ROUTE = "app/static/frames"
@@ -46,6 +58,8 @@ MAX_FILES = 4000
 SWEEP_EVERY = 64
 """Writes between two sweeps of the folder."""
 SECRET_FILE = "frames-fetch.secret"
+NEWS_KEPT = 64
+"""Names a tab's news file lists at most (the newest: a step asks for about ten files)."""
 log = logging.getLogger("dpviz.frames")
 _LOCK = threading.Lock()
 _WRITES = [0]
@@ -110,15 +124,48 @@ def name(key: str) -> str:
     return hmac.new(_secret(), key.encode(), hashlib.sha256).hexdigest()[:32] + ".bin"
 
 
-def addresses(key: str, near_key: str | None) -> dict[str, str] | None:
-    """Where the browser fetches frames ``key`` and their nearest part ``near_key`` (relative to
-    the app's address), or None when frames are not published here."""
+def news_enabled() -> bool:
+    """Unless ``DPVIZ_FRAMES_NEWS=0``."""
+    return os.environ.get("DPVIZ_FRAMES_NEWS", "1").strip() != "0"
+
+
+def news_name(token: str) -> str:
+    """The file name of the news of the session whose asker token is ``token``."""
+    return name("news\n" + token)
+
+
+def addresses(key: str, near_key: str | None, token: str | None = None) -> dict[str, str] | None:
+    """Where the browser fetches frames ``key``, their nearest part ``near_key`` and the news of
+    the session with asker token ``token`` (relative to the app's address), or None when frames
+    are not published here."""
     if folder() is None:
         return None
     out = {"whole": f"{ROUTE}/{name(key)}"}
     if near_key is not None:
         out["near"] = f"{ROUTE}/{name(near_key)}"
+    if token is not None and news_enabled():
+        out["news"] = f"{ROUTE}/{news_name(token)}"
     return out
+
+
+def _news():
+    return caches.memo("web.news")
+
+
+def tell(tokens, key: str) -> None:
+    """Add the file of frames ``key`` (published) to the news of the sessions ``tokens``
+    (:func:`webui.frames_queue.sessions`: those that asked for it)."""
+    where = folder()
+    if where is None or not news_enabled():
+        return
+    published = name(key)
+    for token in tokens:  # per session, its newest names (the least recently told sessions forgotten)
+        names = _news().get(token, lambda: collections.deque(maxlen=NEWS_KEPT))
+        with _LOCK:
+            if published not in names:
+                names.append(published)
+            text = json.dumps(list(names)).encode()
+            _write(where / news_name(token), text)  # under the lock: the newest list is the last written
 
 
 def publish(key: str, blob: bytes) -> bool:
@@ -130,7 +177,20 @@ def publish(key: str, blob: bytes) -> bool:
     path = where / name(key)
     if path.exists():
         return True
-    tmp = where / f".{path.name}.{os.getpid()}.{threading.get_ident()}"
+    if not _write(path, blob):
+        return False
+    with _LOCK:
+        _WRITES[0] += 1
+        sweep = _WRITES[0] % SWEEP_EVERY == 0
+    if sweep:
+        _sweep(where)
+    return True
+
+
+def _write(path: Path, blob: bytes) -> bool:
+    """``blob`` written whole to a file beside ``path``, then renamed into place (a request never
+    reads half a file); False on a failure (logged)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         tmp.write_bytes(blob)
         os.replace(tmp, path)
@@ -138,11 +198,6 @@ def publish(key: str, blob: bytes) -> bool:
         tmp.unlink(missing_ok=True)
         log.warning("frames not published for the browser to fetch: %s", err)
         return False
-    with _LOCK:
-        _WRITES[0] += 1
-        sweep = _WRITES[0] % SWEEP_EVERY == 0
-    if sweep:
-        _sweep(where)
     return True
 
 

@@ -62,12 +62,15 @@ rest (the pool takes its tasks in order; :func:`compute` asks for a set's rest o
 part is done), so after a key step every chart soon follows a drag near the slider's value."""
 
 
+def active() -> bool:
+    """Whether sets are handed to worker processes (wanted, and the pool not broken too often)."""
+    return size() > 0 and _BREAKS[0] < MAX_BREAKS
+
+
 def concurrency() -> int:
     """How many sets of frames are computed at once: :data:`SETS_PER_WORKER` per worker, or one in
     the server's thread (no workers, or a pool broken too often)."""
-    if size() == 0 or _BREAKS[0] >= MAX_BREAKS:
-        return 1
-    return SETS_PER_WORKER * size()
+    return SETS_PER_WORKER * size() if active() else 1
 
 
 def _pool():
@@ -198,8 +201,11 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     cache: True once they are there; False when there are no workers or the pool broke (the caller
     computes them itself). ``between()`` is called while the worker computes and raises
     :class:`webui.frames_queue.Withdrawn` when nobody wants them any more: the worker is then told
-    to stop at its next position, and the exception goes on. An error of the computation itself
-    is raised here, as it would be in the server's thread.
+    to stop at its next position, and the exception goes on. A ``between`` with a
+    ``still_wanted`` attribute (the queue's: it also waits for the visitors' runs to end, which
+    a computation in the server's own thread must) is checked by that instead: the workers'
+    low priority already puts a visitor first, and the nearest part is told at once. An error
+    of the computation itself is raised here, as it would be in the server's thread.
 
     A chart's set is computed nearest first: with ``near``, the workers (one or more) first
     compute the :data:`NEAR` positions nearest to the slider's value and ``near(positions,
@@ -211,6 +217,7 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     pool = _pool()
     if pool is None:
         return False
+    between = getattr(between, "still_wanted", between)
     stop = _markers() / key
     stop.unlink(missing_ok=True)
     _sweep_markers()

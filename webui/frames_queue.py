@@ -3,6 +3,9 @@ process as there are sets in flight (:func:`webui.frames_pool.concurrency`: four
 taking one set at a time, the most recently asked for first, and having a worker process compute
 it (:mod:`webui.frames_pool`) or, without one, computing it itself at a lower CPU priority than the
 visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two positions).
+A set a worker process computes does not wait for the visitors' runs: the workers run at the
+lowest CPU priority, so the system already puts a visitor's run first, and a set that waited for
+the run after a key step to end (about 0.8 s on the HoHo page) came that much later.
 
 Each request names who asks (:func:`webui.live_frames.asker`: the session, the chart, the
 slider; None: nobody who moves on, such as the warm-up). An asker's newer request withdraws its
@@ -88,6 +91,12 @@ def wanted(key: str) -> bool:
         return key in _ASKERS
 
 
+def sessions(key: str) -> set[str]:
+    """The asker tokens of the sessions that ask for frames ``key`` now (:func:`webui.live_frames.asker`)."""
+    with _LOCK:
+        return {by[0] for by in _ASKERS.get(key, ()) if by is not None}
+
+
 def pending(keys) -> bool:
     """Whether any of ``keys`` is still asked for or being computed."""
     with _LOCK:
@@ -144,13 +153,17 @@ def _work() -> None:
             return
         key, job = taken
 
-        def between(*_, key=key) -> None:  # between two positions: visitors first; dropped work stops
-            wait_idle()
+        def still_wanted(*_, key=key) -> None:  # dropped work stops
             if not wanted(key):
                 raise Withdrawn(key)
 
+        def between(*_) -> None:  # between two positions computed in this thread: visitors first
+            wait_idle()
+            still_wanted()
+
+        between.still_wanted = still_wanted  # what a worker process's set is checked by (frames_pool.compute)
         try:
-            between()
+            still_wanted() if frames_pool.active() else between()
             job(between)
         except Withdrawn:
             log.info("frames %s withdrawn: nobody asks for them any more", key)

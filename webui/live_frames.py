@@ -54,11 +54,16 @@ def _lookup(
     if frames_store.ready(key) or tables.blob_cached(kind, canonical):
         return frames_store.get(key, kind, canonical, compute)
 
+    def told(positions, figures) -> None:  # the nearest part, published: the sessions waiting told
+        near(positions, figures)
+        frames_fetch.tell(frames_queue.sessions(key), frames_store.near_key(key))
+
     def job(progress) -> None:
-        if task is not None:
-            frames_pool.compute(task, key, progress, near)  # into the disk cache; False: not done, done here
+        if task is not None:  # into the disk cache; False: not done, done here
+            frames_pool.compute(task, key, progress, told if near is not None else None)
         held = frames_store.get(key, kind, canonical, lambda: compute(progress))
-        frames_fetch.publish(key, held.blob)  # for the page waiting for them, without a run
+        if frames_fetch.publish(key, held.blob):  # for the page waiting for them, without a run
+            frames_fetch.tell(frames_queue.sessions(key), key)
 
     frames_queue.request(key, job, asker)
     return None
@@ -140,7 +145,8 @@ def pending_element(where, owner: str, slider: str, key: str, near: bool = True)
     JSON). It is drawn only while frames are missing: a page whose frames are here asks nothing."""
     count = st.session_state.get("_frames_asked", 0) + 1
     st.session_state["_frames_asked"] = count
-    where_to = frames_fetch.addresses(key, frames_store.near_key(key) if near else None)
+    token = st.session_state.get("_dpviz_frames_asker")
+    where_to = frames_fetch.addresses(key, frames_store.near_key(key) if near else None, token)
     with where:
         _element()(
             key=f"dpviz-frames-{owner}-{slider}",

@@ -726,9 +726,9 @@ def test_charts_waiting_for_their_frames_ask_once_for_the_page(frames_server, br
 def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_server, browser):
     """After a key step of ε on the HoHo page the charts' λ-frames at the new ε are computed; the
     page fetches them as files once they are there (webui/frames_fetch.py), without a run of the
-    page. The page's own asks (a run every 2 s) are held off here, so the frames can only come
-    that way: every chart that follows λ ends up holding its whole set, each fetched as a file,
-    and the page sends no run after the step's own."""
+    page, told of them by its session's news file. The page's own asks (a run every 2 s) are
+    held off here, so the frames can only come that way: every chart that follows λ ends up
+    holding its whole set, each fetched as a file, and the page sends no run after the step's own."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -774,6 +774,10 @@ def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_ser
             ".filter(n => n.includes('/app/static/frames/'))"
         )
         assert names and not any(k in n for k in keys for n in names)
+        # the tab learnt of them from its session's news file (one request a turn for every set)
+        news, by_news = page.evaluate("() => [window.__dpvizFetching.news, window.__dpvizFetching.byNews]")
+        assert news and any(n.endswith(news) for n in names), f"news {news!r} never read; fetched {names}"
+        assert set(by_news) & set(fetched), f"no file fetched because the news named it: {by_news}, {fetched}"
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()

@@ -4,10 +4,12 @@ is tests/browser/test_browser_frames.py (the frames of a key step arrive as file
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
+from dpviz.memo import ProcessMemo
 from webui import frames_fetch
 
 
@@ -118,3 +120,51 @@ def test_the_app_serves_its_static_folder():
     assert "enableStaticServing = true" in (root / ".streamlit" / "config.toml").read_text()
     assert (root / "static").is_dir()
     assert '"share/dpviz/static"' in (root / "pyproject.toml").read_text()
+
+
+def test_a_sessions_news_lists_the_files_published_for_it(folder, monkeypatch):
+    """Each file published for a set is added to the news of the sessions that asked for it (the
+    tab reads that one file and fetches what it names): the newest NEWS_KEPT names, once each,
+    under a name of its own per session, and the addresses of a pending set name it."""
+    monkeypatch.setattr(frames_fetch, "NEWS_KEPT", 3)
+    news_memo = ProcessMemo(maxsize=8)
+    monkeypatch.setattr(frames_fetch, "_news", lambda: news_memo)
+    news = {t: folder / frames_fetch.news_name(t) for t in ("tab-a", "tab-b")}
+    assert news["tab-a"].name != news["tab-b"].name and "tab-a" not in news["tab-a"].name
+    assert frames_fetch.addresses("k", "k-near", "tab-a")["news"] == f"app/static/frames/{news['tab-a'].name}"
+    assert "news" not in frames_fetch.addresses("k", "k-near")
+
+    frames_fetch.tell({"tab-a", "tab-b"}, "k1-near")
+    frames_fetch.tell({"tab-a"}, "k1")
+    frames_fetch.tell({"tab-a"}, "k1")  # told twice: listed once
+    read = lambda t: json.loads(news[t].read_bytes())  # noqa: E731
+    assert read("tab-a") == [frames_fetch.name("k1-near"), frames_fetch.name("k1")]
+    assert read("tab-b") == [frames_fetch.name("k1-near")]
+    for k in ("k2", "k3"):
+        frames_fetch.tell({"tab-a"}, k)
+    assert read("tab-a") == [frames_fetch.name(k) for k in ("k1", "k2", "k3")]  # the newest three
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary file left
+    frames_fetch.tell(set(), "k4")  # nobody asked (the warm-up): no news file
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in news.values())
+
+
+def test_the_news_of_the_least_recently_told_sessions_is_forgotten(folder, monkeypatch):
+    news_memo = ProcessMemo(maxsize=2)  # the declared cache "web.news" holds 2,000 sessions
+    monkeypatch.setattr(frames_fetch, "_news", lambda: news_memo)
+    for t in ("a", "b", "a", "c"):
+        frames_fetch.tell({t}, f"k-{t}")
+    assert sorted(news_memo.keys()) == ["a", "c"]
+    frames_fetch.tell({"b"}, "k-b2")  # b's news starts again (its file: only what came since)
+    assert json.loads((folder / frames_fetch.news_name("b")).read_bytes()) == [frames_fetch.name("k-b2")]
+
+
+def test_no_news_where_nothing_is_served(monkeypatch):
+    monkeypatch.setattr(frames_fetch, "folder", lambda: None)
+    frames_fetch.tell({"tab"}, "key")  # nothing to write to, and no error
+
+
+def test_the_operators_switch_writes_no_news(folder, monkeypatch):
+    monkeypatch.setenv("DPVIZ_FRAMES_NEWS", "0")
+    assert "news" not in frames_fetch.addresses("k", "k-near", "tab")
+    frames_fetch.tell({"tab"}, "k")
+    assert not list(folder.iterdir())

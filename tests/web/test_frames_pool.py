@@ -97,6 +97,23 @@ def test_a_set_is_computed_nearest_first_and_the_near_frames_are_the_sets_own(po
         assert difference(fig, whole["frames"][grid.index(v)]) is None
 
 
+def test_a_set_in_the_workers_is_checked_by_the_queues_still_wanted(pool, monkeypatch):
+    """The queue's ``between`` waits for the visitors' runs to end (what a set computed in the
+    server's own thread must do); while the workers compute, the pool checks its
+    ``still_wanted`` instead, which does not wait (webui/frames_queue.py)."""
+    spec = registry.get(FIGURE)
+    values = _values(FIGURE, clip=5.25)
+    monkeypatch.setattr(frames_pool, "POLL", 0.002)  # checked many times while the workers compute
+    checks = []
+
+    def between(*_):
+        raise AssertionError("the pool waited on the visitors' runs")
+
+    between.still_wanted = lambda *_: checks.append(1)
+    assert frames_pool.compute(frames_pool.figure_task(spec, values, "dim"), "test-pool-checked", between, _wanted)
+    assert checks and _on_disk(spec, values, "dim")
+
+
 def test_the_nearest_positions_keep_their_count_at_the_grids_ends():
     grid = list(range(1, 31))
     assert frames_pool.nearest(grid, 1, 6) == [1, 2, 3, 4, 5, 6]

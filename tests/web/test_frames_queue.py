@@ -135,3 +135,62 @@ def test_idle_threads_beyond_the_sets_in_flight_end(monkeypatch):
     jobs.gate.set()
     frames_queue.request(last, jobs.job(last, last=True))
     assert jobs.done.wait(30) and jobs.finished == [last]
+
+
+@pytest.mark.parametrize("workers", [True, False], ids=["worker processes", "the server's thread"])
+def test_a_set_for_the_workers_does_not_wait_for_a_visitors_run(monkeypatch, workers):
+    """While a visitor's run computes (webui.views.busy), a set that worker processes compute is
+    handed to them at once (they run at the lowest priority: the system puts the run first; after
+    a HoHo key step the sets waited 0.8 s for the run), and the queue checks it by its
+    ``still_wanted``, which does not wait; a set the server's own thread computes waits for the
+    run to end, at its start and between its positions."""
+    from webui import views
+
+    monkeypatch.setattr(frames_pool, "active", lambda: workers)
+    (key,) = _keys(1)
+    started, checked, release = threading.Event(), threading.Event(), threading.Event()
+
+    def job(between):
+        started.set()
+        between.still_wanted()  # what frames_pool.compute calls while the workers compute
+        checked.set()
+
+    def visitor():
+        with views.busy():
+            release.wait(60)
+
+    run = threading.Thread(target=visitor, daemon=True)
+    run.start()
+    _wait(lambda: views._BUSY[0] > 0)
+    frames_queue.request(key, job, ("session", "chart", "lambda_"))
+    try:
+        if workers:
+            assert started.wait(60) and checked.wait(60), "the set waited for the visitor's run"
+        else:
+            time.sleep(0.5)  # the queue's thread has had time to start it, were it not waiting
+            assert not started.is_set(), "the server's thread computed frames during a visitor's run"
+    finally:
+        release.set()
+        run.join(60)
+    assert started.wait(60) and checked.wait(60)
+    _wait(lambda: not frames_queue.pending([key]))
+
+
+def test_the_sessions_asking_for_a_set_are_known_until_it_is_done():
+    (key,) = _keys(1)
+    asked, gate, seen = threading.Event(), threading.Event(), []
+
+    def job(between):
+        asked.wait(60)  # the three requests made
+        seen.append(frames_queue.sessions(key))
+        gate.wait(60)
+
+    frames_queue.request(key, job, ("s1", "chart", "epsilon"))
+    frames_queue.request(key, job, ("s2", "other chart", "epsilon"))
+    frames_queue.request(key, job)  # the warm-up: nobody to tell
+    asked.set()
+    _wait(lambda: seen)
+    assert seen == [{"s1", "s2"}]
+    gate.set()
+    _wait(lambda: not frames_queue.pending([key]))
+    assert frames_queue.sessions(key) == set()
