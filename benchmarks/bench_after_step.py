@@ -1,0 +1,224 @@
+"""Benchmark: key presses and a drag of one slider right after another slider moved, as a reader on a
+fresh install does it (issue: live from the first second).
+
+Per page with two sliders (ADePT ε and n, HoHo ε and λ, Partial σ and α) and each order of its two
+sliders, on a freshly started server with a copy of a cache ``python -m dpviz build`` filled,
+headless Chromium at 1280 x 800; nothing waits for the server to be quiet:
+
+1. the page opened by its plain link, its first view drawn and its run ended;
+2. one press of the right arrow on slider A, the page's run at the new setting drawn (the charts
+   that follow slider B have new frames keys for it), then a **3-s pause** with the first chart
+   that follows B in the middle of the window (a reader who looks at it);
+3. ``--presses`` key presses on slider B (right, left, right, ...), each timed in the page from the
+   key going down to that chart's redraw, whether it came from frames (the browser) or from the
+   server's run (the frames not there yet): the median and 95th percentile, and how many came from
+   frames;
+4. a 1-s mouse drag across slider B (the mouse that does not wait, at a mouse's report rate,
+   ``bench_live_browser.free_drag``): the distinct chart states the chart drew during it and in
+   the 1.5 s after the release (from frames, or the server's answer to the release), and the
+   reruns the page sent during the drag and in the 1.5 s after the release (a frames element's
+   checks for frames computed after the release are counted apart).
+
+The same on a second server, the baseline in the same run: ``DPVIZ_FRAMES=0`` (every move drawn by
+the server, as before frames). The issue's goal: median <= 50 ms, p95 <= 100 ms, >= 20 states a
+drag and <= 1 rerun, on every slider.
+
+    python benchmarks/bench_after_step.py --built /tmp/built
+    python benchmarks/bench_after_step.py --pages HoHo_attack --presses 10
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import from_tests  # noqa: F401 - the tests' helpers (benchmarks/from_tests.py)
+from bench_frames_ready import IDLE, arguments, built_or_new  # noqa: E402
+from bench_frames_step import KEYS, MOVED  # noqa: E402
+from bench_live_browser import DEVTOOLS_PORT, FRAME_CLOCK, MOUSE_HZ, free_drag  # noqa: E402
+from browser_support import CHROMIUM_ARGS, TEST_BROWSER, look_at, slider_geometry, start_server, stop_server  # noqa: E402
+
+PAGES = {  # page: its two sliders, each with the chart that follows it (as bench_live_browser's)
+    "ADePT_sensitivity": (("Dimension n", "adept-sensitivity"), ("Privacy budget ε (claimed)", "adept-epsilon")),
+    "HoHo_attack": (("Claimed ε", "hoho-live"), ("λ", "hoho-live")),
+    "Partial_sensitivity": (("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")),
+}
+ROUTES = {"server runs": {"DPVIZ_FRAMES": "0"}, "frames": {}}
+# whether the chart holds the whole set of its frames along the slider (not only its nearest part)
+WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
+  return !!(s && !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)); }"""
+
+
+def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | None:
+    """One key press on ``slider``: the seconds from the key going down to chart ``fid``'s redraw,
+    and what it drew (a frame's tag names the slider's position); None: not redrawn within 30 s."""
+    page.evaluate("window.__drawn = []")
+    before = slider.get_attribute("aria-valuetext")
+    slider.focus()
+    page.keyboard.press(key)
+    try:
+        page.wait_for_function(
+            "([label, b]) => document.querySelector(`input[aria-label='${label}']`)"
+            ".getAttribute('aria-valuetext') !== b",
+            arg=[label, before],
+            timeout=5_000,
+        )
+        page.wait_for_function(
+            "(fid) => window.__drawn.some(d => d[1] === fid)", arg=fid, timeout=30_000, polling="raf"
+        )
+    except Exception:  # noqa: BLE001 - a lost press is a figure here
+        return None
+    at, tag = page.evaluate(
+        "(fid) => { const d = window.__drawn.find(d => d[1] === fid); return [d[0] - window.__press, d[2]]; }", fid
+    )
+    return at / 1000, str(tag)
+
+
+def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -> dict:
+    """Slider ``first`` pressed once, a 3-s pause, then ``second`` pressed and dragged."""
+    a = page.get_by_role("slider", name=first)
+    before = page.evaluate(KEYS)
+    a.focus()
+    page.keyboard.press("ArrowRight")
+    if any(before.values()):  # frames on: the run at the new setting has drawn the charts (their keys changed)
+        page.wait_for_function(MOVED, arg=[first, before], timeout=60_000, polling=50)
+    page.wait_for_timeout(300)
+    page.wait_for_function(IDLE, timeout=120_000)  # the page's answer to the press is in
+    look_at(page, f".st-key-chart-{fid}")
+    page.wait_for_timeout(3000)  # the reader's pause; the server is not waited for
+    b = page.get_by_role("slider", name=second)
+    times, from_frames, lost, others = [], 0, 0, []
+    for k in range(presses):
+        got = _press(page, b, second, fid, "ArrowRight" if k % 2 == 0 else "ArrowLeft")
+        if got is None:
+            lost += 1
+            continue
+        times.append(got[0])
+        if got[1].startswith(second + "="):
+            from_frames += 1
+        else:
+            others.append(f"{k}: {got[1][:40]}")
+        page.wait_for_timeout(150)  # a reader's next press (holding a key repeats every 30-50 ms)
+    page.wait_for_timeout(300)
+    # the drag: the mouse that does not wait, at a mouse's report rate
+    whole = page.evaluate(WHOLE, [fid, second])
+    x, y, left, width = slider_geometry(b)
+    page.evaluate("window.__drawn = []")
+    sent_before, checks_before = len(sent), len(checks)
+    start = time.monotonic()
+    free_drag(page, x, y, left, width, MOUSE_HZ)
+    released = time.monotonic()
+    page.wait_for_timeout(1500)
+    during = sum(1 for t in sent[sent_before:] if t < released - 0.05)
+    after = len(sent) - sent_before - during
+    states = page.evaluate(  # what the chart showed, from frames or from the server's answer
+        "(fid) => new Set(window.__drawn.filter(d => d[1] === fid).map(d => String(d[2]))).size", fid
+    )
+    page.wait_for_function(IDLE, timeout=120_000)
+    return {
+        "times": times,
+        "from_frames": from_frames,
+        "others": others,
+        "lost": lost,
+        "states": states,
+        "during": during,
+        "after": after,
+        "checks": len(checks) - checks_before,
+        "drag_s": released - start,
+        "chart": fid,
+        "whole": whole,
+    }
+
+
+def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> list[tuple[str, str, dict]]:
+    tmp = Path(tempfile.mkdtemp(prefix="dpviz-after-step-"))
+    proc, url, log = start_server(tmp, extra_env={"DPVIZ_FRAMES": "1", **route_env}, cache_from=built)
+    rows = []
+    try:
+        sliders = PAGES[path]
+        for (first, _), (second, fid) in (sliders, sliders[::-1]):
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.add_init_script(FRAME_CLOCK)
+            sent: list[float] = []
+            checks: list[float] = []
+            page.on(
+                "websocket",
+                lambda ws, sent=sent, checks=checks: ws.on(
+                    "framesent",
+                    lambda d: (checks if isinstance(d, bytes) and b'"event":"check"' in d else sent).append(
+                        time.monotonic()
+                    ),
+                ),
+            )
+            page.goto(f"{url}/{path}")
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
+            page.wait_for_function(IDLE, timeout=300_000)
+            page.wait_for_timeout(500)
+            rows.append((first, second, _pair(page, sent, checks, first, second, fid, presses)))
+            page.close()
+        return rows
+    finally:
+        stop_server(proc, log)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    args = arguments(
+        list(PAGES),
+        90.0,
+        lambda ap: ap.add_argument("--presses", type=int, default=8, help="key presses on the second slider"),
+    )
+    built = built_or_new(args.built)
+    results = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=TEST_BROWSER, args=[*CHROMIUM_ARGS, f"--remote-debugging-port={DEVTOOLS_PORT}"]
+        )
+        for path in args.pages.split(","):
+            for route, env in ROUTES.items():
+                for first, second, r in measure(browser, path, built, env, args.presses):
+                    results[(path, second, route)] = r
+                    t = r["times"]
+                    median = statistics.median(t) * 1000 if t else float("nan")
+                    print(
+                        f"{path:20s} {route:12s} {first} pressed, 3 s, then {second:28s}: key -> chart median "
+                        f"{median:5.0f} ms, p95 {_quantile(t, 0.95) * 1000:5.0f}"
+                        f" ms ({r['from_frames']} of {len(t)} from frames, {r['lost']} lost, others {r['others']});"
+                        " 1-s drag: "
+                        f"{r['states']} chart states ({'whole set' if r['whole'] else 'not the whole set'} held"
+                        f" as it began), reruns {r['during']} during + {r['after']} after "
+                        f"(+{r['checks']} frames checks)",
+                        flush=True,
+                    )
+        browser.close()
+    print("\nper slider, right after the other slider moved: server runs / frames (ratio of the medians)")
+    for (path, second, route), r in results.items():
+        if route != "frames" or (path, second, "server runs") not in results:
+            continue
+        base = results[(path, second, "server runs")]
+        m_base = statistics.median(base["times"]) if base["times"] else float("nan")
+        m_now = statistics.median(r["times"]) if r["times"] else float("nan")
+        print(
+            f"{path:20s} {second:28s} median {m_base * 1000:5.0f} / {m_now * 1000:4.0f} ms"
+            f" ({m_base / max(m_now, 1e-3):.1f}x)"
+            f"  p95 {_quantile(base['times'], 0.95) * 1000:5.0f} / {_quantile(r['times'], 0.95) * 1000:4.0f} ms"
+            f"  drag states {base['states']} / {r['states']}  reruns {base['during'] + base['after']} / "
+            f"{r['during'] + r['after']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
