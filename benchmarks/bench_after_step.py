@@ -53,11 +53,32 @@ WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-
   return !!(s && !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)); }"""
 
 
+STATE: list = []
+"""What the chart held at each press not drawn from frames (printed at the end, to say why)."""
+WHY = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const st = gd.__dpviz, s = st.sliders[label]; if (!s) return null;
+  const doc = window.__dpvizFrames.get(s.frames), at = (l) => document.querySelector(`input[aria-label='${l}']`).value;
+  const base = s.frames.replace(/-near$/, '');
+  return {frames: s.frames.slice(-30), held: !!doc, grid: doc ? doc.grid.length : null,
+    has: doc ? doc.index.has(s.options[+at(label)]) : null, at: s.at, value: s.options[+at(label)],
+    others: Object.fromEntries(Object.entries(st.sliders).filter(([l]) => l !== label)
+      .map(([l, o]) => [l, [o.at, o.options[+at(l)]]])),
+    keys: [...window.__dpvizFrames.keys()].filter(k => k.startsWith(base))
+      .map(k => k.slice(-30) + (window.__dpvizFrames.get(k) ? '' : ' (being inflated)'))}; }"""
+
+
 def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | None:
-    """One key press on ``slider``: the seconds from the key going down to chart ``fid``'s redraw,
-    and what it drew (a frame's tag names the slider's position); None: not redrawn within 30 s."""
+    """One key press on ``slider``: the seconds from the key going down to chart ``fid``'s first
+    redraw after it, and what it drew (a frame's tag names the slider's position); None: not
+    redrawn within 30 s. (A redraw between the last press and this one, such as the server's
+    answer to the last press drawn over its shot, is not this press's.)"""
     page.evaluate("window.__drawn = []")
-    before = slider.get_attribute("aria-valuetext")
+    try:
+        before = slider.get_attribute("aria-valuetext")
+    except Exception:  # noqa: BLE001 - say what the page showed instead, then stop
+        page.screenshot(path="/tmp/bench-after-step-no-slider.png", full_page=True)
+        labels = page.evaluate("() => [...document.querySelectorAll('input[type=range]')].map(e => e.ariaLabel)")
+        raise RuntimeError(f"no slider {label!r} on the page; its sliders: {labels}") from None
     slider.focus()
     page.keyboard.press(key)
     try:
@@ -68,13 +89,20 @@ def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | 
             timeout=5_000,
         )
         page.wait_for_function(
-            "(fid) => window.__drawn.some(d => d[1] === fid)", arg=fid, timeout=30_000, polling="raf"
+            "(fid) => window.__drawn.some(d => d[1] === fid && d[0] >= window.__press)",
+            arg=fid,
+            timeout=30_000,
+            polling="raf",
         )
     except Exception:  # noqa: BLE001 - a lost press is a figure here
         return None
     at, tag = page.evaluate(
-        "(fid) => { const d = window.__drawn.find(d => d[1] === fid); return [d[0] - window.__press, d[2]]; }", fid
+        "(fid) => { const d = window.__drawn.find(d => d[1] === fid && d[0] >= window.__press);"
+        " return [d[0] - window.__press, d[2]]; }",
+        fid,
     )
+    if not str(tag).startswith(label + "="):  # what the chart held when the press came (diagnosis)
+        STATE.append(page.evaluate(WHY, [fid, label]))
     return at / 1000, str(tag)
 
 
@@ -204,6 +232,8 @@ def main() -> None:
                         flush=True,
                     )
         browser.close()
+    for row in filter(None, STATE):  # (None: frames off)
+        print("a press not drawn from frames; the chart held:", row)
     print("\nper slider, right after the other slider moved: server runs / frames (ratio of the medians)")
     for (path, second, route), r in results.items():
         if route != "frames" or (path, second, "server runs") not in results:
