@@ -152,11 +152,8 @@ export function show(gd, figure, tag, now) {
     const data = fittedData(figure, box.width);
     // a newer figure asked for while this one was drawn is drawn by its own call: this one
     // neither draws again (the legend's second pass, issued after the newer call, would put the
-    // older figure back over it) nor says it is the one drawn. A message that only replaced the
-    // chart's state meanwhile (the late answer to the last key press, which draws nothing) does not
-    // make it so: a key's frame drawn then was on screen, yet told no one, and was described and
-    // counted only once the server's answer to that press drew it again (bench_after_step: up to 1 s)
-    const superseded = () => gd.__dpvizShown !== figure;
+    // older figure back over it) nor says it is the one drawn
+    const superseded = () => gd.__dpviz !== state || gd.__dpvizShown !== figure;
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
       if (!superseded() && settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
     }).then(() => {
