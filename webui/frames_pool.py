@@ -78,7 +78,7 @@ def _pool():
     with _LOCK:
         if _POOL:
             return _POOL[0]
-        if size() == 0 or _BREAKS[0] >= MAX_BREAKS:
+        if not active():
             return None
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -121,7 +121,7 @@ def prestart(page: str, values: dict[str, Any]) -> None:
     ready. Started cold at that step, a set waited for a worker's interpreter, its imports and
     the page's state (HoHo's first step took 77 s against 60 s in the server's thread)."""
     with _LOCK:
-        if page in _WARMED or (not _POOL and (size() == 0 or _BREAKS[0] >= MAX_BREAKS)):
+        if page in _WARMED or (not _POOL and not active()):
             return
         _WARMED.add(page)
     pool = _pool()

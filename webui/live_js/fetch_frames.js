@@ -103,9 +103,9 @@ function forgetDone() {
   }
 }
 
-// the next file to ask for: [name in FRAMES, url, the set's key], taking the sets in turn
+// the next file to ask for: [name in FRAMES, url, the set's key], taking the sets in turn (those
+// done or given up already forgotten: fetchTurn)
 function nextFile() {
-  forgetDone();
   const sets = [...FETCHING.sets];
   if (!sets.length) return null;
   FETCHING.turn = ((FETCHING.turn || 0) + 1) % sets.length;
