@@ -75,3 +75,52 @@ test("a figure alone still gets its legend pass", async () => {
   await settle();
   assert.equal(gd.__dpvizDrawn.tag, "server");
 });
+
+test("a message that replaced the chart's state and drew nothing does not stop a key's drawing", async () => {
+  // the late answer to the last key press: it replaces gd.__dpviz and draws nothing, because the
+  // chart already shows the frame of where the slider is now; that frame's drawing must still end
+  // as drawn (its tag said, its legend pass made), not wait for the server's answer to this press
+  reacts.length = 0;
+  const gd = chart();
+  const said = [];
+  gd.dispatchEvent = (e) => said.push(e.detail);
+  show(gd, figure("λ=3"), "λ=3");
+  await settle();
+  gd.__dpviz = { height: 400, plotly: "plotly.js", config: {} }; // the late answer's state
+  reacts[0].release();
+  await settle();
+  assert.deepEqual(reacts.map((r) => r.name), ["λ=3", "λ=3"]); // the legend's second pass made
+  reacts[1].release();
+  await settle();
+  await settle();
+  assert.equal(gd.__dpvizDrawn && gd.__dpvizDrawn.tag, "λ=3");
+  assert.deepEqual(said, ["λ=3"]);
+});
+
+test("the same figure drawn again for a newer message: the older drawing's end does not say it is the one drawn", async () => {
+  // a key's frame in its legend pass when the server's answer to that press, a reference to the same
+  // frame, is drawn: the answer's drawing is the chart's, with the answer's tag and state, even when
+  // the key's second pass ends after it (the chart's test waits for the answer's state)
+  reacts.length = 0;
+  const gd = chart();
+  const frame = figure("λ=3");
+  show(gd, frame, "λ=3");
+  await settle();
+  reacts[0].release(); // the first pass ends; the legend's second pass is asked for
+  await settle();
+  assert.equal(reacts.length, 2);
+  const answer = (gd.__dpviz = { height: 400, plotly: "plotly.js", config: {} });
+  show(gd, frame, "server-ref");
+  await settle();
+  assert.equal(reacts.length, 3); // drawn again for the answer
+  reacts[2].release(); // the answer's drawing ends first (its legend was settled by the first pass)
+  await settle();
+  await settle();
+  reacts[1].release(); // then the key's second pass
+  await settle();
+  await settle();
+  for (const r of reacts.slice(3)) r.release();
+  await settle();
+  assert.equal(gd.__dpvizDrawn.tag, "server-ref");
+  assert.equal(gd.__dpvizDrawn.state, answer);
+});

@@ -146,14 +146,20 @@ export function show(gd, figure, tag, now) {
   noteShown(gd);
   if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return void dropShot(gd); // already drawn (or on its way)
   gd.__dpvizShownState = state;
+  // this drawing's number among the chart's drawings. A newer drawing asked for while this one was
+  // drawn (a newer figure, or the same figure for a newer message of the server) is drawn by its
+  // own call: this one neither draws again (the legend's second pass, issued after the newer
+  // call, would put the older figure back over it) nor says it is the one drawn (its end, coming
+  // after the newer one's, would leave the older message's tag as the chart's). A message that
+  // only replaced the chart's state and asked for no drawing (the late answer to the last key
+  // press) does not supersede it: the key's frame drawn then is on screen, and is said, described
+  // and given its legend pass now, not once the server's answer to that press draws it again
+  const order = (gd.__dpvizDrawOrder = (gd.__dpvizDrawOrder || 0) + 1);
+  const superseded = () => gd.__dpvizDrawOrder !== order;
   const draw = () => plotly(state.plotly).then((Plotly) => {
-    if (gd.__dpviz !== state || gd.__dpvizShown !== figure) return; // a newer figure came meanwhile
+    if (superseded()) return; // a newer drawing was asked for meanwhile
     const box = size(gd);
     const data = fittedData(figure, box.width);
-    // a newer figure asked for while this one was drawn is drawn by its own call: this one
-    // neither draws again (the legend's second pass, issued after the newer call, would put the
-    // older figure back over it) nor says it is the one drawn
-    const superseded = () => gd.__dpviz !== state || gd.__dpvizShown !== figure;
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
       if (!superseded() && settleLegend(gd, box)) return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config);
     }).then(() => {
