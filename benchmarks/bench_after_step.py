@@ -53,6 +53,8 @@ WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-
   return !!(s && !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)); }"""
 
 
+ERRORS: list = []
+"""The pages' uncaught errors and crashes (printed at the end, and when a slider is not found)."""
 STATE: list = []
 """What the chart held at each press not drawn from frames (printed at the end, to say why)."""
 WHY = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
@@ -78,7 +80,7 @@ def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | 
     except Exception:  # noqa: BLE001 - say what the page showed instead, then stop
         page.screenshot(path="/tmp/bench-after-step-no-slider.png", full_page=True)
         labels = page.evaluate("() => [...document.querySelectorAll('input[type=range]')].map(e => e.ariaLabel)")
-        raise RuntimeError(f"no slider {label!r} on the page; its sliders: {labels}") from None
+        raise RuntimeError(f"no slider {label!r} on the page; its sliders: {labels}; errors: {ERRORS}") from None
     slider.focus()
     page.keyboard.press(key)
     try:
@@ -182,6 +184,8 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
                     ),
                 ),
             )
+            page.on("pageerror", lambda e, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: {e}"))
+            page.on("crash", lambda _p, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: tab crashed"))
             page.goto(f"{url}/{path}")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
             page.wait_for_function(IDLE, timeout=300_000)
@@ -234,6 +238,8 @@ def main() -> None:
         browser.close()
     for row in filter(None, STATE):  # (None: frames off)
         print("a press not drawn from frames; the chart held:", row)
+    for error in ERRORS:
+        print("a page's uncaught error:", error)
     print("\nper slider, right after the other slider moved: server runs / frames (ratio of the medians)")
     for (path, second, route), r in results.items():
         if route != "frames" or (path, second, "server runs") not in results:

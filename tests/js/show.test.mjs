@@ -124,3 +124,34 @@ test("the same figure drawn again for a newer message: the older drawing's end d
   assert.equal(gd.__dpvizDrawn.tag, "server-ref");
   assert.equal(gd.__dpvizDrawn.state, answer);
 });
+
+test("a key's move back to the figure Plotly drew, from another position's shot, says it is drawn", async () => {
+  // λ = 3 drawn by Plotly; a key shows λ = 2's shot over it; the next key comes back to λ = 3 before
+  // the server answered: nothing is drawn again (Plotly's drawing is λ = 3's), the shot is taken
+  // away, and the chart says λ = 3 is drawn (it told no one, and the chart's tag stayed λ = 2)
+  const { showShot } = await import("../../webui/live_js/shots.js");
+  reacts.length = 0;
+  const gd = chart();
+  const said = [];
+  gd.dispatchEvent = (e) => said.push(e.detail);
+  const box = { querySelectorAll: () => [], insertBefore: () => {}, firstChild: null };
+  gd.querySelector = (sel) => (sel === ".svg-container" ? box : null);
+  const three = figure("λ=3");
+  show(gd, three, "λ=3");
+  await settle();
+  for (const r of reacts) r.release();
+  await settle();
+  await settle();
+  assert.deepEqual(said, ["λ=3"]);
+  gd._fullLayout = {}; // drawn once
+  assert.ok(showShot(gd, { node: { remove: () => {} }, figure: figure("λ=2") }, "λ=2"));
+  assert.equal(gd.__dpvizDrawn.tag, "λ=2");
+  const drawn = reacts.length;
+  show(gd, three, "λ=3", true);
+  await settle();
+  await settle();
+  assert.equal(reacts.length, drawn); // not drawn again
+  assert.equal(gd.__dpvizShot, null); // the shot taken away
+  assert.equal(gd.__dpvizDrawn.tag, "λ=3");
+  assert.deepEqual(said, ["λ=3", "λ=2", "λ=3"]);
+});

@@ -144,7 +144,24 @@ function refit(gd, box) {
 export function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
   noteShown(gd);
-  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) return void dropShot(gd); // already drawn (or on its way)
+  if (gd.__dpvizShown === figure && gd.__dpvizShownState === state) {
+    // already drawn (or on its way). A shot of another position shown over it since (a key's move
+    // away, then back here before the server answered) is taken away, so the chart shows this
+    // figure again: said as drawn (the move back drew nothing else, and told no one) once its drawing
+    // is done, unless a newer drawing came meanwhile or it waits to come into view
+    const shot = gd.__dpvizShot;
+    if (shot && shot.figure !== figure && !gd.__dpvizPending) {
+      const order = gd.__dpvizDrawOrder;
+      const shotOrder = gd.__dpvizShotOrder; // (a shot shown after this call is the chart's)
+      Promise.resolve(gd.__dpvizLast).then(() => {
+        if (gd.__dpvizDrawOrder !== order || gd.__dpvizShown !== figure || gd.__dpvizShotOrder !== shotOrder) return;
+        gd.__dpvizShownTag = tag;
+        gd.__dpvizDrawn = { tag, at: performance.now(), state };
+        gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+      });
+    }
+    return void dropShot(gd);
+  }
   gd.__dpvizShownState = state;
   // this drawing's number among the chart's drawings. A newer drawing asked for while this one was
   // drawn (a newer figure, or the same figure for a newer message of the server) is drawn by its
@@ -174,6 +191,7 @@ export function show(gd, figure, tag, now) {
     });
   });
   gd.__dpvizShown = figure;
+  gd.__dpvizShownTag = tag; // (sliders.js catchUp: a chart showing a position's frame is left alone)
   if (gd._fullLayout && (now === undefined ? gd.__dpvizSeen === false : !now)) {
     gd.__dpvizPending = () => (gd.__dpvizLast = draw());
   } else {

@@ -84,9 +84,31 @@ export function follow() {
   MOVED.clear();
 }
 
+// frames received (a file or a frames element): a slider moved while the charts that follow it held
+// no frame of its new position (the nearest part still on its way) is drawn from them now, not when
+// the server's answer to that move comes (bench_after_step: a press 3 s after another slider moved,
+// its frames there 1 s later, drawn only by the server's answer 2 s after the key). A chart that
+// already shows that position's frame is left alone; during a drag, the drag's next move does it.
+export function catchUp(name) {
+  if (SHOTS.dragging) return;
+  // where each slider is now, read from the page (not AT: a slider of the same label on a page seen
+  // before in this tab left its last position there)
+  for (const input of document.querySelectorAll('input[type="range"][aria-label]')) {
+    const label = input.getAttribute("aria-label");
+    const index = +input.value;
+    for (const el of CHARTS) {
+      const s = el.__dpviz && el.__dpviz.sliders[label];
+      if (!s || s.frames !== name || s.options[index] === s.at || el.__dpvizShownTag === `${label}=${index}`) continue;
+      if (figureAt(el, label, index)) MOVED.set(label, index);
+    }
+  }
+  if (MOVED.size) follow();
+}
+
 export function watchSliders() {
   watchDrags();
   if (window.__dpvizSliderWatch) return;
+  window.addEventListener("dpviz-frames", (e) => catchUp(e.detail));
   window.__dpvizSliderWatch = new MutationObserver((records) => {
     for (const r of records) {
       const el = r.target;
