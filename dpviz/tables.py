@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from dpviz import __version__, integrity
 from dpviz.build_once import file_lock
-from dpviz.storage import TABLES_QUOTA_MB, _touch, cache_dir, enforce_quota, quota_bytes
+from dpviz.storage import TABLES_QUOTA_MB, _touch, cache_dir, keep_within_quota, quota_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,24 +94,18 @@ def write_shared(kind: str, canonical: Mapping[str, str], data: bytes) -> None:
     """Replace the shared bytes of this key (no lock: each writer writes what it read plus what it
     computed, so a lost write loses only work that is done again; a reader between the data and its
     check sees no file). A cache that cannot be written is left as it is."""
-    global _NEW_SHARED
     path, meta = _blob_path_meta(kind, canonical)
     try:
-        new = not path.exists()
         integrity.write_blob(data, path, meta)
-        # a rewrite replaces a file of about its size; new files are small (a curve's points) and
-        # many (one per setting along a slider), and walking the cache costs ~20 ms: the quota is
-        # looked at every SHARED_QUOTA_EVERY new files of a process (and by every table's write)
-        _NEW_SHARED += new
-        if new and _NEW_SHARED % SHARED_QUOTA_EVERY == 1:
-            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+        _within_quota(path)
     except OSError:
         pass
 
 
-SHARED_QUOTA_EVERY = 64
-"""New shared files a process writes between two looks at the cache's quota (:func:`write_shared`)."""
-_NEW_SHARED = 0
+def _within_quota(written: Path) -> None:
+    """The tables folder kept under its quota after a write (walked only when it may be needed:
+    :func:`dpviz.storage.keep_within_quota`)."""
+    keep_within_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), written)
 
 
 def _cached(path: Path, read: Callable[[], Any], compute: Callable[[], Any], write: Callable[[Any], None]) -> Any:
@@ -128,7 +122,7 @@ def _cached(path: Path, read: Callable[[], Any], compute: Callable[[], Any], wri
         found = compute()
         try:
             write(found)
-            enforce_quota(cache_dir() / "tables", quota_bytes("DPVIZ_CACHE_QUOTA_MB", TABLES_QUOTA_MB), keep=path)
+            _within_quota(path)
         except OSError:
             pass
     return found
