@@ -275,8 +275,13 @@ def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
     return float(dim * (c2 + b * np.exp(-c2 / b) - b) / b)
 
 
+MIDDLE_BLOCK = 1 << 16
+"""Middle-region draws made and summed at a time by :func:`_privacy_loss_units` (arrays that stay in
+the processor's cache, and bounded memory: 10^8 draws at n = 1024 and 200,000 samples)."""
+
+
 def _privacy_loss_units(
-    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
+    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator, block: int = MIDDLE_BLOCK
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Samples of the worst-case privacy loss in units of a = epsilon/sqrt(n), in parts.
 
@@ -285,6 +290,10 @@ def _privacy_loss_units(
     (c2 + 2Z)/b in (-a, a) otherwise, Z on [-c2, 0) with density ~ e^(z/b).
     Returns (d, k, middle): d = (#plus) - (#minus) (integers), k = #middle coordinates,
     middle = sum of the middle terms over a (in (-k, k)); L = a (d + middle).
+
+    The middle draws are made for the samples in order, ``block`` of them at a time (a sample's
+    draws never split): the same uniforms, in the same order, and the same sums, bit for bit, as
+    one draw of them all, in a third less time at large epsilon (tests/papers/adept/test_adept.py).
     """
     _check_dim(dim)
     _check_positive("epsilon", epsilon)
@@ -297,10 +306,19 @@ def _privacy_loss_units(
     k = counts[:, 2]
     # Middle term over a: 1 - 2V/c2 with V = -Z on (0, c2] of density ~ exp(-v/b); in units
     # of c2, V/c2 = W has density ~ exp(-a w) on (0, 1]: inverse CDF of a truncated exponential.
-    u = rng.random(int(k.sum()))
-    w = -np.log1p(-u * (-np.expm1(-a))) / a
-    owner = np.repeat(np.arange(int(samples)), k)
-    middle = np.bincount(owner, weights=1.0 - 2.0 * w, minlength=int(samples))
+    scale = -np.expm1(-a)
+    total = int(samples)
+    middle = np.zeros(total)
+    ends = np.cumsum(k)
+    start = 0
+    while start < total:
+        before = int(ends[start - 1]) if start else 0
+        stop = min(total, max(start + 1, int(np.searchsorted(ends, before + block, side="right"))))
+        kk = k[start:stop]
+        w = -np.log1p(-rng.random(int(ends[stop - 1]) - before) * scale) / a
+        owner = np.repeat(np.arange(stop - start), kk)
+        middle[start:stop] = np.bincount(owner, weights=1.0 - 2.0 * w, minlength=stop - start)
+        start = stop
     return d, k, middle
 
 

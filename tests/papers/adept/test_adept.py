@@ -201,6 +201,29 @@ def test_largest_loss_has_probability_two_to_the_minus_n():
     assert abs(hits - 2.0**-n) < 4 * se
 
 
+def _units_in_one_draw(n, eps, samples, rng):
+    """The worst-case loss in units of a, every middle draw made at once (the route before the draws
+    were made in blocks): the multinomial counts, then one uniform per middle coordinate in sample order."""
+    a = eps / np.sqrt(n)
+    p_low = 0.5 * np.exp(-a)
+    counts = rng.multinomial(n, [0.5, p_low, 0.5 - p_low], size=samples)
+    k = counts[:, 2]
+    w = -np.log1p(-rng.random(int(k.sum())) * (-np.expm1(-a))) / a
+    middle = np.bincount(np.repeat(np.arange(samples), k), weights=1.0 - 2.0 * w, minlength=samples)
+    return counts[:, 0] - counts[:, 1], k, middle
+
+
+@pytest.mark.parametrize("n, eps", [(1, 1.0), (4, 0.001), (16, 1.0), (64, 10.0), (1024, 1000.0), (9, 3.0)])
+@pytest.mark.parametrize("block", [1, 7, 64, adept.MIDDLE_BLOCK])
+def test_middle_draws_in_blocks_are_those_of_one_draw_bit_for_bit(n, eps, block):
+    # block 1 and 7: many samples hold more middle draws than a block (a sample's draws never split)
+    d, k, middle = adept._privacy_loss_units(n, C, eps, 3_000, stream(5, 101), block=block)
+    d0, k0, middle0 = _units_in_one_draw(n, eps, 3_000, stream(5, 101))
+    assert np.array_equal(d, d0) and np.array_equal(k, k0)
+    assert np.array_equal(middle, middle0)
+    assert middle.dtype == np.float64 and middle.shape == (3_000,)
+
+
 @pytest.mark.parametrize("n", [16, 15])
 def test_exceed_probability_from_histogram_equals_an_exact_per_release_decision(n):
     hist = adept.privacy_loss_histogram(n, C, 1.0, 50_000, seed=3)
