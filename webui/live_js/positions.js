@@ -39,12 +39,18 @@ export function current(el, label, self = false) {
 export function figureAt(gd, label, index) {
   const s = gd.__dpviz.sliders[label];
   if (!s || !current(gd, label)) return null;
-  const value = s.options[index];
-  const doc = FRAMES.get(s.frames);
-  const i = doc ? doc.index.get(value) : undefined;
-  if (i !== undefined) return frameAt(doc, i);
-  if (value !== s.at) return null;
+  const frame = optionFrame(FRAMES.get(s.frames), s, index);
+  if (frame) return frame;
+  if (s.options[index] !== s.at) return null;
   return gd.__dpviz.figure || refFigure(gd.__dpviz.ref);
+}
+
+// the frame a set of frames holds at a slider's option index, or null. Its place in the set is
+// not the option's index: a nearest part holds the 16 positions nearest the slider, and a link's
+// value off the grid is an option with no frame
+export function optionFrame(doc, s, index) {
+  const i = doc ? doc.index.get(s.options[index]) : undefined;
+  return i === undefined ? null : frameAt(doc, i);
 }
 
 // the figure a server's reference stands for (a frame along another slider), if the browser holds it

@@ -1,7 +1,6 @@
 import { CHARTS, FRAMES } from "./state.js";
-import { frameAt } from "./frames.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
-import { AT, current } from "./positions.js";
+import { AT, current, optionFrame } from "./positions.js";
 import { MOVED, follow } from "./sliders.js";
 import { inWindow, keepSides, plotly, show, size } from "./chart.js";
 
@@ -90,12 +89,12 @@ function takeShot(host) {
 
 // draw one frame into the host and keep its shot; the margins Plotly gave it become the least
 // the chart keeps at this size (keepSides), so the chart, its shots and its last draw agree
-async function makeShot(gd, label, index) {
+export async function makeShot(gd, label, index) {
   const state = gd.__dpviz;
   const s = state.sliders[label];
-  const doc = FRAMES.get(s.frames);
-  if (!doc) return;
-  const figure = frameAt(doc, index);
+  const figure = optionFrame(FRAMES.get(s.frames), s, index); // (not frameAt(doc, index): a nearest part's
+  // frame at the option's index was another position's, or none, and its shot never shown)
+  if (!figure) return;
   const box = size(gd);
   const key = shotKey(gd, label, index);
   const Plotly = await plotly(state.plotly);

@@ -1,0 +1,68 @@
+// A shot is drawn ahead from the frame at the slider's option it is for. The chart's set of frames
+// can be a nearest part (the 16 positions nearest the slider, while the whole set is computed) or
+// a set whose slider also offers a link's value off the grid: in both, a frame's place in the set
+// is not the option's index. Shots drawn from the frame at the option's index were another
+// position's (never shown: the drag found them of another figure) or failed.
+import "./dom_stub.mjs";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+function element() {
+  return {
+    style: {},
+    setAttribute() {},
+    appendChild() {},
+    remove() {},
+    isConnected: false,
+    querySelectorAll: () => [],
+  };
+}
+globalThis.document = {
+  fullscreenElement: null,
+  baseURI: "http://localhost/",
+  createElement: element,
+  body: { appendChild(el) { el.isConnected = true; } },
+  querySelector: () => null,
+  querySelectorAll: () => [],
+};
+window.Plotly = { react: (host, data) => { host.data = data; return Promise.resolve(); } };
+const { useMeasure } = await import("../../webui/live_js/text_fit.js");
+useMeasure((t, px) => 0.6 * px * String(t).length);
+const { FRAMES } = await import("../../webui/live_js/state.js");
+const { makeShot } = await import("../../webui/live_js/shots.js");
+
+const OPTIONS = [1, 2, 3, 4, 5, 6, 7, 8];
+// frames at `values`, each figure's trace named by its value
+function frames(values) {
+  return {
+    base: { data: [{ type: "scatter", name: `v=${values[0]}`, x: [1, 2], y: [1, 2] }], layout: {} },
+    patches: values.map((v) => ({ traces: { 0: { name: `v=${v}` } } })),
+    index: new Map(values.map((v, i) => [v, i])),
+  };
+}
+function chart(name, options = OPTIONS) {
+  return {
+    parentElement: { clientWidth: 600 },
+    __dpviz: { height: 400, plotly: "plotly.js", config: {}, sliders: { v: { options, at: 4, frames: name } } },
+  };
+}
+
+test("a shot from a nearest part is the frame of its option's value", async () => {
+  FRAMES.set("near", frames([3, 4, 5, 6])); // the positions nearest v = 4
+  const gd = chart("near");
+  await makeShot(gd, "v", 4); // option index 4: v = 5, the set's third frame
+  const shots = [...gd.__dpvizShots.values()];
+  assert.equal(shots.length, 1);
+  assert.equal(shots[0].figure.data[0].name, "v=5");
+  await makeShot(gd, "v", 7); // v = 8: not in the nearest part, no shot (and no failure)
+  assert.equal(gd.__dpvizShots.size, 1);
+});
+
+test("a link's value off the grid shifts the options, not the frames", async () => {
+  FRAMES.set("whole", frames(OPTIONS));
+  const gd = chart("whole", [1, 2, 2.5, 3, 4, 5, 6, 7, 8]); // a link opened the slider at 2.5
+  await makeShot(gd, "v", 3); // v = 3
+  assert.equal([...gd.__dpvizShots.values()][0].figure.data[0].name, "v=3");
+  await makeShot(gd, "v", 2); // 2.5: no frame
+  assert.equal(gd.__dpvizShots.size, 1);
+});
