@@ -184,7 +184,12 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
                     ),
                 ),
             )
-            page.on("pageerror", lambda e, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: {e}"))
+            page.on(
+                "pageerror",
+                lambda e, where=f"{path} {first} then {second}": ERRORS.append(
+                    f"{where}: {e}\n{getattr(e, 'stack', '')}"
+                ),
+            )
             page.on("crash", lambda _p, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: tab crashed"))
             page.goto(f"{url}/{path}")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)

@@ -72,6 +72,16 @@ function takeShot(host) {
     ids.push(el.id);
     el.id = tag + el.id;
   }
+  // its elements carry no class (the layers, svg.main-svg, keep theirs): a shot lies inside the
+  // chart, and Plotly's drawing of the chart selects by class from the chart down (the scatter
+  // traces' style: "g.trace.scatter", then each one's data); a shot's copies, with no data, threw
+  // "Cannot read properties of undefined" from Plotly's drawing when it drew the chart under a
+  // shot (a key's, until it is taken away). What a class gave the picture is kept as an attribute
+  // (Plotly's ".crisp": shape-rendering), and the copied drag layer no longer takes the pointer
+  for (const el of wrap.querySelectorAll("svg.main-svg *[class]")) {
+    if (el.classList.contains("crisp") && !el.hasAttribute("shape-rendering")) el.setAttribute("shape-rendering", "crispEdges");
+    el.removeAttribute("class");
+  }
   if (ids.length) {
     const esc = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).sort((a, b) => b.length - a.length);
     const ref = new RegExp(`#(${esc.join("|")})(?=['")\\s]|$)`, "g");
