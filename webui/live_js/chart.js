@@ -140,6 +140,13 @@ function refit(gd, box) {
   window.Plotly.react(gd, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), gd.__dpviz.config);
 }
 
+// a chart says what it shows now: its tag (a slider's position, or which of the server's messages
+// it drew) and the message's state, kept as gd.__dpvizDrawn and told as a "dpviz-drawn" event
+export function sayDrawn(gd, tag, state) {
+  gd.__dpvizDrawn = { tag, at: performance.now(), state };
+  gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+}
+
 // redraw a chart with a figure now, or when it comes into view
 export function show(gd, figure, tag, now) {
   const state = gd.__dpviz;
@@ -156,8 +163,7 @@ export function show(gd, figure, tag, now) {
       Promise.resolve(gd.__dpvizLast).then(() => {
         if (gd.__dpvizDrawOrder !== order || gd.__dpvizShown !== figure || gd.__dpvizShotOrder !== shotOrder) return;
         gd.__dpvizShownTag = tag;
-        gd.__dpvizDrawn = { tag, at: performance.now(), state };
-        gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+        sayDrawn(gd, tag, state);
       });
     }
     return void dropShot(gd);
@@ -182,8 +188,7 @@ export function show(gd, figure, tag, now) {
     }).then(() => {
       if (superseded()) return;
       keepSides(gd, box);
-      gd.__dpvizDrawn = { tag, at: performance.now(), state }; // (which of the server's messages it drew)
-      gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+      sayDrawn(gd, tag, state);
       describeSoon(gd);
       // shots planned once it is drawn: a plan made while its first drawing waited for plotly.js
       // found no chart to shoot, and nothing planned again (a page that made no shot at all)

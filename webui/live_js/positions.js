@@ -39,23 +39,21 @@ export function current(el, label, self = false) {
 export function figureAt(gd, label, index) {
   const s = gd.__dpviz.sliders[label];
   if (!s || !current(gd, label)) return null;
-  const frame = optionFrame(FRAMES.get(s.frames), s, index);
+  const frame = frameOf(FRAMES.get(s.frames), s.options[index]);
   if (frame) return frame;
   if (s.options[index] !== s.at) return null;
   return gd.__dpviz.figure || refFigure(gd.__dpviz.ref);
 }
 
-// the frame a set of frames holds at a slider's option index, or null. Its place in the set is
-// not the option's index: a nearest part holds the 16 positions nearest the slider, and a link's
+// the frame a set of frames (or none) holds at a slider's value, or null. Looked up by the value,
+// not by an option's index: a nearest part holds the 16 positions nearest the slider, and a link's
 // value off the grid is an option with no frame
-export function optionFrame(doc, s, index) {
-  const i = doc ? doc.index.get(s.options[index]) : undefined;
+export function frameOf(doc, value) {
+  const i = doc ? doc.index.get(value) : undefined;
   return i === undefined ? null : frameAt(doc, i);
 }
 
 // the figure a server's reference stands for (a frame along another slider), if the browser holds it
 export function refFigure(ref) {
-  const doc = ref && FRAMES.get(ref.frames);
-  const i = doc ? doc.index.get(ref.value) : undefined;
-  return i === undefined ? null : frameAt(doc, i);
+  return ref ? frameOf(FRAMES.get(ref.frames), ref.value) : null;
 }

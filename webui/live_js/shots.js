@@ -1,8 +1,8 @@
 import { CHARTS, FRAMES } from "./state.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
-import { AT, current, optionFrame } from "./positions.js";
+import { AT, current, frameOf } from "./positions.js";
 import { MOVED, follow } from "./sliders.js";
-import { inWindow, keepSides, plotly, show, size } from "./chart.js";
+import { inWindow, keepSides, plotly, sayDrawn, show, size } from "./chart.js";
 
 // Drag shots. A frame drawn by Plotly.react costs 10-35 ms (Plotly draws the whole chart again:
 // its axes from scratch, the legend, the annotations), and with Streamlit's slider (7-12 ms a
@@ -102,8 +102,8 @@ function takeShot(host) {
 export async function makeShot(gd, label, index) {
   const state = gd.__dpviz;
   const s = state.sliders[label];
-  const figure = optionFrame(FRAMES.get(s.frames), s, index); // (not frameAt(doc, index): a nearest part's
-  // frame at the option's index was another position's, or none, and its shot never shown)
+  const figure = frameOf(FRAMES.get(s.frames), s.options[index]); // (by value, not frameAt(doc, index): a
+  // nearest part's frame at the option's index was another position's, or none, and its shot never shown)
   if (!figure) return;
   const box = size(gd);
   const key = shotKey(gd, label, index);
@@ -214,8 +214,7 @@ export function showShot(gd, shot, tag) {
   }
   gd.__dpvizShotOrder = nextOrder(); // (a later show() of another figure makes this shot stale)
   gd.__dpvizShotTag = tag;
-  gd.__dpvizDrawn = { tag, at: performance.now(), state: gd.__dpviz };
-  gd.dispatchEvent(new CustomEvent("dpviz-drawn", { detail: tag }));
+  sayDrawn(gd, tag, gd.__dpviz);
   return true;
 }
 
