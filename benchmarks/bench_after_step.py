@@ -47,6 +47,9 @@ PAGES = {  # page: its two sliders, each with the chart that follows it (as benc
     "Partial_sensitivity": (("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")),
 }
 ROUTES = {"server runs": {"DPVIZ_FRAMES": "0"}, "frames": {}}
+TRACE = "/tmp/bench-after-step-messages.txt"
+"""Where the server's messages to a page that had an uncaught error are written, decoded (the last
+400 before the error: their type, delta path, fragment and run), to say what the page was sent."""
 # whether the chart holds the whole set of its frames along the slider (not only its nearest part)
 WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
@@ -175,21 +178,24 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
             page.add_init_script(FRAME_CLOCK)
             sent: list[float] = []
             checks: list[float] = []
-            page.on(
-                "websocket",
-                lambda ws, sent=sent, checks=checks: ws.on(
+            received: list[bytes] = []
+
+            def on_ws(ws, sent=sent, checks=checks, received=received):
+                ws.on(
                     "framesent",
                     lambda d: (checks if isinstance(d, bytes) and b'"event":"check"' in d else sent).append(
                         time.monotonic()
                     ),
-                ),
-            )
-            page.on(
-                "pageerror",
-                lambda e, where=f"{path} {first} then {second}": ERRORS.append(
-                    f"{where}: {e}\n{getattr(e, 'stack', '')}"
-                ),
-            )
+                )
+                ws.on("framereceived", lambda d: received.append(d) if isinstance(d, bytes) else None)
+
+            page.on("websocket", on_ws)
+
+            def on_error(e, where=f"{path} {first} then {second}", received=received):
+                ERRORS.append(f"{where}: {e}\n{getattr(e, 'stack', '')}")
+                _trace(where, received)
+
+            page.on("pageerror", on_error)
             page.on("crash", lambda _p, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: tab crashed"))
             page.goto(f"{url}/{path}")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
@@ -201,6 +207,34 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
     finally:
         stop_server(proc, log)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _trace(where: str, received: list[bytes]) -> None:
+    """Append the page's last 400 messages from the server, decoded, to :data:`TRACE`."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    with open(TRACE, "a") as out:
+        out.write(f"== {where}: the last {min(400, len(received))} of {len(received)} messages\n")
+        for raw in received[-400:]:
+            msg = ForwardMsg()
+            try:
+                msg.ParseFromString(raw)
+            except Exception as err:  # noqa: BLE001 - an undecodable message is noted, not fatal
+                out.write(f"  (undecodable, {len(raw)} bytes: {err})\n")
+                continue
+            kind = msg.WhichOneof("type")
+            line = f"  {kind}"
+            if kind == "delta":
+                what = msg.delta.WhichOneof("type")
+                sub = getattr(msg.delta, what).WhichOneof("type") if what in ("new_element", "add_block") else ""
+                line += f" {what}:{sub} path={list(msg.metadata.delta_path)} fragment={msg.delta.fragment_id[:8]}"
+            elif kind in ("script_finished", "new_session"):
+                run = msg.metadata.run
+                line += f" {msg.script_finished if kind == 'script_finished' else ''} run={run.script_run_id[:8]}"
+                line += f" fragments={[f[:8] for f in run.fragment_ids]}"
+            elif kind == "ref_hash":
+                line += f" path={list(msg.metadata.delta_path)}"
+            out.write(line + "\n")
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -216,7 +250,10 @@ def main() -> None:
     args = arguments(
         list(PAGES),
         90.0,
-        lambda ap: ap.add_argument("--presses", type=int, default=8, help="key presses on the second slider"),
+        lambda ap: (
+            ap.add_argument("--presses", type=int, default=8, help="key presses on the second slider"),
+            ap.add_argument("--routes", default=",".join(ROUTES), help="which of the routes to run"),
+        ),
     )
     built = built_or_new(args.built)
     results = {}
@@ -226,6 +263,8 @@ def main() -> None:
         )
         for path in args.pages.split(","):
             for route, env in ROUTES.items():
+                if route not in args.routes.split(","):
+                    continue
                 for first, second, r in measure(browser, path, built, env, args.presses):
                     results[(path, second, route)] = r
                     t = r["times"]

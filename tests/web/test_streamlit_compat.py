@@ -2,7 +2,8 @@
 survives the rerun another file box starts; the flush is not woken again while it is due (on a
 real Runtime); a config option is read without the config lock; a component's state is shown as
 Streamlit shows it; the door warns on, and a test fails for, a Streamlit it was not reviewed for;
-a missing private name is left out with a warning."""
+a missing private name is left out with a warning; a fragment run drops the cached elements'
+references its interrupted run queued."""
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -39,8 +40,9 @@ def _types(queue: ForwardMsgQueue) -> list[str]:
 
 def test_a_new_run_keeps_the_answer_to_a_file_box_and_drops_the_old_run_s_elements():
     streamlit_compat.install()
-    streamlit_compat.install()  # idempotent: one wrapper, not two
-    assert not getattr(ForwardMsgQueue.clear.__wrapped__, "dpviz_fix", False)
+    streamlit_compat.install()  # idempotent: one wrapper each, not two
+    assert not getattr(ForwardMsgQueue.clear.__wrapped__.__wrapped__, "dpviz_fix", False)
+    assert not getattr(ForwardMsgQueue.enqueue.__wrapped__, "dpviz_fix", False)
     for fragments in (None, ["some-fragment"]):
         queue = ForwardMsgQueue()
         queue.enqueue(_delta(0))
@@ -62,6 +64,81 @@ def test_a_new_run_keeps_the_answer_to_a_file_box_and_drops_the_old_run_s_elemen
         queue.enqueue(_delta(3))
         queue.enqueue(_delta(3))
         assert _types(queue) == ["delta"]
+
+
+def _queued_in(fragment: str | None, queue: ForwardMsgQueue, msg: ForwardMsg) -> None:
+    """``msg`` queued as a script run queues it, on a thread running ``fragment`` (None: outside any)."""
+    import contextvars
+
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+    def run():
+        ThreadState.initialize(fragment_id=fragment)
+        if fragment and msg.WhichOneof("type") == "delta":
+            msg.delta.fragment_id = fragment  # (as streamlit's enqueue_message does)
+        queue.enqueue(msg)
+
+    contextvars.copy_context().run(run)
+
+
+def _reference(path: list[int]) -> ForwardMsg:
+    """A reference to an element the browser holds, as Streamlit makes one."""
+    from streamlit.runtime.forward_msg_cache import create_reference_msg, populate_hash_if_needed
+
+    msg = ForwardMsg()
+    msg.metadata.delta_path[:] = path
+    msg.delta.new_element.markdown.body = "x" * 20_000  # (over the size Streamlit caches an element from)
+    populate_hash_if_needed(msg)
+    return create_reference_msg(msg)
+
+
+def _block(path: list[int]) -> ForwardMsg:
+    msg = ForwardMsg()
+    msg.metadata.delta_path[:] = path
+    msg.delta.add_block.vertical.SetInParent()
+    return msg
+
+
+def test_a_fragment_run_drops_the_references_its_interrupted_run_queued():
+    """What blanked the HoHo page: a fragment's run had sent a block, then queued a child of it
+    and a reference to a cached element beside that child, when the next run of the same fragment
+    interrupted it. The clear dropped the child (its delta names the fragment) but kept the
+    reference, which the browser could not place. Now the reference goes with the fragment's
+    deltas; one queued outside the fragment (by a full run it interrupts) stays, as do answers."""
+    streamlit_compat.install()
+    queue = ForwardMsgQueue()
+    _queued_in("F", queue, _block([0, 3, 11]))
+    assert [m.WhichOneof("type") for m in queue.flush()] == ["delta"]  # the block reached the browser
+    child = _delta(0)
+    child.metadata.delta_path[:] = [0, 3, 11, 0]
+    _queued_in("F", queue, child)
+    _queued_in("F", queue, _reference([0, 3, 11, 2]))
+    _queued_in(None, queue, _reference([0, 9, 1]))  # a full run's, outside the fragment
+    _queued_in(None, queue, _answer("request-3"))
+    stock = ForwardMsgQueue()  # Streamlit's own clear, on the same queue: keeps the fragment's reference
+    stock._queue = list(queue._queue)
+    ForwardMsgQueue.clear.__wrapped__.__wrapped__(stock, retain_lifecycle_msgs=True, fragment_ids_this_run=["F"])
+    assert [list(m.metadata.delta_path) for m in stock._queue if m.WhichOneof("type") == "ref_hash"] == [
+        [0, 3, 11, 2],
+        [0, 9, 1],
+    ]
+    queue.clear(retain_lifecycle_msgs=True, fragment_ids_this_run=["F"])  # the next run of F starts
+    assert [(m.WhichOneof("type"), list(m.metadata.delta_path)) for m in queue._queue] == [
+        ("ref_hash", [0, 9, 1]),
+        ("file_urls_response", []),
+    ]
+    # another fragment's run keeps F's references; a flush forgets what it noted
+    _queued_in("F", queue, _reference([0, 3, 11, 2]))
+    queue.clear(retain_lifecycle_msgs=True, fragment_ids_this_run=["G"])
+    assert [list(m.metadata.delta_path) for m in queue._queue if m.WhichOneof("type") == "ref_hash"] == [
+        [0, 9, 1],
+        [0, 3, 11, 2],
+    ]
+    assert len(queue._dpviz_ref_fragments) == 1
+    queue.flush()
+    assert queue.is_empty() and not queue._dpviz_ref_fragments
+    _queued_in(None, queue, _reference([0, 1]))  # outside any fragment: nothing noted
+    assert not queue._dpviz_ref_fragments
 
 
 def test_a_clear_that_keeps_nothing_keeps_no_answer():
@@ -316,6 +393,6 @@ def test_each_fix_names_its_upstream_record():
 
     body = inspect.getsource(streamlit_fixes.install)
     installed = body.count("= _")  # one assignment of a fix's wrapper per fix
-    assert installed == len(streamlit_fixes.UPSTREAM) == 4
+    assert installed == len(streamlit_fixes.UPSTREAM) == 5
     for name, record in streamlit_fixes.UPSTREAM.items():
         assert record.startswith("https://github.com/streamlit/streamlit/") or record.startswith("none on record"), name

@@ -39,6 +39,19 @@ it or compacts the session's state: 6% of a slider release's CPU went to making 
 ``--gil``, 20 students on one process), each one also a reference cycle left for the garbage
 collector. :func:`_presenter_factory` gives the same view from one class (:class:`_StateView`);
 a test holds it to Streamlit's own presenter on the same inputs.
+
+**A fragment's cached element outlived the clear of its interrupted run** (Streamlit 1.67). An
+element the browser already holds is sent as a reference to it (a ``ref_hash`` message: the hash
+and the delta path, no delta). When a slider's fragment run interrupts the previous run of the
+same fragment, the queue drops that run's unsent deltas, telling them by their ``fragment_id``;
+a reference has no delta, so none, and it was kept and sent, addressed to a place under blocks
+whose other children had been dropped. The browser could not put it there ("Bad delta path
+index 2 (should be between [0, 0])", or "'setIn' cannot be called on an ElementNode"), and
+Streamlit's frontend ends the app on that: the page went blank (the HoHo page, 2 of about 12
+runs of ``benchmarks/bench_after_step.py``; its decoded messages showed the lone reference).
+:func:`_notes_ref_fragments` notes, as a reference is queued, the fragment running then (the
+fragment its delta would have named), and :func:`_drops_fragment_refs` drops it with that
+fragment's deltas.
 """
 
 from __future__ import annotations
@@ -57,6 +70,8 @@ UPSTREAM = {
     "option without lock": "https://github.com/streamlit/streamlit/pull/2860 (the lock came with it; its review "
     "asked for a lock-free read of a parsed option, which this is)",
     "presenter class": "none on record (searched 2026-11; PR 12664 added presenters)",
+    "fragment references": "none on record (searched 2026-11; PR 9381 made fragment runs clear the queue, "
+    "by the deltas' fragment_id, which a reference message lacks)",
 }
 """Each fix's upstream issue or pull request, or that none was found: what to watch when Streamlit
 is upgraded (a fix whose issue is closed may be taken out)."""
@@ -79,6 +94,53 @@ def _keeps_runless(clear):
     clear_keeping_answers.__wrapped__ = clear
     clear_keeping_answers.dpviz_fix = True
     return clear_keeping_answers
+
+
+def _running_fragment() -> str | None:
+    """The fragment the calling thread runs (None: none, or no script run on this thread)."""
+    state = target("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState")
+    try:
+        return state.get().fragment_id if state is not None else None
+    except RuntimeError:  # a thread with no script run's state (the server's own)
+        return None
+
+
+def _notes_ref_fragments(enqueue):
+    """``ForwardMsgQueue.enqueue`` that notes, for a reference message, the fragment whose run
+    queues it (in ``_dpviz_ref_fragments``: id -> (the message, the fragment); the message is held
+    so that its id is not reused while noted)."""
+
+    def enqueue_noting_fragment(self, msg) -> None:
+        if msg.WhichOneof("type") == "ref_hash":
+            fragment = _running_fragment()
+            if fragment:
+                self.__dict__.setdefault("_dpviz_ref_fragments", {})[id(msg)] = (msg, fragment)
+        enqueue(self, msg)
+
+    enqueue_noting_fragment.__wrapped__ = enqueue
+    enqueue_noting_fragment.dpviz_fix = True
+    return enqueue_noting_fragment
+
+
+def _drops_fragment_refs(clear):
+    """``ForwardMsgQueue.clear`` that, at the start of a fragment run, drops the references its
+    fragments' interrupted runs queued, as Streamlit drops those runs' deltas; the notes are kept
+    only for the messages still queued."""
+
+    def clear_dropping_refs(self, retain_lifecycle_msgs: bool = False, fragment_ids_this_run=None):
+        clear(self, retain_lifecycle_msgs, fragment_ids_this_run)
+        notes = self.__dict__.get("_dpviz_ref_fragments")
+        if not notes:
+            return
+        if fragment_ids_this_run:
+            running = set(fragment_ids_this_run)
+            self._queue = [m for m in self._queue if notes.get(id(m), (None, None))[1] not in running]
+        queued = {id(m) for m in self._queue}
+        self._dpviz_ref_fragments = {k: v for k, v in notes.items() if k in queued}
+
+    clear_dropping_refs.__wrapped__ = clear
+    clear_dropping_refs.dpviz_fix = True
+    return clear_dropping_refs
 
 
 def _wakes_once(enqueued):
@@ -219,7 +281,9 @@ def install() -> None:
     """Install the fixes (idempotent). Each goes in only where its target is found."""
     queue = target("streamlit.runtime.forward_msg_queue", "ForwardMsgQueue")
     if queue is not None and not getattr(queue.clear, "dpviz_fix", False):
-        queue.clear = _keeps_runless(queue.clear)
+        # a new run's clear drops a fragment's references (noted as they are queued), then keeps answers
+        queue.clear = _keeps_runless(_drops_fragment_refs(queue.clear))
+        queue.enqueue = _notes_ref_fragments(queue.enqueue)
     enqueued = target("streamlit.runtime.runtime", "Runtime._enqueued_some_message")
     if enqueued is not None and not getattr(enqueued, "dpviz_fix", False):
         runtime = importlib.import_module("streamlit.runtime.runtime").Runtime
