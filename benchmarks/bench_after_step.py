@@ -72,6 +72,25 @@ WHY = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${
       .map(k => k.slice(-30) + (window.__dpvizFrames.get(k) ? '' : ' (being inflated)'))}; }"""
 
 
+CLOSED: list = []
+"""When the pages' websockets closed (printed with the lost presses: a page's own close ends each pair)."""
+CURRENT: dict = {}
+"""The page being measured: the messages it received and the server's log (for a lost press)."""
+LOST: list = []
+"""Why each lost press was lost, and what the page showed then (printed at the end)."""
+LOST_STATE = """([fid, label]) => { const el = document.querySelector(`input[aria-label='${label}']`);
+  const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  return {value: el && el.getAttribute('aria-valuetext'), focused: document.activeElement === el,
+    running: !!document.querySelector('[data-testid="stStatusWidget"]'), chart: !!gd,
+    disabled: el && el.disabled, inputs: document.querySelectorAll(`input[aria-label='${label}']`).length,
+    status: [...document.querySelectorAll('[data-testid*="Status"], [data-testid*="Connection"]')]
+      .map(e => e.dataset.testid + ':' + e.textContent.slice(0, 40)),
+    shown: gd && gd.__dpvizShownTag, drawn: window.__drawn.filter(d => d[1] === fid).slice(-3),
+    sliders: gd && gd.__dpviz && Object.fromEntries(Object.entries(gd.__dpviz.sliders)
+      .map(([l, o]) => [l, [o.at, o.frames.slice(-12), !!window.__dpvizFrames.get(o.frames)]])),
+    stale: document.querySelectorAll('[data-stale="true"]').length}; }"""
+
+
 def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | None:
     """One key press on ``slider``: the seconds from the key going down to chart ``fid``'s first
     redraw after it, and what it drew (a frame's tag names the slider's position); None: not
@@ -86,6 +105,7 @@ def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | 
         raise RuntimeError(f"no slider {label!r} on the page; its sliders: {labels}; errors: {ERRORS}") from None
     slider.focus()
     page.keyboard.press(key)
+    step = "the slider did not move"
     try:
         page.wait_for_function(
             "([label, b]) => document.querySelector(`input[aria-label='${label}']`)"
@@ -93,13 +113,19 @@ def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | 
             arg=[label, before],
             timeout=5_000,
         )
+        step = "the chart was not redrawn"
         page.wait_for_function(
             "(fid) => window.__drawn.some(d => d[1] === fid && d[0] >= window.__press)",
             arg=fid,
             timeout=30_000,
             polling="raf",
         )
-    except Exception:  # noqa: BLE001 - a lost press is a figure here
+    except Exception:  # noqa: BLE001 - a lost press is a figure here; what the page showed is kept
+        LOST.append(f"{label} {key}: {step}; " + str(page.evaluate(LOST_STATE, [fid, label])))
+        if not CURRENT.get("traced"):  # the first lost press of a page: its messages and the server's log
+            CURRENT["traced"] = True
+            _trace(f"lost press {label} {key}", CURRENT["received"])
+            LOST.append("the server's log ends: " + CURRENT["log"].read_text()[-3000:])
         return None
     at, tag = page.evaluate(
         "(fid) => { const d = window.__drawn.find(d => d[1] === fid && d[0] >= window.__press);"
@@ -180,7 +206,7 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
             checks: list[float] = []
             received: list[bytes] = []
 
-            def on_ws(ws, sent=sent, checks=checks, received=received):
+            def on_ws(ws, sent=sent, checks=checks, received=received, where=f"{path} {first} then {second}"):
                 ws.on(
                     "framesent",
                     lambda d: (checks if isinstance(d, bytes) and b'"event":"check"' in d else sent).append(
@@ -188,8 +214,10 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
                     ),
                 )
                 ws.on("framereceived", lambda d: received.append(d) if isinstance(d, bytes) else None)
+                ws.on("close", lambda _ws: CLOSED.append(f"{where}: a websocket closed at {time.monotonic():.1f}"))
 
             page.on("websocket", on_ws)
+            CURRENT.update(received=received, log=Path(log.name), traced=False)
 
             def on_error(e, where=f"{path} {first} then {second}", received=received):
                 ERRORS.append(f"{where}: {e}\n{getattr(e, 'stack', '')}")
@@ -284,6 +312,10 @@ def main() -> None:
         print("a press not drawn from frames; the chart held:", row)
     for error in ERRORS:
         print("a page's uncaught error:", error)
+    for lost in LOST:
+        print("a lost press:", lost)
+    if LOST:
+        print(*CLOSED, sep="\n")
     print("\nper slider, right after the other slider moved: server runs / frames (ratio of the medians)")
     for (path, second, route), r in results.items():
         if route != "frames" or (path, second, "server runs") not in results:

@@ -1,8 +1,13 @@
-"""Benchmark: the HoHo page's exact attack (dpviz.papers.hoho.exact) at one (ε, λ), the route before
-2026-11-29 (every distinct pair's pmf transformed back, one complex exponential per pair and
-frequency, the ROC's false positives gathered pair by pair) against the present one (each class's
-powers tabled once per count, the AUC's dot products between transforms, the false positives from
-one weighted mean pmf), same run, same counts; the two routes' numbers are compared.
+"""Benchmark: the HoHo page's exact attack (dpviz.papers.hoho.exact) at one (ε, λ), in the same run
+on the same counts, with the routes' numbers compared:
+
+- *before*, the route before 2026-11-29 (every distinct pair's pmf transformed back, one complex
+  exponential per pair and frequency, the ROC's false positives gathered pair by pair);
+- *NumPy*, the route of 2026-11-29 (each class's powers tabled once per count, the distinct
+  pairs' transforms as products of gathered table rows, the AUC of every distinct pair against
+  every target as one (U, T) product, the false positives from one weighted mean pmf);
+- *now* (later on 2026-11-29): the pairs' transforms and their sums per target in one compiled pass
+  (:mod:`dpviz.papers.hoho.kernels`), the AUC from each target's sum alone.
 
     python benchmarks/bench_hoho_exact.py      # the page's defaults: movie reviews, 10% targets, OME
 """
@@ -32,13 +37,18 @@ def _pmfs_before(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.nd
     return np.clip(np.fft.irfft(values, n=k, axis=-1), 0.0, None)
 
 
+def _setting(counts: exact.AttackCounts, lam: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The four classes' agreement probabilities and the targets' own class counts (both routes)."""
+    p, q = exact.flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
+    zeros = np.zeros_like(counts.target_ones)
+    pos = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
+    return np.array([p, q, 1 - p, 1 - q]), pos
+
+
 def attack_before(counts: exact.AttackCounts, lam: float, epsilon: float) -> dict:
     """exact_attack as it was (commit e5d9099): the baseline."""
     with one_numpy_blas_thread():
-        p, q = exact.flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-        agree = np.array([p, q, 1 - p, 1 - q])
-        zeros = np.zeros_like(counts.target_ones)
-        pos = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
+        agree, pos = _setting(counts, lam, epsilon)
         uniq, which = exact._unique_rows(counts.pair_counts)
         px = _pmfs_before(pos, agree, counts.positions)
         py = _pmfs_before(uniq, agree, counts.positions)[which]
@@ -47,6 +57,28 @@ def attack_before(counts: exact.AttackCounts, lam: float, epsilon: float) -> dic
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]
     fpr = np.cumsum(py[:, :, ::-1], axis=2)[:, :, ::-1].mean(axis=1)
     return {"auc": np.clip(auc, 0, 1), "tpr": np.clip(tpr.mean(0), 0, 1), "fpr": np.clip(fpr.mean(0), 0, 1)}
+
+
+def attack_numpy(counts: exact.AttackCounts, lam: float, epsilon: float) -> dict:
+    """exact_attack as of 2026-11-29 (commit 1426c83): the NumPy route, the second baseline."""
+    with one_numpy_blas_thread():
+        agree, pos = _setting(counts, lam, epsilon)
+        uniq, which = counts.distinct_pairs()
+        px = exact.score_pmfs(pos, agree, counts.positions)
+        tables, levels = exact.class_tables(uniq, agree, counts.positions)
+        vu = tables[0][levels[:, 0]]
+        for c in range(1, 4):
+            vu *= tables[c][levels[:, c]]
+        k = px.shape[1]
+        weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px
+        wt = np.fft.rfft(weight, axis=1) * exact._dot_weights(k)
+        per = vu.real @ wt.real.T + vu.imag @ wt.imag.T  # (U, T)
+        auc = np.clip(per[which, np.arange(which.shape[0])[:, None]].mean(axis=1), 0.0, 1.0)
+        share = np.bincount(which.ravel(), minlength=len(vu)) / which.size
+        mean_y = np.fft.irfft(share @ vu, n=k)
+    tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]
+    fpr = np.cumsum(mean_y[::-1])[::-1]
+    return {"auc": auc, "tpr": np.clip(tpr.mean(0), 0.0, 1.0), "fpr": np.clip(fpr, 0.0, 1.0)}
 
 
 def _best(f, repeats: int = 30) -> float:
@@ -65,17 +97,47 @@ def main() -> None:
         f"movie reviews, OME, {len(counts.targets)} targets x {counts.pair_counts.shape[1]} other sentences, "
         f"{len(uniq)} distinct count vectors, {counts.positions + 1} scores"
     )
-    worst = 0.0
+    worst = {"before": 0.0, "NumPy": 0.0}
     for lam, eps in ((10.0, 1.0), (1.5, 0.3), (100.0, 0.01)):
-        old, new = attack_before(counts, lam, eps), exact.exact_attack(counts, lam, eps)
-        worst = max(worst, *(float(np.abs(old[k] - new[k]).max()) for k in ("auc", "tpr", "fpr")))
+        new = exact.exact_attack(counts, lam, eps)
+        for name, route in (("before", attack_before), ("NumPy", attack_numpy)):
+            old = route(counts, lam, eps)
+            worst[name] = max(worst[name], *(float(np.abs(old[k] - new[k]).max()) for k in ("auc", "tpr", "fpr")))
+    exact.exact_attack(counts, 10.0, 1.0)  # (the compiled pass loaded from numba's cache first)
     before = _best(lambda: attack_before(counts, 10.0, 1.0))
+    numpy_route = _best(lambda: attack_numpy(counts, 10.0, 1.0))
     now = _best(lambda: exact.exact_attack(counts, 10.0, 1.0))
     auc_now = _best(lambda: exact.exact_auc(counts, 10.0, 1.0))
     print(f"exact attack, before : {before * 1e3:7.2f} ms (median of 30)")
-    print(f"exact attack, now    : {now * 1e3:7.2f} ms  ({before / now:.1f}x)")
+    print(f"exact attack, NumPy  : {numpy_route * 1e3:7.2f} ms  ({before / numpy_route:.1f}x)")
+    print(
+        f"exact attack, now    : {now * 1e3:7.2f} ms  ({before / now:.1f}x; {numpy_route / now:.2f}x the NumPy route)"
+    )
     print(f"AUC alone, now       : {auc_now * 1e3:7.2f} ms")
-    print(f"largest difference of AUC, TPR, FPR between the routes at 3 settings: {worst:.1e}")
+    for name, w in worst.items():
+        print(f"largest difference of AUC, TPR, FPR from the {name} route at 3 settings: {w:.1e}")
+    _bounds()
+
+
+def _bounds() -> None:
+    """The bounds chart's exact worst-case loss at its 32 λ of one frame (the default range, r = 50):
+    one setting at a time, as before, against every λ in one product (ome.exact_worst_cases)."""
+    from dpviz.papers.hoho import ome
+    from dpviz.papers.hoho.figures import LAMBDA_GRID
+
+    patterns = ome.loss_patterns(np.arange(-320, 321) / 32)
+    lams = np.r_[LAMBDA_GRID, 12.0]
+
+    def one_by_one():
+        return np.array([ome.exact_worst_case(lam, 1.0, None, 50, patterns=patterns) for lam in lams])
+
+    diff = float(np.max(np.abs(one_by_one() - ome.exact_worst_cases(lams, 1.0, patterns, 50))))
+    before = _best(one_by_one)
+    now = _best(lambda: ome.exact_worst_cases(lams, 1.0, patterns, 50))
+    print(
+        f"bounds chart, {len(lams)} λ of a frame ({len(patterns)} loss patterns): one by one {before * 1e3:.2f} ms, "
+        f"at once {now * 1e3:.2f} ms ({before / now:.1f}x); largest difference {diff:.1e}"
+    )
 
 
 if __name__ == "__main__":

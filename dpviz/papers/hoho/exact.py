@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpviz.errors import InputError
-from dpviz.papers.hoho import ome
+from dpviz.papers.hoho import kernels, ome
 from dpviz.processes import one_numpy_blas_thread
 from dpviz.stats import stream
 
@@ -51,10 +51,16 @@ class AttackCounts:
     r: int  # values per sentence (OME's budget is split over r*l bits)
     distinct: tuple[np.ndarray, np.ndarray] | None = None
     """:func:`_unique_rows` of ``pair_counts``, found once with the counts (every (ε, λ) reads it)."""
+    levels: tuple | None = None
+    """:func:`class_levels` of the distinct pairs, found once with the counts likewise."""
 
     def distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct count vectors of the pairs and, per pair, which one is its own."""
         return self.distinct if self.distinct is not None else _unique_rows(self.pair_counts)
+
+    def pair_levels(self) -> tuple:
+        """:func:`class_levels` of :meth:`distinct_pairs`'s count vectors."""
+        return self.levels if self.levels is not None else class_levels(self.distinct_pairs()[0])
 
 
 def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
@@ -94,9 +100,10 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
     others = np.ones((len(targets), n), dtype=bool)
     others[np.arange(len(targets)), targets] = False
     pair_counts = counts[others].reshape(len(targets), n - 1, 4)
+    distinct = _unique_rows(pair_counts)
     return AttackCounts(
         mechanism, positions, np.asarray(targets), ones[targets], pair_counts, ones, vectors.shape[1],
-        _unique_rows(pair_counts),
+        distinct, class_levels(distinct[0]),
     )  # fmt: skip
 
 
@@ -110,34 +117,53 @@ def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tu
     return float(p), float(q)
 
 
-def score_transforms(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
-    """The discrete Fourier transform (numpy's sign, first half: the pmf is real, the rest are
-    conjugates) of the pmf over 0..positions of a sum of independent binomials, counts (U, C)
-    trials with success probabilities agree (C,): the generating function at the K = positions + 1
-    roots of unity z, prod_c f_c(z)^(n_c) with f_c(z) = 1 - agree_c + agree_c z.
+def class_levels(counts: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """The counts that occur in each class of ``counts`` (U, C), and per row its count's place
+    among them (U, C): the (ε, λ)-free part of :func:`class_tables`."""
+    counts = np.asarray(counts)
+    found, levels = [], np.empty(counts.shape, dtype=np.int64)
+    for c in range(counts.shape[-1]):
+        values, levels[:, c] = np.unique(counts[:, c], return_inverse=True)
+        found.append(values)
+    return found, levels
 
-    Each class's powers f_c^n are computed once for each count n that occurs in the class (a
-    table of exp(n log f_c), the complex exponential taken apart into real exp, cos and sin), and
-    each row is the product of its four table rows: 4 x (distinct counts) complex exponentials
-    rather than U x 4 (the pairs of one corpus have a few dozen distinct counts per class)."""
+
+def class_tables(
+    counts: np.ndarray, agree: np.ndarray, positions: int, levels: tuple | None = None
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The factors of :func:`score_transforms`: per class c, the table of f_c(z)^n (L_c, K // 2 + 1)
+    for each count n that occurs in the class (f_c(z) = 1 - agree_c + agree_c z at the K =
+    positions + 1 roots of unity, numpy's sign, first half), and per row of ``counts`` (U, C) its
+    count's row in each table (:func:`class_levels`, which ``levels`` may hold already). A table
+    is exp(n log f_c), the complex exponential taken apart into real exp, cos and sin, for every
+    class at once: 4 x (distinct counts) complex exponentials rather than U x 4 (the pairs of one
+    corpus have a few dozen distinct counts per class)."""
     k = positions + 1
     half = k // 2 + 1
     z = np.exp(-2j * np.pi * np.arange(half) / k)
     factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]  # (C, half)
     logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))  # a zero factor: p = 1/2 at z = -1
-    counts = np.asarray(counts)
-    values = None
-    for c in range(counts.shape[-1]):
-        levels, which = np.unique(counts[:, c], return_inverse=True)
-        n = levels.astype(np.float64)[:, None]
-        modulus, angle = np.exp(n * logf[c].real), n * logf[c].imag
-        table = np.empty(angle.shape, dtype=np.complex128)  # factor_c ** n for each level n
-        np.multiply(modulus, np.cos(angle), out=table.real)
-        np.multiply(modulus, np.sin(angle), out=table.imag)
-        if values is None:
-            values = table[which]
-        else:
-            values *= table[which]
+    found, rows = levels if levels is not None else class_levels(counts)
+    n = np.concatenate(found).astype(np.float64)[:, None]
+    of = np.repeat(np.arange(len(found)), [len(f) for f in found])  # each level's class
+    modulus, angle = np.exp(n * logf.real[of]), n * logf.imag[of]
+    table = np.empty(angle.shape, dtype=np.complex128)  # factor_c ** n for each level n of each class
+    np.multiply(modulus, np.cos(angle), out=table.real)
+    np.multiply(modulus, np.sin(angle), out=table.imag)
+    ends = np.cumsum([len(f) for f in found])
+    return [table[end - len(f) : end] for f, end in zip(found, ends)], rows
+
+
+def score_transforms(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
+    """The discrete Fourier transform (numpy's sign, first half: the pmf is real, the rest are
+    conjugates) of the pmf over 0..positions of a sum of independent binomials, counts (U, C)
+    trials with success probabilities agree (C,): the generating function at the K = positions + 1
+    roots of unity z, prod_c f_c(z)^(n_c) with f_c(z) = 1 - agree_c + agree_c z, each row the
+    product of its rows of the class tables (:func:`class_tables`), classes taken in order."""
+    tables, levels = class_tables(counts, agree, positions)
+    values = tables[0][levels[:, 0]]
+    for c in range(1, len(tables)):
+        values *= tables[c][levels[:, c]]
     return values
 
 
@@ -159,17 +185,19 @@ def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
-    """The flip probabilities (p, q), the pmf of each target's own score X (T, K), the transform
-    (:func:`score_transforms`) of every distinct pair's score pmf (U, K // 2 + 1) and, per
-    (target, sentence), which of those is Y_j's (T, N-1): what both the AUC alone and the whole
-    attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack` says why)."""
+    """The flip probabilities (p, q), the pmf of each target's own score X (T, K) and, per target,
+    the sum S_t of the transforms (:func:`score_transforms`) of the score pmfs of its N - 1 pairs
+    (T, K // 2 + 1; :func:`dpviz.papers.hoho.kernels.target_sums`): what both the AUC alone and
+    the whole attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack`
+    says why)."""
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
     uniq, which = counts.distinct_pairs()
     px = score_pmfs(pos_counts, agree, counts.positions)
-    return p, q, px, score_transforms(uniq, agree, counts.positions), which
+    tables, levels = class_tables(uniq, agree, counts.positions, counts.pair_levels())
+    return p, q, px, kernels.target_sums(*tables, levels, np.ascontiguousarray(which, dtype=np.int64))
 
 
 def _dot_weights(k: int) -> np.ndarray:
@@ -182,24 +210,24 @@ def _dot_weights(k: int) -> np.ndarray:
     return w / k
 
 
-def _auc_per_target(px: np.ndarray, vu: np.ndarray, which: np.ndarray) -> np.ndarray:
-    """mean_j P[X > Y_j] + P[X = Y_j]/2 per target: each distinct pmf of the pairs dotted with one
-    weight per score, w(y) = P[X > y] + P[X = y]/2, then averaged over each target's pairs. The
-    dot products are taken between the transforms (Parseval), so no pair's pmf is transformed back."""
+def _auc_per_target(px: np.ndarray, sums: np.ndarray, pairs: int) -> np.ndarray:
+    """mean_j P[X > Y_j] + P[X = Y_j]/2 per target: the mean of its pairs' pmfs dotted with one
+    weight per score, w(y) = P[X > y] + P[X = y]/2. The dot product is taken between the
+    transforms (Parseval), with the sum S_t of the target's ``pairs`` pair transforms, so no
+    pair's pmf is transformed back."""
     k = px.shape[1]
     weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
     wt = np.fft.rfft(weight, axis=1) * _dot_weights(k)  # (T, half)
-    per = vu.real @ wt.real.T + vu.imag @ wt.imag.T  # (U, T): Re(V conj(W)) summed with the weights
-    targets = np.arange(which.shape[0])[:, None]
-    return np.clip(per[which, targets].mean(axis=1), 0.0, 1.0)
+    per = (sums.real * wt.real + sums.imag * wt.imag).sum(axis=1)  # Re(S conj(W)) summed with the weights
+    return np.clip(per / pairs, 0.0, 1.0)
 
 
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
     ROC curve and the reconstruction); each distinct pmf of the pairs is computed once."""
     with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
-        _, _, px, vu, which = _score_distributions(counts, lam, epsilon)
-        return _auc_per_target(px, vu, which)
+        _, _, px, sums = _score_distributions(counts, lam, epsilon)
+        return _auc_per_target(px, sums, counts.pair_counts.shape[1])
 
 
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
@@ -207,16 +235,16 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     averaged over targets at every score threshold, for one (ε, λ).
 
     The ROC's false-positive rate at θ, mean over targets t and their pairs j of P[Y_tj >= θ], is
-    the survival function of one pmf: the mean of the distinct pairs' pmfs weighted by how many
-    (t, j) pairs have each, so no pmf is gathered per pair."""
+    the survival function of one pmf, the mean of all (t, j) pairs' pmfs: its transform is the sum
+    of the targets' S_t over T (N - 1), so no pmf is gathered per pair."""
     # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
     # the products are small, and a threaded BLAS rounds them differently from a single thread, so
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
     with one_numpy_blas_thread():
-        p, q, px, vu, which = _score_distributions(counts, lam, epsilon)
-        auc = _auc_per_target(px, vu, which)
-        share = np.bincount(which.ravel(), minlength=len(vu)) / which.size  # of the (t, j) pairs
-        mean_y = np.fft.irfft(share @ vu, n=px.shape[1])  # (K,): the pairs' mean pmf
+        p, q, px, sums = _score_distributions(counts, lam, epsilon)
+        pairs = counts.pair_counts.shape[1]
+        auc = _auc_per_target(px, sums, pairs)
+        mean_y = np.fft.irfft(sums.sum(axis=0) / (len(sums) * pairs), n=px.shape[1])  # (K,): the pairs' mean pmf
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]  # P[X >= θ], θ = 0..positions
     fpr = np.cumsum(mean_y[::-1])[::-1]  # mean_tj P[Y_tj >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions

@@ -186,15 +186,10 @@ def _bounds_prepare(v, progress=None) -> np.ndarray:
 
 def _bounds_evaluate(patterns: np.ndarray, v) -> pd.DataFrame:
     lams = np.unique(np.r_[LAMBDA_GRID, v["lambda_"]])
+    exact = ome.exact_worst_cases(lams, v["epsilon"], patterns, v["r"])  # every λ in one product
     rows = [
-        (
-            lam,
-            v["epsilon"],
-            v["epsilon"],
-            ome.hoho_bound(lam, v["epsilon"], v["r"]),
-            ome.exact_worst_case(lam, v["epsilon"], None, v["r"], patterns=patterns),
-        )
-        for lam in lams
+        (lam, v["epsilon"], v["epsilon"], ome.hoho_bound(lam, v["epsilon"], v["r"]), float(worst))
+        for lam, worst in zip(lams, exact)
     ]
     return pd.DataFrame(rows, columns=["lambda", "epsilon", "epsilon_claimed", "epsilon_hoho_bound", "epsilon_exact"])
 

@@ -214,21 +214,38 @@ def exact_worst_case(
     l = 11 that gives ceil(r/2) * W_even + floor(r/2) * W_odd, where W_even (W_odd) is the
     one-float worst case starting on an even (odd) bit.
     """
+    if patterns is None:
+        patterns = loss_patterns(domain, m, n)
+    return float(exact_worst_cases(lam, epsilon, patterns, r)[()])
+
+
+def exact_worst_cases(lams, epsilons, patterns: np.ndarray, r: int = 1) -> np.ndarray:
+    """:func:`exact_worst_case` at many (λ, ε) at once (broadcast together; the result has their
+    shape), over the same :func:`loss_patterns`: each bit's largest log-ratio per setting as one
+    column, and one product of the patterns with all the columns (the HoHo bounds chart asks for
+    32 λ per frame, its frames along a slider for thousands)."""
+    from dpviz.processes import one_numpy_blas_thread
+
     if int(r) != r or r < 1:
         raise InputError(f"r must be a whole number >= 1, got {r}")
     r = int(r)
-    if patterns is None:
-        patterns = loss_patterns(domain, m, n)
+    lam, eps = np.broadcast_arrays(np.asarray(lams, dtype=np.float64), np.asarray(epsilons, dtype=np.float64))
+    shape, lam, eps = lam.shape, lam.ravel(), eps.ravel()
+    if not (np.all(lam > 0) and np.all(eps > 0)):
+        bad = np.flatnonzero(~((lam > 0) & (eps > 0)))[0]
+        raise InputError(f"lambda and epsilon must be > 0, got lambda={lam[bad]:g}, epsilon={eps[bad]:g}")
     l = patterns.shape[1] // 2
-    p1, p2, q = ome_probabilities(lam, epsilon, r * l)
-    worst = {}
-    for offset in (0, 1):
-        keep = np.where((offset + np.arange(l)) % 2 == 0, p1, p2)
-        up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
-        down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
-        worst[offset] = float((patterns @ np.concatenate([up, down])).max())
+    # (p1, p2, q) of every setting, as ome_probabilities gives them
+    p1, p2, q = lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(eps / (r * l)))
+    worst = []
+    with one_numpy_blas_thread():  # small products; one thread rounds the same from every caller
+        for offset in (0, 1):
+            keep = np.where(((offset + np.arange(l)) % 2 == 0)[:, None], p1[None, :], p2[None, :])  # (l, M)
+            up = np.maximum(np.log(keep / q), np.log((1 - keep) / (1 - q)))  # a_j = 1, a'_j = 0
+            down = np.maximum(np.log(q / keep), np.log((1 - q) / (1 - keep)))  # a_j = 0, a'_j = 1
+            worst.append((patterns @ np.concatenate([up, down])).max(axis=0))
     odd_starts = int(np.sum((np.arange(r) * l) % 2))
-    return (r - odd_starts) * worst[0] + odd_starts * worst[1]
+    return ((r - odd_starts) * worst[0] + odd_starts * worst[1]).reshape(shape)
 
 
 # --- the attack over a corpus -------------------------------------------------------------------

@@ -161,3 +161,40 @@ def test_the_attack_equals_its_pair_by_pair_sums_over_convolved_binomials(corpus
     assert np.allclose(H.exact_auc(counts, lam, eps), aucs, rtol=0, atol=1e-13)
     assert np.allclose(got["fpr"], np.mean(fprs, axis=0), rtol=0, atol=1e-13)
     assert np.allclose(got["tpr"], np.mean(tprs, axis=0), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("targets, per, distinct", [(5, 7, 9), (1, 1, 1), (3, 40, 2)])
+def test_the_compiled_target_sums_equal_numpy_gathers(targets, per, distinct):
+    """kernels.target_sums (the pairs' transforms as products of their four table rows, summed per
+    target) against NumPy's gathers and sums; pairs shared by several targets, a target with one
+    pair, and many targets' pairs on two distinct count vectors (as SUE's and OUE's)."""
+    from dpviz.papers.hoho import kernels
+
+    rng = np.random.default_rng(targets * 100 + per)
+    half = 6
+    tables = [rng.normal(size=(n, half)) + 1j * rng.normal(size=(n, half)) for n in (3, 4, 2, 5)]
+    levels = np.stack([rng.integers(0, len(t), distinct) for t in tables], axis=1)
+    which = rng.integers(0, distinct, (targets, per))
+    values = tables[0][levels[:, 0]] * tables[1][levels[:, 1]] * tables[2][levels[:, 2]] * tables[3][levels[:, 3]]
+    want = values[which].sum(axis=1)
+    got = kernels.target_sums(*tables, levels, which)
+    assert got.shape == (targets, half)
+    assert np.allclose(got, want, rtol=1e-14, atol=0)
+
+
+def test_class_tables_from_levels_found_once_equal_those_found_each_time(corpus):
+    """The attack's counts carry each class's levels (found once per corpus, not per (ε, λ)): the
+    tables made from them equal those that find the levels anew, and each row is the power of its
+    class's factor at its own count."""
+    counts = H.attack_counts(corpus, "ome", np.array([3, 17, 40]))
+    uniq, _ = counts.distinct_pairs()
+    agree = np.array([0.8, 0.1, 0.2, 0.9])
+    kept, levels = H.class_tables(uniq, agree, counts.positions, counts.pair_levels())
+    anew, levels_anew = H.class_tables(uniq, agree, counts.positions)
+    assert np.array_equal(levels, levels_anew)
+    assert all(np.array_equal(a, b) for a, b in zip(kept, anew))
+    k = counts.positions + 1
+    z = np.exp(-2j * np.pi * np.arange(k // 2 + 1) / k)
+    for c in range(4):
+        row = kept[c][levels[0, c]]
+        assert np.allclose(row, (1 - agree[c] + agree[c] * z) ** uniq[0, c], rtol=1e-12, atol=1e-300)

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from dpviz.errors import InputError
 from dpviz.papers.hoho import ome
 
 
@@ -151,6 +152,29 @@ def _brute_force_vector_loss(lam, eps, domain, r, m, n):
 def test_exact_vector_loss_equals_enumeration_of_every_output(r, m, n, domain, lam, eps):
     brute = _brute_force_vector_loss(lam, eps, domain, r, m, n)
     assert ome.exact_worst_case(lam, eps, np.array(domain), r, m=m, n=n) == pytest.approx(brute, rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    "r, m, n, domain",
+    [(2, 2, 1, [-1.5, 0.0, 1.0, 3.5]), (3, 2, 2, [-0.75, 0.0, 0.5, 1.75])],  # l odd (3), l even (4)
+)
+def test_many_settings_at_once_equal_the_enumeration_of_every_output(r, m, n, domain):
+    """exact_worst_cases (the bounds chart's route: every λ of a frame in one product) at a grid of
+    (λ, ε) broadcast together, including λ < 1 and λ = 1 (p1 = p2 = 1/2, a tie of the two ratios),
+    against the enumeration of every output, setting by setting; its shape follows the inputs."""
+    patterns = ome.loss_patterns(np.array(domain), m, n)
+    lams = np.array([0.5, 1.0, 2.0, 10.0])[:, None]
+    epss = np.array([0.001, 0.5, 3.0])[None, :]
+    got = ome.exact_worst_cases(lams, epss, patterns, r)
+    assert got.shape == (4, 3)
+    for i, lam in enumerate(lams[:, 0]):
+        for j, eps in enumerate(epss[0]):
+            assert got[i, j] == pytest.approx(_brute_force_vector_loss(lam, eps, domain, r, m, n), rel=1e-10)
+    assert ome.exact_worst_cases(2.0, 3.0, patterns, r).shape == ()
+    with pytest.raises(InputError, match="lambda and epsilon must be > 0, got lambda=2, epsilon=0"):
+        ome.exact_worst_cases([1.0, 2.0], [1.0, 0.0], patterns, r)
+    with pytest.raises(InputError, match="r must be a whole number"):
+        ome.exact_worst_cases(2.0, 1.0, patterns, 1.5)
 
 
 def test_sentence_vector_loss_matches_an_independent_figure():
