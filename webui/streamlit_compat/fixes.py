@@ -62,6 +62,7 @@ from typing import Any
 from streamlit import config
 
 from webui.streamlit_compat.guard import target
+from webui.streamlit_compat.queue_fixes import _drops_fragment_refs, _keeps_runless, _notes_ref_fragments
 
 UPSTREAM = {
     "queue keeps answers": "https://github.com/streamlit/streamlit/issues/17030 (open: the same clear drops a "
@@ -75,72 +76,6 @@ UPSTREAM = {
 }
 """Each fix's upstream issue or pull request, or that none was found: what to watch when Streamlit
 is upgraded (a fix whose issue is closed may be taken out)."""
-
-RUNLESS_TYPES = frozenset({"file_urls_response"})
-"""Outgoing message types that answer a browser request rather than belong to a script run."""
-
-
-def _keeps_runless(clear):
-    def clear_keeping_answers(self, retain_lifecycle_msgs: bool = False, fragment_ids_this_run=None):
-        # only a clear that keeps lifecycle messages (a new run) keeps answers: a flush, which
-        # clears without, has just taken them out to send
-        answers = [m for m in self._queue if m.WhichOneof("type") in RUNLESS_TYPES] if retain_lifecycle_msgs else []
-        clear(self, retain_lifecycle_msgs, fragment_ids_this_run)
-        if answers:
-            kept = {id(m) for m in self._queue}
-            self._queue = [m for m in answers if id(m) not in kept] + self._queue
-            self._delta_index_map = {}  # positions moved; a clear empties this index anyway
-
-    clear_keeping_answers.__wrapped__ = clear
-    clear_keeping_answers.dpviz_fix = True
-    return clear_keeping_answers
-
-
-def _running_fragment() -> str | None:
-    """The fragment the calling thread runs (None: none, or no script run on this thread)."""
-    state = target("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState")
-    try:
-        return state.get().fragment_id if state is not None else None
-    except RuntimeError:  # a thread with no script run's state (the server's own)
-        return None
-
-
-def _notes_ref_fragments(enqueue):
-    """``ForwardMsgQueue.enqueue`` that notes, for a reference message, the fragment whose run
-    queues it (in ``_dpviz_ref_fragments``: id -> (the message, the fragment); the message is held
-    so that its id is not reused while noted)."""
-
-    def enqueue_noting_fragment(self, msg) -> None:
-        if msg.WhichOneof("type") == "ref_hash":
-            fragment = _running_fragment()
-            if fragment:
-                self.__dict__.setdefault("_dpviz_ref_fragments", {})[id(msg)] = (msg, fragment)
-        enqueue(self, msg)
-
-    enqueue_noting_fragment.__wrapped__ = enqueue
-    enqueue_noting_fragment.dpviz_fix = True
-    return enqueue_noting_fragment
-
-
-def _drops_fragment_refs(clear):
-    """``ForwardMsgQueue.clear`` that, at the start of a fragment run, drops the references its
-    fragments' interrupted runs queued, as Streamlit drops those runs' deltas; the notes are kept
-    only for the messages still queued."""
-
-    def clear_dropping_refs(self, retain_lifecycle_msgs: bool = False, fragment_ids_this_run=None):
-        clear(self, retain_lifecycle_msgs, fragment_ids_this_run)
-        notes = self.__dict__.get("_dpviz_ref_fragments")
-        if not notes:
-            return
-        if fragment_ids_this_run:
-            running = set(fragment_ids_this_run)
-            self._queue = [m for m in self._queue if notes.get(id(m), (None, None))[1] not in running]
-        queued = {id(m) for m in self._queue}
-        self._dpviz_ref_fragments = {k: v for k, v in notes.items() if k in queued}
-
-    clear_dropping_refs.__wrapped__ = clear
-    clear_dropping_refs.dpviz_fix = True
-    return clear_dropping_refs
 
 
 def _wakes_once(enqueued):

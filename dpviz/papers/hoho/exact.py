@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpviz.errors import InputError
-from dpviz.papers.hoho import kernels, ome
+from dpviz.papers.hoho import ome
 from dpviz.processes import one_numpy_blas_thread
 from dpviz.stats import stream
 
@@ -194,6 +194,8 @@ def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
+    from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
+
     uniq, which = counts.distinct_pairs()
     px = score_pmfs(pos_counts, agree, counts.positions)
     tables, levels = class_tables(uniq, agree, counts.positions, counts.pair_levels())

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpviz.errors import InputError
+from dpviz.processes import one_numpy_blas_thread
 
 M_BITS, N_BITS = 6, 5
 L_BITS = M_BITS + N_BITS
@@ -224,8 +225,6 @@ def exact_worst_cases(lams, epsilons, patterns: np.ndarray, r: int = 1) -> np.nd
     shape), over the same :func:`loss_patterns`: each bit's largest log-ratio per setting as one
     column, and one product of the patterns with all the columns (the HoHo bounds chart asks for
     32 λ per frame, its frames along a slider for thousands)."""
-    from dpviz.processes import one_numpy_blas_thread
-
     if int(r) != r or r < 1:
         raise InputError(f"r must be a whole number >= 1, got {r}")
     r = int(r)
