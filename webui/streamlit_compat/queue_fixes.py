@@ -5,6 +5,8 @@ interrupted run queued, as it drops that run's deltas."""
 
 from __future__ import annotations
 
+import functools
+
 from webui.streamlit_compat.guard import target
 
 RUNLESS_TYPES = frozenset({"file_urls_response"})
@@ -27,9 +29,16 @@ def _keeps_runless(clear):
     return clear_keeping_answers
 
 
+@functools.cache
+def _thread_state():
+    """Streamlit's per-thread fragment state (``ThreadState``), looked up once per process (None,
+    logged once, where this Streamlit has none)."""
+    return target("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState")
+
+
 def _running_fragment() -> str | None:
     """The fragment the calling thread runs (None: none, or no script run on this thread)."""
-    state = target("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState")
+    state = _thread_state()
     try:
         return state.get().fragment_id if state is not None else None
     except RuntimeError:  # a thread with no script run's state (the server's own)
