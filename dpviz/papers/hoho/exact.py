@@ -190,12 +190,12 @@ def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     (T, K // 2 + 1; :func:`dpviz.papers.hoho.kernels.target_sums`): what both the AUC alone and
     the whole attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack`
     says why)."""
+    from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
+
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
     agree = np.array([p, q, 1 - p, 1 - q])
     zeros = np.zeros_like(counts.target_ones)
     pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
-    from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
-
     uniq, which = counts.distinct_pairs()
     px = score_pmfs(pos_counts, agree, counts.positions)
     tables, levels = class_tables(uniq, agree, counts.positions, counts.pair_levels())

@@ -73,7 +73,13 @@ def ome_probabilities(lam: float, epsilon: float, total_bits: int) -> tuple[floa
     """
     if not lam > 0 or not epsilon > 0:
         raise InputError(f"lambda and epsilon must be > 0, got lambda={lam}, epsilon={epsilon}")
-    return float(lam / (1 + lam)), float(1 / (1 + lam**3)), float(1 / (1 + lam * np.exp(epsilon / total_bits)))
+    p1, p2, q = _probabilities(lam, epsilon, total_bits)
+    return float(p1), float(p2), float(q)
+
+
+def _probabilities(lam, epsilon, total_bits: int):
+    """(p1, p2, q) of :func:`ome_probabilities`, unchecked, for numbers or arrays (broadcast)."""
+    return lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(epsilon / total_bits))
 
 
 def perturb_ome(bits: np.ndarray, lam: float, epsilon: float, rng: np.random.Generator) -> np.ndarray:
@@ -234,8 +240,7 @@ def exact_worst_cases(lams, epsilons, patterns: np.ndarray, r: int = 1) -> np.nd
         bad = np.flatnonzero(~((lam > 0) & (eps > 0)))[0]
         raise InputError(f"lambda and epsilon must be > 0, got lambda={lam[bad]:g}, epsilon={eps[bad]:g}")
     l = patterns.shape[1] // 2
-    # (p1, p2, q) of every setting, as ome_probabilities gives them
-    p1, p2, q = lam / (1 + lam), 1 / (1 + lam**3), 1 / (1 + lam * np.exp(eps / (r * l)))
+    p1, p2, q = _probabilities(lam, eps, r * l)  # (M,) each
     worst = []
     with one_numpy_blas_thread():  # small products; one thread rounds the same from every caller
         for offset in (0, 1):
