@@ -94,14 +94,37 @@ def typed_arrays(fig: dict) -> dict:
     return {**fig, "data": data}
 
 
-def _same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+def _text(value: Any) -> str:
+    """A value's JSON text with sorted keys: two values are the same frame part when their texts are
+    equal (``==`` is not that: 1 == 1.0 == True, NaN != NaN)."""
+    return json.dumps(value, sort_keys=True)
 
 
-def patch(base: dict, fig: dict) -> dict:
+class _BaseTexts:
+    """The base frame's parts as :func:`_text`, each made when first compared and kept for every
+    frame patched against the same base (:meth:`Frames.encoded`: a hundred frames, one base)."""
+
+    def __init__(self, base: dict):
+        self.base = base
+        self._texts: dict[tuple, str] = {}
+
+    def same(self, where: tuple, value: Any) -> bool:
+        """Whether ``value`` is the base's part at ``where`` (``("layout", key)`` or ``(trace, key)``)."""
+        mine = self.base["layout"][where[1]] if where[0] == "layout" else self.base["data"][where[0]][where[1]]
+        if mine is value:
+            return True
+        text = self._texts.get(where)
+        if text is None:
+            text = self._texts[where] = _text(mine)
+        return text == _text(value)
+
+
+def patch(base: dict, fig: dict, texts: _BaseTexts | None = None) -> dict:
     """What ``fig`` changes against ``base`` (both Plotly JSON dicts): ``{"traces": {i: {key:
     value}}, "drop": {i: [keys]}, "layout": {key: value}, "layout_drop": [keys]}``, or ``{"data":
-    [...]}`` in place of the trace entries when the number of traces differs."""
+    [...]}`` in place of the trace entries when the number of traces differs. ``texts``: the
+    base's parts as text, kept between calls with the same base."""
+    texts = texts if texts is not None else _BaseTexts(base)
     out: dict = {}
     bd, fd = base.get("data", []), fig.get("data", [])
     if len(bd) != len(fd):
@@ -109,7 +132,7 @@ def patch(base: dict, fig: dict) -> dict:
     else:
         changed, dropped = {}, {}
         for i, (a, b) in enumerate(zip(bd, fd)):
-            keys = {k: v for k, v in b.items() if k not in a or not _same(a[k], v)}
+            keys = {k: v for k, v in b.items() if k not in a or not texts.same((i, k), v)}
             gone = [k for k in a if k not in b]
             if keys:
                 changed[str(i)] = keys
@@ -120,7 +143,7 @@ def patch(base: dict, fig: dict) -> dict:
         if dropped:
             out["drop"] = dropped
     bl, fl = base.get("layout", {}), fig.get("layout", {})
-    layout = {k: v for k, v in fl.items() if k not in bl or not _same(bl[k], v)}
+    layout = {k: v for k, v in fl.items() if k not in bl or not texts.same(("layout", k), v)}
     if layout:
         out["layout"] = layout
     gone = [k for k in bl if k not in fl]
@@ -161,13 +184,14 @@ class Frames:
     def encoded(self) -> bytes:
         """zlib-compressed JSON: ``{"figure", "slider", "label", "grid", "base", "patches"}``."""
         base = self.figures[0]
+        texts = _BaseTexts(base)
         doc = {
             "figure": self.figure,
             "slider": self.slider,
             "label": self.label,
             "grid": list(self.grid),
             "base": base,
-            "patches": [patch(base, f) for f in self.figures],
+            "patches": [patch(base, f, texts) for f in self.figures],
         }
         return zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)
 

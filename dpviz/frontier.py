@@ -182,8 +182,8 @@ def _save_points(page: str, state: tuple, points: dict) -> None:
     tables.write_shared(POINTS_KIND, {"page": page, "state": repr(state)}, json.dumps(rows).encode())
 
 
-def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
-    """Every mechanism's (privacy, utility) along the slider's grid, by the targets' own
+def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
+    """The rows (:data:`COLUMNS`) of every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
     ``frontier.curves``), so a slider's move or a new target computes only its own point.
     They are also kept in the disk cache, per mechanism and setting, for every process sharing it,
@@ -220,7 +220,7 @@ def _curves(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
                 rows.append(("curve", mech, _label(page, mech, values), x, priv, util))
         if added:
             _save_points(page, state, points)
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    return rows
 
 
 def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
@@ -260,53 +260,64 @@ def _front(privacy: np.ndarray, utility: np.ndarray, at: np.ndarray, axes: Axes)
     return np.where(reach, out, np.nan)
 
 
-def _band(df: pd.DataFrame, axes: Axes) -> pd.DataFrame:
-    """The beaten band (see the module docstring): at every privacy level where at least two curves
-    have a setting at least as private, the best of the curves' frontiers (``band_best``) and the
-    worst (``band_worst``); a curve's point inside is beaten by the curve on the best edge."""
-    curves = [part for _, part in df[df.kind == "curve"].groupby("mechanism", sort=False)]
-    curves = [c[np.isfinite(c.privacy) & np.isfinite(c.utility)] for c in curves]
-    if axes.privacy_log or axes.utility_log:
-        curves = [c[(c.privacy > 0) & (c.utility > 0)] for c in curves]
-    curves = [c for c in curves if len(c)]
-    if len(curves) < 2:
-        return pd.DataFrame(columns=list(COLUMNS))
-    points = np.concatenate([c.privacy.to_numpy() for c in curves])
+def _curve_arrays(rows: list[tuple]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each mechanism's curve points (``kind`` ``curve``) as (privacy, utility) arrays, in the rows'
+    order, the mechanisms in the order they first come."""
+    by_mech: dict[str, tuple[list, list]] = {}
+    for kind, mech, _, _, priv, util in rows:
+        if kind == "curve":
+            xs, ys = by_mech.setdefault(mech, ([], []))
+            xs.append(priv)
+            ys.append(util)
+    return [(np.array(xs, dtype=float), np.array(ys, dtype=float)) for xs, ys in by_mech.values()]
+
+
+def _band(curves: list[tuple[np.ndarray, np.ndarray]], axes: Axes) -> list[tuple]:
+    """The beaten band's rows (see the module docstring) from each curve's (privacy, utility): at
+    every privacy level where at least two curves have a setting at least as private, the best of
+    the curves' frontiers (``band_best``) and the worst (``band_worst``); a curve's point inside is
+    beaten by the curve on the best edge. The curves' non-finite points are left out, and on a log
+    axis those not above zero."""
+    kept = []
+    for x, y in curves:
+        ok = np.isfinite(x) & np.isfinite(y)
+        if axes.privacy_log or axes.utility_log:
+            ok &= (x > 0) & (y > 0)
+        if ok.any():
+            kept.append((x[ok], y[ok]))
+    if len(kept) < 2:
+        return []
+    points = np.concatenate([x for x, _ in kept])
     lo, hi = points.min(), points.max()
     even = np.geomspace(lo, hi, 60) if axes.privacy_log else np.linspace(lo, hi, 60)
     at = np.unique(np.r_[points, even])
-    fronts = np.array([_front(c.privacy.to_numpy(), c.utility.to_numpy(), at, axes) for c in curves])
+    fronts = np.array([_front(x, y, at, axes) for x, y in kept])
     ok = np.sum(np.isfinite(fronts), axis=0) >= 2
     if ok.sum() < 2:
-        return pd.DataFrame(columns=list(COLUMNS))
+        return []
     lower = axes.utility_better == "lower"
     best = np.nanmin(fronts[:, ok], axis=0) if lower else np.nanmax(fronts[:, ok], axis=0)
     worst = np.nanmax(fronts[:, ok], axis=0) if lower else np.nanmin(fronts[:, ok], axis=0)
-    px = at[ok]
-    rows = [("band_best", "", "", math.nan, float(a), float(b)) for a, b in zip(px, best)]
-    rows += [("band_worst", "", "", math.nan, float(a), float(b)) for a, b in zip(px, worst)]
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    px = at[ok].tolist()
+    rows = [("band_best", "", "", math.nan, a, b) for a, b in zip(px, best.tolist())]
+    rows += [("band_worst", "", "", math.nan, a, b) for a, b in zip(px, worst.tolist())]
+    return rows
 
 
 def frontier_table(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
     """The page's frontier at ``values`` (every page setting, the target's too): the curves, the
-    sliders' setting on each, the beaten band and the target (:data:`COLUMNS`)."""
+    sliders' setting on each, the beaten band and the target (:data:`COLUMNS`). Built as rows and
+    made a table once (a table per part, grouped and concatenated, was most of a frame's cost)."""
     axes = AXES[page]
-    df = _curves(page, values)
-    parts = [df]
+    rows = _curves(page, values)
     if axes.shade:
-        parts.append(_band(df, axes))
+        rows += _band(_curve_arrays(rows), axes)
     target = values.get("target_measure", "none")
     if target in (axes.privacy, axes.utility):
         v = float(values["target_value"])
         on_x = target == axes.privacy
-        parts.append(
-            pd.DataFrame(
-                [("target", "", target, math.nan, v if on_x else math.nan, math.nan if on_x else v)],
-                columns=list(COLUMNS),
-            )
-        )
-    return pd.concat([p for p in parts if len(p)], ignore_index=True)
+        rows.append(("target", "", target, math.nan, v if on_x else math.nan, math.nan if on_x else v))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
@@ -316,49 +327,58 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     axes = AXES[page]
     swept, setting = _words(page)
     fig = go.Figure()
-    # (each kind of row picked once: a boolean mask over the table per mechanism was half a frame)
-    parts = dict(tuple(df.groupby("kind", sort=False)))
-    empty = df.iloc[:0]
-    band = {k: parts.get(k, empty).sort_values("privacy") for k in ("band_worst", "band_best")}
-    if len(band["band_best"]):
+    # the table's columns read once as arrays, each kind of row picked by a mask over them (pandas'
+    # grouping and sorting per mechanism were most of a frame)
+    kind = df["kind"].to_numpy()
+    mechs = df["mechanism"].to_numpy()
+    privacy = df["privacy"].to_numpy(dtype=float)
+    utility = df["utility"].to_numpy(dtype=float)
+    settings = df["setting"].to_numpy(dtype=float)
+    labels = df["label"].to_numpy()
+
+    def rows(which: str, by: np.ndarray, mech: str | None = None) -> np.ndarray:
+        at = np.flatnonzero((kind == which) if mech is None else (kind == which) & (mechs == mech))
+        return at[np.argsort(by[at], kind="stable")]
+
+    worst, best = rows("band_worst", privacy), rows("band_best", privacy)
+    if len(best):
         fig.add_trace(
             go.Scatter(
-                x=band["band_worst"].privacy, y=band["band_worst"].utility, mode="lines",
+                x=privacy[worst], y=utility[worst], mode="lines",
                 line=dict(width=0, color="#999"), showlegend=False, hoverinfo="skip",
             )
         )  # fmt: skip
         fig.add_trace(
             go.Scatter(
-                x=band["band_best"].privacy, y=band["band_best"].utility, mode="lines", fill="tonexty",
+                x=privacy[best], y=utility[best], mode="lines", fill="tonexty",
                 fillcolor="rgba(120,120,120,0.18)", line=dict(width=0, color="#999"),
                 name="beaten: another curve gives more utility at this privacy", hoverinfo="skip",
             )
         )  # fmt: skip
-    curves = parts.get("curve", empty)
-    current = dict(tuple(parts.get("current", empty).groupby("mechanism", sort=False)))
-    for k, (mech, part) in enumerate(curves.groupby("mechanism", sort=False)):
-        part = part.sort_values("setting")
+    is_curve = kind == "curve"
+    for k, mech in enumerate(dict.fromkeys(mechs[is_curve])):
+        part = rows("curve", settings, mech)
         color = OKABE_ITO[k % len(OKABE_ITO)]
-        label = part.label.iloc[0]
+        label = labels[part[0]]
         fig.add_trace(
             go.Scatter(
-                x=part.privacy, y=part.utility, mode="lines+markers", name=label, legendgroup=mech,
+                x=privacy[part], y=utility[part], mode="lines+markers", name=label, legendgroup=mech,
                 line=dict(color=color, width=5 if k == 0 else 2.5, dash=DASHES[k % len(DASHES)]),
                 marker=dict(size=5, color=color),
-                customdata=part.setting,
+                customdata=settings[part],
                 hovertemplate=(
                     f"{label}<br>{axes.setting_label} = %{{customdata:.4g}}<br>{axes.privacy_label} %{{x:.4g}}"
                     f"<br>{axes.utility_label} %{{y:.4g}}<extra></extra>"
                 ),
             )
         )  # fmt: skip
-        here = current.get(mech, empty)
+        here = np.flatnonzero((kind == "current") & (mechs == mech))
         fig.add_trace(
             go.Scatter(
-                x=here.privacy, y=here.utility, mode="markers", legendgroup=mech, showlegend=False,
+                x=privacy[here], y=utility[here], mode="markers", legendgroup=mech, showlegend=False,
                 name=f"{label} at the {setting}",
                 marker=dict(size=15, symbol="circle-open", color=color, line=dict(width=3)),
-                customdata=here.setting,
+                customdata=settings[here],
                 hovertemplate=(
                     f"{label}, the {setting}<br>{axes.setting_label} = %{{customdata:.4g}}"
                     f"<br>{axes.privacy_label} %{{x:.4g}}<br>{axes.utility_label} %{{y:.4g}}<extra></extra>"
@@ -371,22 +391,23 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
             f"{values[axes.setting]:g})", marker=dict(size=13, symbol="circle-open", color="#000", line=dict(width=2)),
         )
     )  # fmt: skip
-    target = parts.get("target", empty)
+    target = np.flatnonzero(kind == "target")
     note = ""
     if len(target):
-        t = target.iloc[0]
-        shown = curves[np.isfinite(curves.privacy) & np.isfinite(curves.utility)]
-        if np.isfinite(t.privacy):
-            y0, y1 = float(shown.utility.min()), float(shown.utility.max())
+        t = target[0]
+        t_privacy, t_utility, t_label = privacy[t], utility[t], labels[t]
+        shown = is_curve & np.isfinite(privacy) & np.isfinite(utility)
+        if np.isfinite(t_privacy):
+            y0, y1 = float(utility[shown].min()), float(utility[shown].max())
             ref_line(
-                fig, [t.privacy, t.privacy], [y0, y1], f"target {t.label} = {t.privacy:g}", color="#000", dash="dash"
+                fig, [t_privacy, t_privacy], [y0, y1], f"target {t_label} = {t_privacy:g}", color="#000", dash="dash"
             )
         else:
-            x0, x1 = float(shown.privacy.min()), float(shown.privacy.max())
+            x0, x1 = float(privacy[shown].min()), float(privacy[shown].max())
             ref_line(
-                fig, [x0, x1], [t.utility, t.utility], f"target {t.label} = {t.utility:g}", color="#000", dash="dash"
+                fig, [x0, x1], [t_utility, t_utility], f"target {t_label} = {t_utility:g}", color="#000", dash="dash"
             )
-        note = f"; target {t.label} as a dashed line"
+        note = f"; target {t_label} as a dashed line"
     elif values.get("target_measure", "none") != "none":
         note = f"; the target {values['target_measure']} is not an axis here (see the panel's answer)"
     xt = axes.privacy_label + (" (log scale)" if axes.privacy_log else "")

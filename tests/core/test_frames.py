@@ -59,6 +59,26 @@ def test_patches_round_trip_changed_dropped_and_recounted_traces():
     assert "data" in patch(base, more)
 
 
+def test_a_patch_compares_parts_as_json_not_as_python_values():
+    """1, 1.0 and True are == in Python but three different JSON texts (a frame that changes one
+    for another is a change); NaN != NaN in Python but the same text (no change); one base's
+    texts, kept across patches, give what a fresh comparison gives."""
+    from dpviz.frames import _BaseTexts
+
+    base = {"data": [{"x": 1, "y": float("nan"), "z": [1.0, 2.0]}], "layout": {"w": True, "h": 1}}
+    frames = [
+        {"data": [{"x": 1.0, "y": float("nan"), "z": [1.0, 2.0]}], "layout": {"w": 1, "h": 1}},
+        {"data": [{"x": True, "y": float("nan"), "z": [1, 2]}], "layout": {"w": True, "h": 1.0}},
+        base,
+    ]
+    texts = _BaseTexts(base)
+    kept = [patch(base, f, texts) for f in frames]
+    assert kept == [patch(base, f) for f in frames]
+    assert kept[0] == {"traces": {"0": {"x": 1.0}}, "layout": {"w": 1}}
+    assert kept[1] == {"traces": {"0": {"x": True, "z": [1, 2]}}, "layout": {"h": 1.0}}
+    assert kept[2] == {}
+
+
 def test_typed_arrays_are_exact_and_leave_everything_else():
     values = [0.1, 1 / 3, 2.0**-1074, 1e308, -0.0, 7, np.nextafter(1.0, 2.0)]
     fig = {

@@ -10,6 +10,7 @@ attained at x = (C/sqrt(n)) (1, ..., 1) and x' = -x. So ADePT is epsilon*sqrt(n)
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -502,9 +503,11 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     return float(ndtr(a - e) - np.exp(epsilon + log_ndtr(-a - e)))
 
 
+@functools.lru_cache(maxsize=4096)
 def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """The smallest sigma for which the Gaussian mechanism is (epsilon, delta)-DP
-    (analytic Gaussian mechanism, Balle & Wang 2018, Alg. 1; solved by root finding)."""
+    (analytic Gaussian mechanism, Balle & Wang 2018, Alg. 1; solved by root finding). Kept per
+    (sensitivity, epsilon, delta): the fixes' chart asks for the same sigma at every n of a frame."""
     _check_positive("sensitivity", sensitivity)
     _check_positive("epsilon", epsilon)
     if not 0 < delta < 1:

@@ -182,11 +182,20 @@ def hoho_bound(lam: float, epsilon: float, r: int, l: int = L_BITS) -> float:
     return float(r * l * np.log(lam) + epsilon / 2)
 
 
-def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.ndarray:
-    """The distinct ways two inputs of one float can differ, as (P, 2l) 0/1 rows: the first l
-    columns mark bits where a has 1 and a' has 0, the last l where a has 0 and a' has 1, over
-    all ordered pairs of encodings of the values in ``domain`` (the (ε, λ)-free part of
-    :func:`exact_worst_case`; a few thousand rows for a range of hundreds of values)."""
+def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS, every: bool = False) -> np.ndarray:
+    """How two inputs of one float can differ, as (P, 2l) 0/1 rows: the first l columns mark bits
+    where a has 1 and a' has 0, the last l where a has 0 and a' has 1, over all ordered pairs of
+    encodings of the values in ``domain`` (the (ε, λ)-free part of :func:`exact_worst_case`).
+
+    ``every``: all the distinct rows (a few thousand for a range of hundreds of values; 37,941 for
+    the page's default range). Otherwise only the rows that can be the worst case, which give the
+    same :func:`exact_worst_cases` at every (λ, ε): a row's loss is a sum of its bits' weights, and
+    the weight of a bit depends only on its column's half (up or down) and parity (p1 or p2 is kept
+    by the bit's parity), and is never negative (the larger of log(k/q) and log((1-k)/(1-q)) is at
+    least 0 for any k and q in (0, 1)). So a row's loss is c · w for its four counts c (up bits in
+    even columns, up odd, down even, down odd) and four weights w >= 0, and a row whose counts are
+    all at most another's, one of them less, is never the unique worst: one row is kept for each
+    count vector that no other row's counts dominate (tens of rows; tested against every row)."""
     if len(domain) == 0:
         raise InputError("the input domain is empty: give at least one value")
     enc = encode_values(np.asarray(domain, dtype=np.float64), m, n).reshape(len(domain), -1).astype(np.int64)
@@ -196,7 +205,15 @@ def loss_patterns(domain: np.ndarray, m: int = M_BITS, n: int = N_BITS) -> np.nd
     up = code[:, None] & (~code[None, :] & full)  # a_j = 1, a'_j = 0
     down = (~code[:, None] & full) & code[None, :]  # a_j = 0, a'_j = 1
     pairs = np.unique((up << l) | down)
-    return ((pairs[:, None] >> np.arange(2 * l - 1, -1, -1)) & 1).astype(np.float64)
+    rows = ((pairs[:, None] >> np.arange(2 * l - 1, -1, -1)) & 1).astype(np.float64)
+    if every:
+        return rows
+    halves = rows.reshape(len(rows), 2, l)
+    counts = np.concatenate([halves[:, :, 0::2].sum(-1), halves[:, :, 1::2].sum(-1)], axis=1)  # (P, 4)
+    distinct, first = np.unique(counts, axis=0, return_index=True)
+    at_least = np.all(distinct[:, None, :] >= distinct[None, :, :], axis=-1)  # [i, j]: i's counts >= j's
+    dominated = np.any(at_least & ~np.eye(len(distinct), dtype=bool), axis=0)  # distinct rows: >= means >
+    return rows[np.sort(first[~dominated])]
 
 
 def exact_worst_case(

@@ -177,6 +177,32 @@ def test_many_settings_at_once_equal_the_enumeration_of_every_output(r, m, n, do
         ome.exact_worst_cases(2.0, 1.0, patterns, 1.5)
 
 
+@pytest.mark.parametrize(
+    "m, n, domain",
+    [
+        (6, 5, np.arange(-320, 321) / 32),  # the page's default range: 37,941 distinct rows
+        (2, 1, [-1.5, 0.0, 1.0, 3.5]),  # l = 3 (odd)
+        (2, 2, [-0.75, 0.0, 0.5, 1.75]),  # l = 4 (even)
+        (6, 5, [0.5]),  # one value: the only row is all zeros
+    ],
+)
+def test_the_rows_that_can_be_worst_give_every_rows_worst_case(m, n, domain):
+    """loss_patterns keeps only the rows whose four counts no other row's dominate; over random
+    (λ, ε), λ below, at and above 1, and r of both parities, their worst case is every row's (the
+    full product) to rounding, and they are rows of the full set."""
+    domain = np.asarray(domain, dtype=float)
+    every = ome.loss_patterns(domain, m, n, every=True)
+    kept = ome.loss_patterns(domain, m, n)
+    assert 1 <= len(kept) <= len(every)
+    assert {tuple(r) for r in kept} <= {tuple(r) for r in every}
+    rng = np.random.default_rng(11)
+    lams = np.r_[10 ** rng.uniform(-2, 3, 60), 1.0, 0.5, 2.0]
+    epss = np.r_[10 ** rng.uniform(-3, 1.3, 60), 1.0, 1.0, 1.0]
+    for r in (1, 2, 3):
+        full = ome.exact_worst_cases(lams, epss, every, r)
+        assert np.allclose(ome.exact_worst_cases(lams, epss, kept, r), full, rtol=1e-13, atol=1e-13)
+
+
 def test_sentence_vector_loss_matches_an_independent_figure():
     """r = 50 floats in [-10, 10], lambda = 2, eps = 3: 427.666612 (independent computation
     reported in the issue); r times the even-start worst case, 427.939339, was the old error."""
