@@ -29,6 +29,7 @@ drag and <= 1 rerun, on every slider.
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import tempfile
@@ -137,22 +138,34 @@ def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | 
     return at / 1000, str(tag)
 
 
+def _mark(what: str) -> None:
+    """A line in the server's frames trace (``DPVIZ_FRAMES_TRACE``, when set): what the reader did."""
+    path = os.environ.get("DPVIZ_FRAMES_TRACE", "").strip()
+    if path:
+        with open(path, "a") as out:
+            out.write(f"{time.time():.3f} bench {what}\n")
+
+
 def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -> dict:
     """Slider ``first`` pressed once, a 3-s pause, then ``second`` pressed and dragged."""
     a = page.get_by_role("slider", name=first)
     before = page.evaluate(KEYS)
     a.focus()
+    _mark(f"press {first}")
     page.keyboard.press("ArrowRight")
     if any(before.values()):  # frames on: the run at the new setting has drawn the charts (their keys changed)
         page.wait_for_function(MOVED, arg=[first, before], timeout=60_000, polling=50)
     page.wait_for_timeout(300)
     page.wait_for_function(IDLE, timeout=120_000)  # the page's answer to the press is in
     look_at(page, f".st-key-chart-{fid}")
+    _mark(f"run drawn after the press of {first}; the pause")
     page.wait_for_timeout(3000)  # the reader's pause; the server is not waited for
     b = page.get_by_role("slider", name=second)
     times, from_frames, lost, others = [], 0, 0, []
     for k in range(presses):
+        _mark(f"press {k} of {second}")
         got = _press(page, b, second, fid, "ArrowRight" if k % 2 == 0 else "ArrowLeft")
+        _mark(f"press {k} drawn: {got}")
         if got is None:
             lost += 1
             continue
@@ -225,6 +238,7 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
 
             page.on("pageerror", on_error)
             page.on("crash", lambda _p, where=f"{path} {first} then {second}": ERRORS.append(f"{where}: tab crashed"))
+            _mark(f"open {path}")
             page.goto(f"{url}/{path}")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length > 0", timeout=300_000)
             page.wait_for_function(IDLE, timeout=300_000)

@@ -2,7 +2,8 @@
 everything loaded, the present code against a baseline commit in the same run (issue: live from the
 first second).
 
-For each page and pair of sliders (A stepped, B followed): the page's charts' frames along B at the
+For each page and pair of sliders (A stepped, B followed): the page's charts' frames along B (every
+chart with B among its settings, as the page and ``dpviz build`` compute them) at the
 defaults are computed first in an empty cache (the warm-up: imports, compiled loops, prepared
 states, the frontiers' curves, as a frame worker holds them after ``dpviz build``), then A is set to
 its next position and each chart's frames along B are computed again, timed in CPU seconds per
@@ -38,11 +39,11 @@ from dpviz.params import log_grid, int_grid
 from webui import frames_store, widgets  # noqa: F401 - (loaded before the clock, as in a worker)
 page, moved, slider = sys.argv[1:4]
 vals = {p.name: p.default for p in registry.page_params(page)}
-specs = [s for s in registry.paper_figures(page) if slider in s.live and not s.on_demand]
+specs = [s for s in registry.paper_figures(page) if slider in {q.name for q in s.params} and not s.on_demand]
 for spec in specs:
     frames_store.compute_bytes(spec, {p.name: vals[p.name] for p in spec.params}, slider)
 p = next(q for q in registry.page_params(page) if q.name == moved)
-grid = frames_store.grid(next(s for s in registry.paper_figures(page) if moved in s.live), moved)
+grid = frames_store.grid(next(s for s in registry.paper_figures(page) if moved in {q.name for q in s.params}), moved)
 vals[moved] = next(g for g in grid if g > vals[moved])
 out = {}
 for spec in specs:

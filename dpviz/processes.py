@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import functools
+import multiprocessing.context
+import sys
+import threading
+import types
+from contextlib import contextmanager
 
 PR_SET_PDEATHSIG = 1
 """``prctl(2)``'s option: the signal a process gets when its parent ends."""
@@ -20,6 +25,31 @@ def die_with_parent(signum: int | None = None) -> bool:
         return libc.prctl(PR_SET_PDEATHSIG, int(signum or signal.SIGTERM), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+def exit_with_parent_process(poll: float = 1.0) -> threading.Thread:
+    """End this process (``os._exit``) within ``poll`` seconds of its parent process ending: a
+    daemon thread that compares ``os.getppid()`` with the parent's at the start.
+
+    A pool worker's way, where :func:`die_with_parent` does not do: Linux sends the parent-death
+    signal when the parent's *thread* that started the process ends, and a server's pool starts its
+    workers from whichever thread first hands it work, often a visitor's script run, which ends a
+    second later and took the workers with it (the pool then broke, and its frames fell back to the
+    server's own thread)."""
+    import os
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    thread = threading.Thread(target=watch, name="dpviz-parent-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def one_thread_everywhere() -> None:
@@ -49,3 +79,50 @@ def one_numpy_blas_thread():
     (the HoHo page's exact attack): the libraries found once per process, not at every call as
     ``threadpool_limits`` looks for them (1.7 ms a call, 6% of the HoHo frontier's frames)."""
     return _numpy_blas().limit(limits=1)
+
+
+_MAIN_LOCK = threading.Lock()
+
+
+@contextmanager
+def _plain_main():
+    """``__main__`` as a plain module of that name meanwhile (restored unless a script run replaced
+    it meanwhile): what a spawned process is told to run first is then nothing."""
+    with _MAIN_LOCK:
+        saved = sys.modules.get("__main__")
+        stub = types.ModuleType("__main__")
+        sys.modules["__main__"] = stub
+        try:
+            yield
+        finally:
+            if sys.modules.get("__main__") is stub:
+                sys.modules["__main__"] = saved
+
+
+class PlainMainProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process started while ``__main__`` is plain (:func:`spawn_context`)."""
+
+    def start(self) -> None:
+        """Start the process as the spawn context does, ``__main__`` plain meanwhile."""
+        with _plain_main():
+            super().start()
+
+
+class PlainMainContext(multiprocessing.context.SpawnContext):
+    """multiprocessing's ``spawn`` context with :class:`PlainMainProcess` (:func:`spawn_context`)."""
+
+    Process = PlainMainProcess
+
+
+def spawn_context() -> PlainMainContext:
+    """multiprocessing's ``spawn`` context, whose processes start without the parent's main module.
+
+    A spawned process runs the parent's ``__main__`` again (as ``__mp_main__``) before its work,
+    so that functions defined there can be unpickled. In a Streamlit server ``__main__`` is the page
+    script being run (Streamlit runs each page as a module of that name), so every frame worker
+    started from the HoHo page ran the whole HoHo page again, in Streamlit's bare mode, before its
+    first set: seconds of a core per worker on a fresh server, each starting a pool of its own. The
+    processes of this context start while ``__main__`` is a plain module of that name (a few
+    milliseconds, under a lock): nothing of dpviz lives in a page script, so a worker needs nothing
+    from it (tests/core/test_processes.py)."""
+    return PlainMainContext()

@@ -3,16 +3,21 @@ one per core by default, so that frames use every core the machine has and never
 server's own interpreter (its lock) while a visitor's run waits for it.
 
 - **How many**: ``DPVIZ_FRAME_WORKERS`` (default: the machine's cores; ``0``: none, the frames are
-  computed in the server's own background thread as before). Started on the first request, by
-  ``spawn`` (a clean interpreter: the server's threads are not copied into it), each at the
-  lowest CPU priority (nice 19: a visitor's run on the same core comes first), one BLAS thread
-  each, and ended with the server (Linux: the parent's death signal).
+  computed in the server's own background thread as before). Started as the first page anyone
+  opens begins (:func:`start_soon`), by ``spawn`` (a clean interpreter: the server's threads are
+  not copied into it) without the page script Streamlit has made ``__main__``
+  (:func:`dpviz.processes.spawn_context`: each worker ran the whole page again at its start), each
+  at the lowest CPU priority (nice 19: a visitor's run on the same core comes first), one BLAS
+  thread each, and ended within a second of the server process
+  (:func:`dpviz.processes.exit_with_parent_process`: Linux's parent-death signal followed the
+  visitor's script run that started them, and ended them with it).
 - **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each
   part spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53
   CPU-s, is shared), then put together and written into the disk cache by one of them, as
   ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are
-  computed whole. The first chart with frames a page draws starts the workers (:func:`prestart`),
-  each loading that page's prepared state, so that a first key step does not wait for them.
+  computed whole. A page's run asks each worker to load its prepared state (:func:`prestart`), so
+  that a first key step does not wait for it; a worker stops loading when a set is handed over
+  (:data:`webui.frames_signals.ASKED`).
 - **Stopping**: frames nobody wants any more (:func:`webui.frames_queue.wanted`) are stopped at
   the worker's next position: the server leaves a marker file the worker looks for between two
   positions (:func:`compute`).
@@ -24,16 +29,14 @@ server's own interpreter (its lock) while a visitor's run waits for it.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 from dpviz import registry
-from webui import frames_store, frames_worker
+from dpviz.processes import spawn_context
+from webui import frames_signals, frames_store, frames_worker
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
@@ -80,10 +83,9 @@ def _pool():
             return _POOL[0]
         if not active():
             return None
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        _POOL.append(ProcessPoolExecutor(size(), multiprocessing.get_context("spawn"), frames_worker.start))
+        _POOL.append(ProcessPoolExecutor(size(), spawn_context(), frames_worker.start))
         _at_exit(_end_workers)
         return _POOL[0]
 
@@ -113,6 +115,29 @@ def _end_workers() -> None:
 
 
 _WARMED: set = set()  # pages whose prepared state the workers were asked to load
+_READIED = [False]  # whether the workers were started with the first page anyone opened
+
+
+def start_soon() -> None:
+    """Start the workers now, if they are wanted and not started yet, each loading what every set
+    of frames needs (:func:`webui.frames_worker.ready`): called as the first page anyone opens
+    begins, so that the workers' interpreters and imports (4-10 s on a fresh two-core server, at
+    their low priority beside the page's first run) are done while the visitor reads, not after
+    their first key step (on a fresh server a set asked for 3 s after the first step of HoHo's ε
+    waited 6 s for its workers, then took 0.6 s)."""
+    with _LOCK:
+        if _READIED[0] or _POOL or not active():
+            return
+        _READIED[0] = True
+    pool = _pool()
+    if pool is None:
+        return
+    frames_signals.trace("start-soon", "")
+    try:
+        for _ in range(size()):
+            pool.submit(frames_worker.ready)
+    except RuntimeError:  # shut down meanwhile
+        pass
 
 
 def prestart(page: str, values: dict[str, Any]) -> None:
@@ -127,9 +152,10 @@ def prestart(page: str, values: dict[str, Any]) -> None:
     pool = _pool()
     if pool is None:
         return
+    frames_signals.trace("prestart", page)
     try:
         for _ in range(size()):
-            pool.submit(frames_worker.warm, page, dict(values))
+            pool.submit(frames_worker.warm, page, dict(values), str(frames_signals.markers() / frames_signals.ASKED))
     except RuntimeError:  # shut down meanwhile
         pass
 
@@ -150,31 +176,9 @@ def shutdown() -> None:
     with _LOCK:
         pool = _POOL.pop() if _POOL else None
         _WARMED.clear()
+        _READIED[0] = False
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-@functools.cache
-def _markers() -> Path:
-    return Path(tempfile.mkdtemp(prefix="dpviz-frames-stop-"))
-
-
-MARKER_AGE = 600.0
-"""Seconds after which a stop marker is deleted (its worker has long stopped at its next position)."""
-
-
-def _sweep_markers() -> None:
-    """Delete the stop markers older than :data:`MARKER_AGE` (a hosted server lives for weeks, and
-    every withdrawn set leaves one)."""
-    import time
-
-    old = time.time() - MARKER_AGE
-    for entry in os.scandir(_markers()):
-        try:
-            if entry.stat().st_mtime < old:
-                os.unlink(entry.path)
-        except OSError:  # another thread's sweep took it
-            pass
 
 
 NEAR = 16
@@ -218,9 +222,10 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     if pool is None:
         return False
     between = getattr(between, "still_wanted", between)
-    stop = _markers() / key
+    (frames_signals.markers() / frames_signals.ASKED).touch()  # a worker loading a page's state stops for this set
+    stop = frames_signals.markers() / key
     stop.unlink(missing_ok=True)
-    _sweep_markers()
+    frames_signals.sweep_markers()
     try:
         grid = _grid_in_parts(task)
         if grid is None or (near is None and size() < 2):
@@ -235,6 +240,7 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
             figures.update(pair for part in _wait(pool, calls, between) for pair in part)
             if positions is first and first:
                 near(first, [figures[v] for v in first])
+                frames_signals.trace("near", key)
         _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in grid])], between)
         return True
     except frames_worker.Withdrawn:

@@ -24,6 +24,7 @@ from typing import Any
 
 from dpviz import caches
 from webui import frames_pool
+from webui.frames_signals import trace
 from webui.frames_worker import Withdrawn
 from webui.views import wait_idle
 
@@ -56,6 +57,8 @@ def request(key: str, job, by: tuple | None = None) -> None:
         _ASKERS.setdefault(key, set()).add(by)
         if key in _WORKING:
             return
+        if key not in _PENDING:
+            trace("asked", key, by)
         _PENDING[key] = (time.monotonic(), job)
         _WORKER[:] = [t for t in _WORKER if t.is_alive()]
         if len(_WORKER) < frames_pool.concurrency():
@@ -119,6 +122,7 @@ def _next() -> tuple[str, Any] | None:
                 key = max(_PENDING, key=lambda k: _PENDING[k][0])
                 _, job = _PENDING.pop(key)
                 _WORKING.add(key)
+                trace("taken", key, sorted(map(str, _ASKERS.get(key, ()))))
                 return key, job
             _WORKER[:] = [t for t in _WORKER if t.is_alive()]
             if me in _WORKER and len(_WORKER) > frames_pool.concurrency():
@@ -165,9 +169,12 @@ def _work() -> None:
         try:
             still_wanted() if frames_pool.active() else between()
             job(between)
+            trace("done", key)
         except Withdrawn:
+            trace("withdrawn", key)
             log.info("frames %s withdrawn: nobody asks for them any more", key)
         except Exception:  # noqa: BLE001 - a chart without frames still works (the server draws it)
+            trace("failed", key)
             log.exception("frames %s failed", key)
         finally:
             with _LOCK:

@@ -9,8 +9,8 @@ import os
 from typing import Any
 
 from dpviz import papers, registry, theme
-from dpviz.processes import die_with_parent, one_thread_everywhere
-from webui import frames_store
+from dpviz.processes import exit_with_parent_process, one_thread_everywhere
+from webui import frames_signals, frames_store
 
 
 class Withdrawn(Exception):
@@ -19,26 +19,55 @@ class Withdrawn(Exception):
 
 
 def start() -> None:
-    """A worker's setting: nice 19, one BLAS thread, and ended with its server (Linux)."""
+    """A worker's setting: nice 19, one BLAS thread, and ended with its server process."""
     try:
         os.nice(19 - os.nice(0))
     except OSError:
         pass
-    die_with_parent()
+    exit_with_parent_process()
     one_thread_everywhere()
 
 
-def warm(page: str, values: dict[str, Any]) -> None:
+def _trace(event: str, what: Any) -> None:
+    frames_signals.trace(event, str(what))
+
+
+def ready() -> None:
+    """In a worker, as it starts: what every set of frames needs, whatever the page (every
+    paper's figures registered, Plotly's figure objects and their validators, which the first frame
+    of a chart is checked against, and the fast drawing)."""
+    _trace("ready-start", os.getpid())
+    from dpviz import fast_figure  # noqa: F401 - (lazy: the server's own process never needs it)
+
+    registry.page_params(next(iter(papers.all_papers())).key)  # every paper's figures registered
+    with theme.fast_drawing():
+        pass
+    theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")  # Plotly's validators, the template
+    _trace("ready-end", os.getpid())
+
+
+def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
     """In a worker: Plotly, which a set of frames needs, and ``page``'s prepared state at ``values``
-    (what is missing is the worker's first set's to compute; nothing here fails a set)."""
+    (what is missing is the worker's first set's to compute; nothing here fails a set). It stops
+    between two charts once the marker file ``asked`` is newer than its start: a set is waiting
+    (whose part computes the state it needs itself)."""
+    import time
+
+    started = time.time()
+    _trace("warm-start", page)
     theme.go.Figure  # noqa: B018 - loads Plotly
     for spec in registry.paper_figures(page):
         if spec.on_demand:
             continue
+        if asked and frames_signals.newer(asked, started):
+            _trace("warm-stopped", page)
+            return
         try:
             spec.state({p.name: values.get(p.name, p.default) for p in spec.params})
         except Exception:  # noqa: BLE001, S112 - a state the first set computes instead
             continue
+        _trace("warmed", spec.id)
+    _trace("warm-end", page)
 
 
 def stopper(stop: str):
@@ -55,7 +84,9 @@ def stopper(stop: str):
 def part(task: tuple, positions: list, stop: str) -> list[tuple]:
     """In a worker: a chart's frames at ``positions`` of its grid, as (position, frame) pairs."""
     _, ident, values, slider = task
+    _trace("part-start", (ident, slider, len(positions)))
     figures = frames_store.figures_at(registry.get(ident), values, slider, positions, stopper(stop))
+    _trace("part-end", (ident, slider, len(positions)))
     return list(zip(positions, figures))
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 from dpviz import sandbox
 from dpviz.papers import all_papers
 from dpviz.tools import all_tools
-from webui import streamlit_compat, warmup
+from webui import frames_pool, live_frames, streamlit_compat, warmup
 from webui.plotly_element import mount_loader
 
 
@@ -51,6 +51,8 @@ def page_setup(title: str) -> None:
     st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
     streamlit_compat.install()
     warmup.start_once()  # hosted demo: the first visitor starts computing every page's defaults
+    if live_frames.enabled():  # the frame workers start with the first page anyone opens
+        frames_pool.start_soon()
     # the formula worker imports sympy for seconds: started with the first page anyone opens
     sandbox.start_soon("dpviz.papers.partial.sensitivity")
     st.html(CONTRAST_CSS)

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dpviz import hosted_mode, papers, registry
 from dpviz.params import Param, parse_value
+from webui import frames_pool, live_frames
 from webui.live import live_figures
 from webui.nav import page_setup
 from webui.panel_view import show_panel
@@ -68,6 +69,8 @@ def show(
     params = registry.page_params(key)
     seed_from_url(params, state_key=key)
     values = sidebar(paper, params)
+    if live_frames.enabled():  # the workers load this page's state before its charts are drawn
+        frames_pool.prestart(key, values)
     first = first_answer(paper, params, values)
     for section in paper.sections:
         if section.title:

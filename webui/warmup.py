@@ -20,7 +20,7 @@ from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import applies, validate
-from dpviz.processes import die_with_parent, one_thread_everywhere
+from dpviz.processes import exit_with_parent_process, one_thread_everywhere
 from dpviz.progress import report
 from webui import frames_store
 
@@ -186,8 +186,8 @@ def _patient() -> None:
 
 def _worker_start() -> None:
     """A pool worker's numeric libraries on one thread each (N workers, N cores), patient too, and
-    ended with its build (Linux)."""
-    die_with_parent()
+    ended with its build."""
+    exit_with_parent_process()
     one_thread_everywhere()
     _patient()
 
@@ -205,16 +205,17 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
     """The jobs in ``workers`` processes (concurrent.futures; each writes its frames into the
     shared disk cache, as a server process would), the longest-looking first; a pool that breaks
     (a worker killed) is logged, and the jobs it left are computed here."""
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
+
+    from dpviz.processes import spawn_context  # (lazy: as the pool itself)
 
     key = tuple(sorted(pages)) if pages is not None else None
     order = sorted(range(len(jobs)), key=lambda i: -_weight(jobs[i]))
     done, left = 0, set(order)
     report(progress, 0.0, f"{len(jobs)} sets of frames in {workers} processes")
     try:
-        with ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _worker_start) as pool:
+        with ProcessPoolExecutor(workers, spawn_context(), _worker_start) as pool:
             futures = {pool.submit(_worker_job, key, i, values): i for i in order}
             for future in as_completed(futures):
                 made, line = future.result()

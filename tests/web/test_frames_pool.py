@@ -16,7 +16,7 @@ import pytest
 
 from dpviz import registry, tables
 from dpviz.frames import decode, difference
-from webui import frames_pool, frames_queue, frames_store, frames_worker, live_frames
+from webui import frames_pool, frames_queue, frames_signals, frames_store, frames_worker, live_frames
 
 pytestmark = pytest.mark.slow  # worker processes started and killed: the full run, not the quick tier
 FIGURE = "adept-sensitivity"  # 53 positions along n, a fraction of a second a set
@@ -240,6 +240,40 @@ def test_a_page_starts_its_workers_with_its_state_loaded(pool):
     frames_worker.warm("partial", values)  # what each worker ran, here: no error of its own
 
 
+def test_the_first_page_starts_the_workers_ready_and_they_outlive_the_run_that_started_them(pool):
+    """start_soon (the first page anyone opens) starts the pool once, from the visitor's script run,
+    a thread that ends at once; the workers live on and compute a set afterwards."""
+    frames_pool._READIED[0] = False
+    started = threading.Thread(target=frames_pool.start_soon)
+    started.start()
+    started.join()
+    assert frames_pool._POOL
+    pids = set(frames_pool._POOL[0]._processes)
+    frames_pool.start_soon()  # asked again: nothing more
+    assert frames_pool.compute(
+        frames_pool.figure_task(registry.get(FIGURE), _values(FIGURE, clip=7.0), "dim"), "r", _wanted
+    )
+    assert pids and pids <= set(frames_pool._POOL[0]._processes)  # the same workers did it
+    frames_worker.ready()  # what each worker ran first, here: no error of its own
+
+
+def test_a_workers_loading_of_a_page_stops_once_a_set_is_handed_over(tmp_path, monkeypatch):
+    """warm loads every chart's state, but stops between two charts once the ASKED marker is newer
+    than its start (a set is waiting, and computes the state it needs itself)."""
+    loaded = []
+    monkeypatch.setattr(registry.FigureSpec, "state", lambda spec, values, progress=None: loaded.append(spec.id))
+    values = {p.name: p.default for p in registry.page_params("partial")}
+    marker = tmp_path / "asked"
+    frames_worker.warm("partial", values, str(marker))  # no set handed over: every chart's state
+    every = [s.id for s in registry.paper_figures("partial") if not s.on_demand]
+    assert loaded == every
+    loaded.clear()
+    marker.touch()
+    os.utime(marker, (time.time() + 60, time.time() + 60))  # touched after the loading began
+    frames_worker.warm("partial", values, str(marker))
+    assert loaded == []
+
+
 def test_after_a_step_every_sets_nearest_part_comes_before_any_set_is_finished(pool):
     """Four sets asked for at once (a key step: the charts that follow the other slider): the
     queue has them all in flight and the pool takes its tasks in order, so every set's nearest
@@ -281,13 +315,13 @@ def test_the_number_of_workers_is_a_whole_number_or_one_per_core(monkeypatch, ca
 
 def test_old_stop_markers_are_swept_and_new_ones_kept(pool):
     """Each withdrawn set leaves a marker file; those older than MARKER_AGE go at the next request."""
-    folder = frames_pool._markers()
+    folder = frames_signals.markers()
     old, new = folder / "test-old-marker", folder / "test-new-marker"
     old.touch()
     new.touch()
-    aged = time.time() - frames_pool.MARKER_AGE - 60
+    aged = time.time() - frames_signals.MARKER_AGE - 60
     os.utime(old, (aged, aged))
-    frames_pool._sweep_markers()
+    frames_signals.sweep_markers()
     assert not old.exists() and new.exists()
     new.unlink()
 
