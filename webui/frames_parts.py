@@ -29,23 +29,8 @@ def split(positions: list, workers: int) -> list[list]:
     return [positions[k::workers] for k in range(workers) if positions[k::workers]]
 
 
-CHUNK_SECONDS = 0.4
-"""About how long one chunk of a set's rest should take a worker: the sets in flight take turns
-chunk by chunk, so a set whose positions are costly (ADePT's privacy loss, 0.1-0.2 s each) gets
-small chunks and does not hold the workers for seconds while a cheap set (its ε chart, 10 ms a
-position) waits for its turn."""
-
-
-def chunk_size(seconds_each: float | None) -> int:
-    """Positions in a chunk of a set whose positions took ``seconds_each`` (its nearest part's wall
-    time per position and worker; None: not known): :data:`CHUNK_SECONDS` worth, 2 to :data:`NEAR`."""
-    if not seconds_each or seconds_each <= 0:
-        return NEAR
-    return max(2, min(NEAR, int(CHUNK_SECONDS / seconds_each)))
-
-
-def chunks(positions: list, workers: int, size: int = NEAR) -> list[list]:
-    """``positions`` in chunks of about ``size``, at least one per worker, each spread over them
-    (positions k, k + m, k + 2m... for m chunks), so that every chunk costs about the same."""
-    m = max(workers, -(-len(positions) // max(1, size)))
+def chunks(positions: list, workers: int) -> list[list]:
+    """``positions`` in chunks of about :data:`NEAR`, at least one per worker, each spread over
+    them (positions k, k + m, k + 2m... for m chunks), so that every chunk costs about the same."""
+    m = max(workers, -(-len(positions) // NEAR))
     return [positions[k::m] for k in range(m) if positions[k::m]]

@@ -217,18 +217,15 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
         figures = {}
         first = nearest(grid, task[2][task[3]]) if near is not None else []
         taken = set(first)
-        each = None  # the nearest part's seconds a position in a worker: the rest's chunk size
         for positions in (first, [v for v in grid if v not in taken]):
-            parts = _split(positions) if positions is first else _chunks(positions, each)
+            parts = _split(positions) if positions is first else _chunks(positions)
             calls = [(frames_worker.part, task, part, str(stop)) for part in parts]
             # the rest in chunks, as many in the pool as there are workers: the sets in flight take
             # turns, so a cheap set's rest is not queued behind a costly one's (ADePT's ε after n:
             # its privacy-loss chart, 10 CPU-s, held the ε chart's rest, 1 CPU-s)
             at_once = None if positions is first else size()
-            done = _wait(pool, calls, between, at_once)
-            figures.update(pair for pairs, _ in done for pair in pairs)
+            figures.update(pair for part in _wait(pool, calls, between, at_once) for pair in part)
             if positions is first and first:
-                each = max(seconds / len(p) for (_, seconds), p in zip(done, parts))
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
         _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in grid])], between)
@@ -280,8 +277,8 @@ def _split(positions: list) -> list[list]:
     return frames_parts.split(positions, max(1, size()))
 
 
-def _chunks(positions: list, seconds_each: float | None = None) -> list[list]:
-    return frames_parts.chunks(positions, max(1, size()), frames_parts.chunk_size(seconds_each))
+def _chunks(positions: list) -> list[list]:
+    return frames_parts.chunks(positions, max(1, size()))
 
 
 def figure_task(spec, values: dict[str, Any], slider: str) -> tuple:

@@ -81,18 +81,13 @@ def stopper(stop: str):
     return between
 
 
-def part(task: tuple, positions: list, stop: str) -> tuple[list[tuple], float]:
-    """In a worker: a chart's frames at ``positions`` of its grid, as (position, frame) pairs, and
-    the CPU seconds they took this worker (what sizes the chunks of the set's rest; CPU, not wall
-    time, which a busy machine stretches for every set alike)."""
-    import time
-
+def part(task: tuple, positions: list, stop: str) -> list[tuple]:
+    """In a worker: a chart's frames at ``positions`` of its grid, as (position, frame) pairs."""
     _, ident, values, slider = task
     _trace("part-start", (ident, slider, len(positions)))
-    began = time.process_time()
     figures = frames_store.figures_at(registry.get(ident), values, slider, positions, stopper(stop))
     _trace("part-end", (ident, slider, len(positions)))
-    return list(zip(positions, figures)), time.process_time() - began
+    return list(zip(positions, figures))
 
 
 def put_together(task: tuple, figures: list) -> None:

@@ -127,20 +127,6 @@ def test_the_rest_comes_in_chunks_that_hold_every_position_once(count, workers):
         assert max(map(len, chunks)) - min(map(len, chunks)) <= 1  # about the same cost each
 
 
-def test_a_costly_sets_rest_comes_in_smaller_chunks():
-    """About CHUNK_SECONDS of work a chunk, from the nearest part's seconds a position: ADePT's
-    privacy loss (0.1-0.2 s a position) in chunks of 2-4, its ε chart (10 ms) in chunks of 16."""
-    from webui import frames_parts
-
-    assert frames_parts.chunk_size(None) == frames_parts.chunk_size(0.0) == frames_parts.NEAR
-    assert frames_parts.chunk_size(0.01) == frames_parts.NEAR
-    assert frames_parts.chunk_size(0.1) == int(frames_parts.CHUNK_SECONDS / 0.1)
-    assert frames_parts.chunk_size(5.0) == 2
-    chunks = frames_parts.chunks(list(range(81)), 2, frames_parts.chunk_size(0.1))
-    assert len(chunks) == -(-81 // int(frames_parts.CHUNK_SECONDS / 0.1))
-    assert sorted(v for c in chunks for v in c) == list(range(81))
-
-
 def test_waiting_on_calls_keeps_at_most_so_many_in_the_pool_and_their_order():
     """_wait with at_once: never more than that many calls submitted and unfinished; the results
     in the order of the calls; an error of one is raised."""
