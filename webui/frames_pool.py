@@ -36,8 +36,7 @@ from typing import Any
 
 from dpviz import registry
 from dpviz.processes import spawn_context
-from webui import frames_parts, frames_signals, frames_store, frames_worker
-from webui.frames_parts import NEAR, nearest  # noqa: F401 - (where the queue and the tests read them)
+from webui import frames_signals, frames_store, frames_worker
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
@@ -182,6 +181,25 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+NEAR = 16
+"""Positions of a chart's set computed first, the nearest to the slider's value (:func:`nearest`)."""
+
+
+def nearest(grid: list, value, count: int = NEAR) -> list:
+    """The ``count`` positions of ``grid`` (ascending) nearest to ``value`` by their place in it
+    (as many on each side as the grid's ends allow), in grid order: where a drag from ``value``
+    goes first, one step at a time."""
+    import bisect
+
+    if len(grid) <= count:
+        return list(grid)
+    i = bisect.bisect_left(grid, value)
+    if i == len(grid) or (i > 0 and value - grid[i - 1] <= grid[i] - value):
+        i -= 1  # the grid's position nearest to the value
+    low = min(max(0, i - count // 2), len(grid) - count)
+    return list(grid[low : low + count])
+
+
 def compute(task: tuple, key: str, between, near=None) -> bool:
     """Frames ``task`` (:func:`figure_task` or :func:`panel_task`) computed by a worker into the disk
     cache: True once they are there; False when there are no workers or the pool broke (the caller
@@ -218,13 +236,8 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
         first = nearest(grid, task[2][task[3]]) if near is not None else []
         taken = set(first)
         for positions in (first, [v for v in grid if v not in taken]):
-            parts = _split(positions) if positions is first else _chunks(positions)
-            calls = [(frames_worker.part, task, part, str(stop)) for part in parts]
-            # the rest in chunks, as many in the pool as there are workers: the sets in flight take
-            # turns, so a cheap set's rest is not queued behind a costly one's (ADePT's ε after n:
-            # its privacy-loss chart, 10 CPU-s, held the ε chart's rest, 1 CPU-s)
-            at_once = None if positions is first else size()
-            figures.update(pair for part in _wait(pool, calls, between, at_once) for pair in part)
+            calls = [(frames_worker.part, task, part, str(stop)) for part in _split(positions)]
+            figures.update(pair for part in _wait(pool, calls, between) for pair in part)
             if positions is first and first:
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
@@ -238,27 +251,22 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
         return False
 
 
-def _wait(pool, calls: list[tuple], between, at_once: int | None = None) -> list:
-    """Submit ``calls`` (a function and its arguments each), at most ``at_once`` of them in the
-    pool at a time (the next as one ends; all at once without it), and wait for all of them,
-    calling ``between()`` every :data:`POLL` seconds meanwhile; the first error of one is raised.
-    Their results, in the order of ``calls``."""
-    from concurrent.futures import FIRST_COMPLETED, wait
+def _wait(pool, calls: list[tuple], between) -> list:
+    """Submit ``calls`` (a function and its arguments each) and wait for all of them, calling
+    ``between()`` every :data:`POLL` seconds meanwhile; the first error of one is raised."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    limit = len(calls) if at_once is None else max(1, at_once)
-    futures: list = []
+    try:
+        futures = [pool.submit(*call) for call in calls]
+    except RuntimeError as err:  # a pool shut down meanwhile (a computation's own errors come below)
+        raise BrokenProcessPool(f"shut down: {err}") from err
     while True:
-        try:
-            while len(futures) < len(calls) and sum(not f.done() for f in futures) < limit:
-                futures.append(pool.submit(*calls[len(futures)]))
-        except RuntimeError as err:  # a pool shut down meanwhile (a computation's own errors come below)
-            raise BrokenProcessPool(f"shut down: {err}") from err
-        done, waiting = wait([f for f in futures if not f.done()], timeout=POLL, return_when=FIRST_COMPLETED)
-        for f in futures:
-            if f.done() and f.exception() is not None:
+        done, waiting = wait(futures, timeout=POLL, return_when=FIRST_EXCEPTION)
+        for f in done:
+            if f.exception() is not None:
                 raise f.exception()
-        if not waiting and len(futures) == len(calls):
+        if not waiting:
             return [f.result() for f in futures]
         between()
 
@@ -274,11 +282,11 @@ def _grid_in_parts(task: tuple) -> list | None:
 
 
 def _split(positions: list) -> list[list]:
-    return frames_parts.split(positions, max(1, size()))
-
-
-def _chunks(positions: list) -> list[list]:
-    return frames_parts.chunks(positions, max(1, size()))
+    """``positions`` split among the workers, every worker's part spread over them (positions k,
+    k + n, k + 2n...): a set costs its slowest part, and a grid's costly end (a frontier's many
+    points at large ε) is shared."""
+    n = max(1, size())
+    return [positions[k::n] for k in range(n) if positions[k::n]]
 
 
 def figure_task(spec, values: dict[str, Any], slider: str) -> tuple:

@@ -114,46 +114,6 @@ def test_a_set_in_the_workers_is_checked_by_the_queues_still_wanted(pool, monkey
     assert checks and _on_disk(spec, values, "dim")
 
 
-@pytest.mark.parametrize("count, workers", [(0, 2), (1, 2), (3, 2), (16, 2), (81, 2), (97, 4), (200, 1)])
-def test_the_rest_comes_in_chunks_that_hold_every_position_once(count, workers):
-    from webui import frames_parts
-
-    positions = [0.5 * k for k in range(count)]
-    chunks = frames_parts.chunks(positions, workers)
-    assert sorted(v for c in chunks for v in c) == positions  # each position once
-    assert all(c and c == sorted(c) for c in chunks)
-    if count:
-        assert len(chunks) == min(count, max(workers, -(-count // frames_parts.NEAR)))
-        assert max(map(len, chunks)) - min(map(len, chunks)) <= 1  # about the same cost each
-
-
-def test_waiting_on_calls_keeps_at_most_so_many_in_the_pool_and_their_order():
-    """_wait with at_once: never more than that many calls submitted and unfinished; the results
-    in the order of the calls; an error of one is raised."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    lock, busy, most = threading.Lock(), [0], [0]
-
-    def work(k):
-        with lock:
-            busy[0] += 1
-            most[0] = max(most[0], busy[0])
-        time.sleep(0.02 * (k % 3))
-        with lock:
-            busy[0] -= 1
-        return k * k
-
-    with ThreadPoolExecutor(8) as threads:
-        calls = [(work, k) for k in range(12)]
-        assert frames_pool._wait(threads, calls, lambda: None, at_once=2) == [k * k for k in range(12)]
-        assert most[0] <= 2
-        most[0] = 0
-        assert frames_pool._wait(threads, calls, lambda: None) == [k * k for k in range(12)]
-        assert most[0] > 2  # without a limit, all at once
-        with pytest.raises(ZeroDivisionError):
-            frames_pool._wait(threads, [(work, 1), (lambda: 1 / 0,), (work, 2)], lambda: None, at_once=1)
-
-
 def test_the_nearest_positions_keep_their_count_at_the_grids_ends():
     grid = list(range(1, 31))
     assert frames_pool.nearest(grid, 1, 6) == [1, 2, 3, 4, 5, 6]
