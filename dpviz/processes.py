@@ -100,21 +100,40 @@ def _plain_main():
 
 
 class PlainMainProcess(multiprocessing.context.SpawnProcess):
-    """A spawned process started while ``__main__`` is plain (:func:`spawn_context`)."""
+    """A spawned process started while ``__main__`` is plain (:func:`spawn_context`), at the
+    niceness ``nice`` from its first instruction on."""
+
+    nice = 0
 
     def start(self) -> None:
-        """Start the process as the spawn context does, ``__main__`` plain meanwhile."""
+        """Start the process as the spawn context does, ``__main__`` plain meanwhile; then set its
+        niceness from here, before its imports (a pool's initializer runs only after them)."""
+        import os
+
         with _plain_main():
             super().start()
+        if self.nice and self.pid:
+            try:
+                os.setpriority(os.PRIO_PROCESS, self.pid, self.nice)
+            except OSError:  # gone already, or not allowed: it keeps the parent's
+                pass
 
 
 class PlainMainContext(multiprocessing.context.SpawnContext):
     """multiprocessing's ``spawn`` context with :class:`PlainMainProcess` (:func:`spawn_context`)."""
 
-    Process = PlainMainProcess
+    def __init__(self, nice: int = 0):
+        super().__init__()
+        self.nice = nice
+
+    def Process(self, *args, **kwargs) -> PlainMainProcess:  # noqa: N802 - the context's own name
+        """A process of this context (what a pool asks its context for)."""
+        process = PlainMainProcess(*args, **kwargs)
+        process.nice = self.nice
+        return process
 
 
-def spawn_context() -> PlainMainContext:
+def spawn_context(nice: int = 0) -> PlainMainContext:
     """multiprocessing's ``spawn`` context, whose processes start without the parent's main module.
 
     A spawned process runs the parent's ``__main__`` again (as ``__mp_main__``) before its work,
@@ -124,5 +143,7 @@ def spawn_context() -> PlainMainContext:
     first set: seconds of a core per worker on a fresh server, each starting a pool of its own. The
     processes of this context start while ``__main__`` is a plain module of that name (a few
     milliseconds, under a lock): nothing of dpviz lives in a page script, so a worker needs nothing
-    from it (tests/core/test_processes.py)."""
-    return PlainMainContext()
+    from it (tests/core/test_processes.py). ``nice``: the processes' niceness, set as each starts
+    (a frame worker's imports, 1-2 s of a core, then come after a visitor's first view, not beside
+    it)."""
+    return PlainMainContext(nice)

@@ -85,7 +85,7 @@ def _pool():
             return None
         from concurrent.futures import ProcessPoolExecutor
 
-        _POOL.append(ProcessPoolExecutor(size(), spawn_context(), frames_worker.start))
+        _POOL.append(ProcessPoolExecutor(size(), spawn_context(nice=19), frames_worker.start))
         _at_exit(_end_workers)
         return _POOL[0]
 

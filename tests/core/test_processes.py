@@ -103,3 +103,14 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+def test_a_context_with_a_niceness_starts_its_processes_at_it():
+    """spawn_context(nice=19): each worker is at niceness 19 when it runs its first task (set from
+    the parent as it starts, before its imports), the parent unchanged."""
+    before = os.nice(0)
+    with ProcessPoolExecutor(2, spawn_context(nice=19)) as pool:
+        assert {f.result() for f in [pool.submit(os.nice, 0) for _ in range(2)]} == {19}
+    with ProcessPoolExecutor(1, spawn_context()) as pool:
+        assert pool.submit(os.nice, 0).result() == before
+    assert os.nice(0) == before
