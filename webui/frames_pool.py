@@ -129,13 +129,18 @@ def start_soon() -> None:
         if _READIED[0] or _POOL or not active():
             return
         _READIED[0] = True
+    frames_signals.trace("start-soon", "")
+    _to_each_worker(frames_worker.ready)
+
+
+def _to_each_worker(call, *args) -> None:
+    """Hand ``call(*args)`` to the pool once per worker (started now if need be), not waited for."""
     pool = _pool()
     if pool is None:
         return
-    frames_signals.trace("start-soon", "")
     try:
         for _ in range(size()):
-            pool.submit(frames_worker.ready)
+            pool.submit(call, *args)
     except RuntimeError:  # shut down meanwhile
         pass
 
@@ -149,15 +154,8 @@ def prestart(page: str, values: dict[str, Any]) -> None:
         if page in _WARMED or (not _POOL and not active()):
             return
         _WARMED.add(page)
-    pool = _pool()
-    if pool is None:
-        return
     frames_signals.trace("prestart", page)
-    try:
-        for _ in range(size()):
-            pool.submit(frames_worker.warm, page, dict(values), str(frames_signals.markers() / frames_signals.ASKED))
-    except RuntimeError:  # shut down meanwhile
-        pass
+    _to_each_worker(frames_worker.warm, page, dict(values), str(frames_signals.markers() / frames_signals.ASKED))
 
 
 def _broken(pool, why: str) -> None:

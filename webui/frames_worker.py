@@ -39,9 +39,7 @@ def ready() -> None:
     _trace("ready-start", os.getpid())
     from dpviz import fast_figure  # noqa: F401 - (lazy: the server's own process never needs it)
 
-    registry.page_params(next(iter(papers.all_papers())).key)  # every paper's figures registered
-    with theme.fast_drawing():
-        pass
+    registry.all_figures()  # every paper's figures registered
     theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")  # Plotly's validators, the template
     _trace("ready-end", os.getpid())
 

@@ -20,7 +20,7 @@ from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import applies, validate
-from dpviz.processes import exit_with_parent_process, one_thread_everywhere
+from dpviz.processes import exit_with_parent_process, one_thread_everywhere, spawn_context
 from dpviz.progress import report
 from webui import frames_store
 
@@ -207,8 +207,6 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
     (a worker killed) is logged, and the jobs it left are computed here."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
-
-    from dpviz.processes import spawn_context  # (lazy: as the pool itself)
 
     key = tuple(sorted(pages)) if pages is not None else None
     order = sorted(range(len(jobs)), key=lambda i: -_weight(jobs[i]))
