@@ -68,7 +68,13 @@ def test_a_frozen_memo_measures_each_entry_once_and_still_keeps_its_byte_bound(m
 
     measured = []
     real = memo_module.nbytes_of
-    monkeypatch.setattr(memo_module, "nbytes_of", lambda v: measured.append(1) or real(v))
+
+    def counted(value, _depth=0):  # an entry's measurement counted, not the calls it makes for its parts
+        if _depth == 0:
+            measured.append(1)
+        return real(value, _depth)
+
+    monkeypatch.setattr(memo_module, "nbytes_of", counted)
     frozen = ProcessMemo(maxsize=100, max_bytes=3 * 8000, frozen=True)
     for k in range(6):
         frozen.get(k, lambda: np.zeros(1000))  # 8,000 bytes each
@@ -80,9 +86,27 @@ def test_a_frozen_memo_measures_each_entry_once_and_still_keeps_its_byte_bound(m
     for k in range(6):
         growing.get(k, lambda: np.zeros(10))
     assert len(measured) == 6  # each once: the first insertion measured all (itself), the rest themselves
-    now[0] = 1.0  # a second later: every entry measured again at the next insertion, the new one with them
+    now[0] = 1.0  # a second later, the next insertion measures itself; arrays cannot grow, not again
     growing.get(6, lambda: np.zeros(10))
-    assert len(measured) == 6 + 7
+    assert len(measured) == 6 + 1
+    growing.get("box", lambda: {"x": np.zeros(10)})  # a container may grow: measured again later
+    now[0] = 2.0
+    measured.clear()
+    growing.get(7, lambda: np.zeros(10))
+    assert len(measured) == 2  # the container and the new entry
+
+
+def test_a_tables_size_is_what_pandas_counts_without_its_contents():
+    import numpy as np
+    import pandas as pd
+
+    from dpviz.memo import nbytes_of
+
+    table = pd.DataFrame({"x": np.arange(30.0), "n": np.arange(30), "name": pd.array(["a"] * 30, dtype="string")})
+    table["kind"] = pd.Categorical(["p", "q"] * 15)
+    twice = pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"])  # a repeated column name
+    for value in (table, twice, table["x"], table.set_index("name")):
+        assert nbytes_of(value) == int(np.sum(value.memory_usage(index=True, deep=False)))
 
 
 def test_an_entry_that_grew_is_counted_at_the_next_insertion_a_second_later():
