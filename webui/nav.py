@@ -56,7 +56,8 @@ def page_setup(title: str) -> None:
     # the formula worker imports sympy for seconds: started with the first page anyone opens
     sandbox.start_soon("dpviz.papers.partial.sensitivity")
     st.html(CONTRAST_CSS)
+    with st.sidebar:  # first: the charts' script, once per page view, and plotly.js start loading
+        mount_loader()
     sidebar_nav()
     with st.sidebar:
         _rerun_on_reconnect()
-        mount_loader()  # the charts' script, once per page view

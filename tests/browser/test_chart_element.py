@@ -125,3 +125,13 @@ def test_a_chart_drawn_again_unchanged_is_left_as_it_is(server, page):
             gd,
         )
         assert kept == [True, True], f"{fid}: drawn again from scratch"
+
+
+def test_plotly_js_starts_loading_with_the_page_not_with_its_first_chart(server, page):
+    """The loader element, first in every page's sidebar, starts loading Streamlit's plotly.js
+    (webui/plotly_element.py): on the Audit page, which draws no chart until samples are given,
+    Plotly is loaded all the same (before, it was loaded by a page's first chart, once that came)."""
+    page.goto(f"{server}/Audit_a_mechanism")
+    wait_run_ended(page)
+    page.wait_for_function("() => typeof window.Plotly === 'object' && !!window.Plotly.react", timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() == 0  # no chart asked for it

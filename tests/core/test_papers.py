@@ -119,3 +119,18 @@ def test_a_figure_the_declaration_does_not_place_is_refused(toy_paper, tmp_path)
     )
     with pytest.raises(ValueError, match="declared figures"):
         registry.all_figures()
+
+
+def test_listing_the_pages_imports_no_scipy():
+    """Every page's sidebar lists the papers and tools (``webui.nav``) before its title: that must
+    not import SciPy (scipy.stats and scipy.special took 1 s of a fresh server's first page, when
+    the audit tool's declaration brought them through dpviz.auditing.bounds)."""
+    import subprocess
+
+    code = (
+        "import sys\nfrom dpviz.papers import all_papers\nfrom dpviz.tools import all_tools\n"
+        "all_papers(); all_tools()\nimport webui.nav\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout

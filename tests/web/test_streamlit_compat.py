@@ -393,6 +393,27 @@ def test_each_fix_names_its_upstream_record():
 
     body = inspect.getsource(streamlit_fixes.install)
     installed = body.count("= _")  # one assignment of a fix's wrapper per fix
-    assert installed == len(streamlit_fixes.UPSTREAM) == 5
+    assert installed == len(streamlit_fixes.UPSTREAM) == 6
     for name, record in streamlit_fixes.UPSTREAM.items():
         assert record.startswith("https://github.com/streamlit/streamlit/") or record.startswith("none on record"), name
+
+
+def test_the_use_warning_counts_as_shown_only_where_the_runtime_exists(monkeypatch):
+    """Under ``streamlit run`` (a Runtime exists) the first element no longer walks the stack's
+    source for a warning that cannot apply; a plain script keeps Streamlit's check."""
+    from streamlit import delta_generator, env_util
+    from streamlit.runtime.runtime import Runtime
+
+    walked = []
+    monkeypatch.setattr(env_util, "is_repl", lambda: walked.append(1) or False)
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)
+    assert not Runtime.exists(), "another Runtime in this process"
+    streamlit_compat.install()  # no runtime: Streamlit's own check stays
+    assert delta_generator._use_warning_has_been_displayed is False
+    delta_generator._maybe_print_use_warning()
+    assert walked == [1]
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    streamlit_compat.install()
+    delta_generator._maybe_print_use_warning()
+    assert delta_generator._use_warning_has_been_displayed is True and walked == [1]  # not walked again

@@ -52,6 +52,13 @@ runs of ``benchmarks/bench_after_step.py``; its decoded messages showed the lone
 :func:`_notes_ref_fragments` notes, as a reference is queued, the fragment running then (the
 fragment its delta would have named), and :func:`_drops_fragment_refs` drops it with that
 fragment's deltas.
+
+**A fresh process's first element read the source of every frame** (Streamlit 1.67). The first
+message a process queues decides whether to print "use streamlit run" (``_maybe_print_use_warning``):
+its REPL check calls ``inspect.stack()``, which reads the source lines around every frame of the
+stack (0.12-0.24 s on a fresh server's first page, py-spy). Under ``streamlit run`` the runtime
+exists and neither warning applies, so :func:`install` marks the warning as shown there
+(:func:`_use_warning_shown`); elsewhere (a script run by plain Python) Streamlit's check stays.
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ UPSTREAM = {
     "option without lock": "https://github.com/streamlit/streamlit/pull/2860 (the lock came with it; its review "
     "asked for a lock-free read of a parsed option, which this is)",
     "presenter class": "none on record (searched 2026-11; PR 12664 added presenters)",
+    "use warning": "none on record (searched 2026-11; PR 2643 put the check in the DeltaGenerator's enqueue)",
     "fragment references": "none on record (searched 2026-11; PR 9381 made fragment runs clear the queue, "
     "by the deltas' fragment_id, which a reference message lacks)",
 }
@@ -212,8 +220,18 @@ def _presenter_factory(original):
     return make_presenter
 
 
+def _use_warning_shown(shown: bool) -> bool:
+    """Whether Streamlit's "use streamlit run" warning counts as shown: as it was, or the runtime
+    exists (then neither of its warnings applies; module docstring)."""
+    runtime = target("streamlit.runtime", "Runtime")
+    return bool(shown) or (runtime is not None and runtime.exists())
+
+
 def install() -> None:
     """Install the fixes (idempotent). Each goes in only where its target is found."""
+    generator = target("streamlit.delta_generator", "")
+    if generator is not None and hasattr(generator, "_use_warning_has_been_displayed"):
+        generator._use_warning_has_been_displayed = _use_warning_shown(generator._use_warning_has_been_displayed)
     queue = target("streamlit.runtime.forward_msg_queue", "ForwardMsgQueue")
     if queue is not None and not getattr(queue.clear, "dpviz_fix", False):
         # a new run's clear drops a fragment's references (noted as they are queued), then keeps answers
