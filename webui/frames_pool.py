@@ -37,11 +37,10 @@ from typing import Any
 from dpviz import registry
 from dpviz.processes import spawn_context
 from webui import frames_signals, frames_store, frames_worker
+from webui.frames_schedule import estimate, for_pool, note, run_all
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
-POLL = 0.25
-"""Seconds between two looks, while a worker computes, at whether its frames are still wanted."""
 
 _LOCK = threading.Lock()
 _POOL: list = []  # the executor, once started
@@ -226,20 +225,26 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     frames_signals.sweep_markers()
     try:
         grid = _grid_in_parts(task)
+        scheduler = for_pool(pool, size())  # the cheapest task first (webui.frames_schedule)
         if grid is None or (near is None and size() < 2):
-            _wait(pool, [(frames_worker.whole_set, task, str(stop))], between)
+            run_all(scheduler, [(0.0, frames_worker.whole_set, task, str(stop))], between)
             return True
         # the set in parts, one per worker, nearest first; then put together by one of them
-        figures = {}
-        first = nearest(grid, task[2][task[3]]) if near is not None else []
+        figures, (_, figure, values, slider) = {}, task
+        first = nearest(grid, values[slider]) if near is not None else []
         taken = set(first)
         for positions in (first, [v for v in grid if v not in taken]):
-            calls = [(frames_worker.part, task, part, str(stop)) for part in _split(positions)]
-            figures.update(pair for part in _wait(pool, calls, between) for pair in part)
+            parts = _split(positions)
+            calls = [(estimate(figure, slider, len(p)), frames_worker.part, task, p, str(stop)) for p in parts]
+            done = run_all(scheduler, calls, between)
+            for f, part in zip(done, parts):
+                figures.update(f.result())
+                if positions is not first:  # (a set's first part also prepares its state: not a rate)
+                    note(figure, slider, f.seconds, len(part))
             if positions is first and first:
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
-        _wait(pool, [(frames_worker.put_together, task, [figures[v] for v in grid])], between)
+        run_all(scheduler, [(0.0, frames_worker.put_together, task, [figures[v] for v in grid])], between)
         return True
     except frames_worker.Withdrawn:
         stop.touch()
@@ -247,26 +252,6 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     except BrokenProcessPool as err:
         _broken(pool, str(err) or type(err).__name__)
         return False
-
-
-def _wait(pool, calls: list[tuple], between) -> list:
-    """Submit ``calls`` (a function and its arguments each) and wait for all of them, calling
-    ``between()`` every :data:`POLL` seconds meanwhile; the first error of one is raised."""
-    from concurrent.futures import FIRST_EXCEPTION, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        futures = [pool.submit(*call) for call in calls]
-    except RuntimeError as err:  # a pool shut down meanwhile (a computation's own errors come below)
-        raise BrokenProcessPool(f"shut down: {err}") from err
-    while True:
-        done, waiting = wait(futures, timeout=POLL, return_when=FIRST_EXCEPTION)
-        for f in done:
-            if f.exception() is not None:
-                raise f.exception()
-        if not waiting:
-            return [f.result() for f in futures]
-        between()
 
 
 def _grid_in_parts(task: tuple) -> list | None:

@@ -7,7 +7,6 @@ for the others."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import threading
@@ -22,7 +21,8 @@ from dpviz.panels import Panel
 from dpviz.params import applies, validate
 from dpviz.processes import exit_with_parent_process, one_thread_everywhere, spawn_context
 from dpviz.progress import report
-from webui import frames_store
+from webui import frames_schedule, frames_store
+from webui.failure_lines import failures_as_lines
 
 _LOCK = threading.Lock()
 _STARTED = False
@@ -99,7 +99,7 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
 
     start = time.monotonic()
     _patient()
-    with _failures_as_lines() as failed:
+    with failures_as_lines(log) as failed:
         report(progress, 0.0, "every page's charts on its defaults")
         charts = warm_defaults(frames=False, pages=pages)
         sets = warm_frames(progress, pages=pages, workers=workers)
@@ -145,10 +145,13 @@ def warm_frames(progress=None, pages: set[str] | None = None, values: dict | Non
     jobs = _selected(pages)
     if workers > 1 and len(jobs) > 1:
         return _in_pool(jobs, pages, values, workers, progress)
-    done = 0
+    done, rates = 0, {}
     for k, job in enumerate(jobs):
         report(progress, k / len(jobs), f"{_job_name(job)} ({k + 1} of {len(jobs)})")
-        done += _compute_job(job, values)
+        made, rate = _timed_job(job, values)
+        done += made
+        rates.update(rate)
+    frames_schedule.record_built(rates)  # the servers' workers take the cheapest task first
     return done
 
 
@@ -177,6 +180,20 @@ def _compute_job(job, values: dict | None) -> int:
         return 0
 
 
+def _timed_job(job, values: dict | None) -> tuple[int, dict]:
+    """:func:`_compute_job`, and the seconds a position it took ({(chart, slider): seconds}) when it
+    computed a chart's frames rather than finding them in the cache (CPU time: the workers share
+    the cores)."""
+    _, defaults, what, p = job
+    at = defaults if values is None else values
+    timed = not isinstance(what, Panel) and not frames_store.on_disk(what, at, p)
+    start = time.process_time()
+    made = _compute_job(job, values)
+    if not (made and timed):
+        return made, {}
+    return made, {(what.id, p.name): (time.process_time() - start) / len(frames_store.grid(what, p.name))}
+
+
 def _patient() -> None:
     """The formula worker's wall clock for the build: 180 s, not a visitor's 20 s (the build is
     no visitor, and the machine may be busy installing; the CPU-seconds limit stays)."""
@@ -192,13 +209,13 @@ def _worker_start() -> None:
     _patient()
 
 
-def _worker_job(pages: tuple | None, index: int, values: dict | None) -> tuple[int, str | None]:
-    """Job ``index`` of :func:`_selected` in a pool worker: (1, None) when its frames are in the
-    cache, else (0, the failure's line)."""
+def _worker_job(pages: tuple | None, index: int, values: dict | None) -> tuple[int, str | None, dict]:
+    """Job ``index`` of :func:`_selected` in a pool worker: (1, None, its rate) when its frames are
+    in the cache (:func:`_timed_job`), else (0, the failure's line, {})."""
     job = _selected(set(pages) if pages is not None else None)[index]
-    with _failures_as_lines() as failed:
-        done = _compute_job(job, values)
-    return done, (failed.lines[0] if failed.lines else None)
+    with failures_as_lines(log) as failed:
+        done, rate = _timed_job(job, values)
+    return done, (failed.lines[0] if failed.lines else None), rate
 
 
 def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: int, progress) -> int:
@@ -210,22 +227,26 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
 
     key = tuple(sorted(pages)) if pages is not None else None
     order = sorted(range(len(jobs)), key=lambda i: -_weight(jobs[i]))
-    done, left = 0, set(order)
+    done, left, rates = 0, set(order), {}
     report(progress, 0.0, f"{len(jobs)} sets of frames in {workers} processes")
     try:
         with ProcessPoolExecutor(workers, spawn_context(), _worker_start) as pool:
             futures = {pool.submit(_worker_job, key, i, values): i for i in order}
             for future in as_completed(futures):
-                made, line = future.result()
+                made, line, rate = future.result()
                 left.discard(futures[future])
                 done += made
+                rates.update(rate)
                 if line:
                     log.warning("%s", line)
                 report(progress, 1 - len(left) / len(jobs), f"{_job_name(jobs[futures[future]])} done")
     except BrokenProcessPool:
         log.warning("the frames' process pool broke: %d sets computed here instead", len(left))
     for i in sorted(left):
-        done += _compute_job(jobs[i], values)
+        made, rate = _timed_job(jobs[i], values)
+        done += made
+        rates.update(rate)
+    frames_schedule.record_built(rates)  # the servers' workers take the cheapest task first
     return done
 
 
@@ -241,32 +262,6 @@ def warm_page_frames(paper, values: dict) -> int:
     """One paper page's live charts' frames along each of its sliders at ``values`` (every parameter
     of the page), and its HTML panels' (the try-it box); returns how many sets were computed or read."""
     return warm_frames(pages={paper.key}, values=values)
-
-
-@contextlib.contextmanager
-def _failures_as_lines():
-    """While inside: each failure the warm-up logs is kept as one line (the handler's ``lines``),
-    not printed with its traceback (the build's output says them in a sentence)."""
-    failed = _OneLine()
-    log.addHandler(failed)
-    log.propagate = False
-    try:
-        yield failed
-    finally:
-        log.removeHandler(failed)
-        log.propagate = True
-
-
-class _OneLine(logging.Handler):
-    """Keeps each failure of the build as one line: what failed and the error's own sentence."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        err = record.exc_info[1] if record.exc_info else None
-        self.lines.append(record.getMessage() + (f": {err}" if err is not None else ""))
 
 
 def warm_lessons(names: list[str] | None = None) -> int:

@@ -43,6 +43,14 @@ def test_after_dpviz_build_a_pages_frames_on_its_defaults_are_in_the_cache(warm_
     other = next(q for q in spec.params if q.name != p.name and q.kind in ("int", "float"))
     elsewhere = other.max if values[other.name] != other.max else other.min
     assert not frames_store.on_disk(spec, {**values, other.name: elsewhere}, p)
+    # the build kept each chart's seconds a position, which a server's workers order their tasks by
+    from dpviz import registry as charts
+    from webui import frames_schedule
+
+    monkeypatch.setattr(frames_schedule, "_RATES", {})
+    monkeypatch.setattr(frames_schedule, "_BUILT", [])
+    timed = [(w.id, p.name) for _, _, w, p in jobs if isinstance(w, charts.FigureSpec)]
+    assert timed and all(frames_schedule.estimate(figure, slider, 10) > 0 for figure, slider in timed)
 
 
 def test_the_builds_jobs_cover_every_page_with_a_slider():

@@ -16,7 +16,7 @@ import pytest
 
 from dpviz import registry, tables
 from dpviz.frames import decode, difference
-from webui import frames_pool, frames_queue, frames_signals, frames_store, frames_worker, live_frames
+from webui import frames_pool, frames_queue, frames_schedule, frames_signals, frames_store, frames_worker, live_frames
 
 pytestmark = pytest.mark.slow  # worker processes started and killed: the full run, not the quick tier
 FIGURE = "adept-sensitivity"  # 53 positions along n, a fraction of a second a set
@@ -103,7 +103,7 @@ def test_a_set_in_the_workers_is_checked_by_the_queues_still_wanted(pool, monkey
     ``still_wanted`` instead, which does not wait (webui/frames_queue.py)."""
     spec = registry.get(FIGURE)
     values = _values(FIGURE, clip=5.25)
-    monkeypatch.setattr(frames_pool, "POLL", 0.002)  # checked many times while the workers compute
+    monkeypatch.setattr(frames_schedule, "POLL", 0.002)  # checked many times while the workers compute
     checks = []
 
     def between(*_):
@@ -300,6 +300,52 @@ def test_after_a_step_every_sets_nearest_part_comes_before_any_set_is_finished(p
     assert done.wait(timeout=300), events
     first_done = next(i for i, (e, _) in enumerate(events) if e == "done")
     assert sorted(k for e, k in events[:first_done] if e == "near") == [0, 1, 2, 3], events
+
+
+def test_a_cheap_set_is_whole_before_costly_sets_asked_for_before_it(pool, monkeypatch):
+    """After a key step: two costly sets (ADePT's fixes chart along n, some 36 ms a position)
+    asked for, then a cheap one (the ε chart, some 4 ms), the costs known (as the build leaves
+    them). The workers take the cheapest task first (webui/frames_schedule.py), so the cheap set
+    is whole first; taken in the order asked for, it came last (its rest behind both costly
+    sets' nearest parts and rests: the ADePT ε chart's drag after a step of n, 3-4 states)."""
+    monkeypatch.setattr(frames_schedule, "_RATES", {})
+    frames_schedule.note("adept-fixes", "dim", 0.036, 1)
+    frames_schedule.note("adept-epsilon", "dim", 0.004, 1)
+    events, done, costs = [], threading.Event(), []
+    submit = frames_schedule.Scheduler.submit
+
+    def noted(self, cost, fn, *args):  # what each task was placed by
+        costs.append((fn.__name__, args[1] if fn.__name__ == "part" else None, args[0][1], cost))
+        return submit(self, cost, fn, *args)
+
+    monkeypatch.setattr(frames_schedule.Scheduler, "submit", noted)
+
+    def job(figure, clip, name):
+        task = frames_pool.figure_task(registry.get(figure), _values(figure, clip=clip), "dim")
+
+        def run(between):
+            frames_pool.compute(task, f"test-pool-cheap-{name}", between, lambda *_: events.append(("near", name)))
+            events.append(("done", name))
+            if sum(e == "done" for e, _ in events) == 3:
+                done.set()
+
+        return run
+
+    for figure, clip, name in [("adept-fixes", 6.25, "costly 1"), ("adept-fixes", 6.5, "costly 2")]:
+        frames_queue.request(f"test-pool-cheap-{name}", job(figure, clip, name))
+    time.sleep(0.05)
+    frames_queue.request("test-pool-cheap-cheap", job("adept-epsilon", 6.25, "cheap"))
+    assert done.wait(timeout=300), events
+    finished = [name for e, name in events if e == "done"]
+    assert finished[0] == "cheap", events
+    parts = [(figure, positions, cost) for name, positions, figure, cost in costs if name == "part"]
+    assert len(parts) == 3 * 4  # each set: its nearest part and its rest, one part per worker each
+    per_position = {
+        figure: [cost / len(positions) for f, positions, cost in parts if f == figure] for figure, _, _ in parts
+    }
+    # each part placed by its chart's rate (as known when it was asked for) times its positions
+    assert min(per_position["adept-fixes"]) > max(per_position["adept-epsilon"]) > 0
+    assert all(cost == 0.0 for name, _, _, cost in costs if name == "put_together")
 
 
 @pytest.mark.parametrize(
