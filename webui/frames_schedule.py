@@ -149,10 +149,12 @@ class Scheduler:
             self._wake.notify()
 
     def _done(self, real: Future, out: Future, started: float) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         out.seconds = time.monotonic() - started
         self._finished()
-        if real.cancelled():
-            out.set_exception(RuntimeError("the pool cancelled the task"))
+        if real.cancelled():  # (a pool shut down with its tasks: one that cannot take them)
+            out.set_exception(BrokenProcessPool("shut down: the pool cancelled the task"))
         elif real.exception() is not None:
             out.set_exception(real.exception())
         else:

@@ -141,3 +141,21 @@ def test_a_damaged_record_of_the_builds_costs_is_read_as_none(monkeypatch):
         monkeypatch.setattr(frames_schedule, "_BUILT", [])
         monkeypatch.setattr(frames_schedule.tables, "read_shared", lambda kind, key, d=damaged: d)
         assert estimate("chart-a", "epsilon", 10) == 0.0
+
+
+def test_a_task_the_pool_cancels_is_a_broken_pool_for_its_set():
+    """A pool shut down with its queued tasks cancelled (frames_pool._broken does so): the
+    scheduler's future says the pool is broken, so the set is computed in the server's thread."""
+    pool = ThreadPoolExecutor(1)
+    scheduler = Scheduler(pool, 2)  # two slots for one thread: the second task waits in the pool
+    gate = threading.Event()
+    held = scheduler.submit(0.0, gate.wait, 30)
+    queued = scheduler.submit(0.0, len, "ab")
+    deadline = time.monotonic() + 10
+    while scheduler.waiting() and time.monotonic() < deadline:
+        time.sleep(0.01)  # both handed to the pool
+    pool.shutdown(wait=False, cancel_futures=True)
+    gate.set()
+    held.result(timeout=10)
+    with pytest.raises(BrokenProcessPool, match="cancelled"):
+        queued.result(timeout=10)
