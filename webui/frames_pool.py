@@ -11,12 +11,13 @@ server's own interpreter (its lock) while a visitor's run waits for it.
   thread each, and ended within a second of the server process
   (:func:`dpviz.processes.exit_with_parent_process`: Linux's parent-death signal followed the
   visitor's script run that started them, and ended them with it).
-- **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each
-  part spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53
-  CPU-s, is shared), then put together and written into the disk cache by one of them, as
-  ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are
-  computed whole. A page's run asks each worker to load its prepared state (:func:`prestart`), so
-  that a first key step does not wait for it; a worker stops loading when a set is handed over
+- **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each part
+  spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53 CPU-s, is
+  shared), then put together and written into the disk cache by one of them, as
+  ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are computed whole. The
+  parts are handed to the pool one per worker, the cheapest first (:mod:`webui.frames_schedule`).
+  A page's run asks each worker to load its prepared state (:func:`prestart`), so that a first key
+  step does not wait for it; a worker stops loading when a set is handed over
   (:data:`webui.frames_signals.ASKED`).
 - **Stopping**: frames nobody wants any more (:func:`webui.frames_queue.wanted`) are stopped at
   the worker's next position: the server leaves a marker file the worker looks for between two
