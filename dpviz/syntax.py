@@ -16,7 +16,8 @@ ATTEMPTS = 4
 """Parses tried at most before the error is raised."""
 
 
-def _spurious(err: SystemError) -> bool:
+def spurious(err: SystemError) -> bool:
+    """Whether ``err`` is CPython 3.11's spurious parse error (module docstring), not the text's."""
     return "recursion depth mismatch" in str(err)
 
 
@@ -27,6 +28,6 @@ def parse(text: str, mode: str = "exec") -> ast.AST:
         try:
             return ast.parse(text, mode=mode)
         except SystemError as err:
-            if not _spurious(err) or attempt == ATTEMPTS - 1:
+            if not spurious(err) or attempt == ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover

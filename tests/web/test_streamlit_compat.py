@@ -393,7 +393,7 @@ def test_each_fix_names_its_upstream_record():
 
     body = inspect.getsource(streamlit_fixes.install)
     installed = body.count("= _")  # one assignment of a fix's wrapper per fix
-    assert installed == len(streamlit_fixes.UPSTREAM) == 6
+    assert installed == len(streamlit_fixes.UPSTREAM) == 7
     for name, record in streamlit_fixes.UPSTREAM.items():
         assert record.startswith("https://github.com/streamlit/streamlit/") or record.startswith("none on record"), name
 
@@ -417,3 +417,31 @@ def test_the_use_warning_counts_as_shown_only_where_the_runtime_exists(monkeypat
     streamlit_compat.install()
     delta_generator._maybe_print_use_warning()
     assert delta_generator._use_warning_has_been_displayed is True and walked == [1]  # not walked again
+
+
+def test_a_page_scripts_spurious_parse_error_is_asked_again(monkeypatch):
+    """CPython 3.11's spurious "recursion depth mismatch" while Streamlit parses a page script
+    (another thread parsing at the same moment) is asked again; any other error is raised."""
+    import ast
+
+    from streamlit.runtime.scriptrunner import magic
+
+    streamlit_compat.install()
+    assert magic.add_magic.dpviz_fix
+    real, calls = ast.parse, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) < 3:
+            raise SystemError("AST constructor recursion depth mismatch (before=27, after=88)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(magic.ast, "parse", flaky)
+    tree = magic.add_magic("x = 1\nx\n", "page.py")
+    assert isinstance(tree, ast.Module) and len(calls) == 3
+    monkeypatch.setattr(magic.ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("another error")))
+    with pytest.raises(SystemError, match="another error"):
+        magic.add_magic("x = 1\n", "page.py")
+    with pytest.raises(SyntaxError):  # the text's own error, at once
+        monkeypatch.setattr(magic.ast, "parse", real)
+        magic.add_magic("x = (\n", "page.py")

@@ -59,6 +59,16 @@ its REPL check calls ``inspect.stack()``, which reads the source lines around ev
 stack (0.12-0.24 s on a fresh server's first page, py-spy). Under ``streamlit run`` the runtime
 exists and neither warning applies, so :func:`install` marks the warning as shown there
 (:func:`_use_warning_shown`); elsewhere (a script run by plain Python) Streamlit's check stays.
+
+**A page script's parse failed spuriously** (CPython 3.11, python/cpython#106905). Streamlit parses
+a page script (``magic.add_magic``, the first run of each page in a process) with ``ast.parse``,
+and CPython 3.11 keeps the AST constructor's recursion depth in one counter for the interpreter:
+a parse in another thread at the same moment (a visitor's formula, :mod:`dpviz.syntax`) can fail
+it with ``SystemError: AST constructor recursion depth mismatch``, and the page showed a script
+compilation error (one AppTest run of the HoHo page in the full suite, 2026-11-30).
+:func:`_parses_again` asks again, a few times, for that error alone, as :func:`dpviz.syntax.parse`
+does for dpviz's own parses (from the process's second page on: the fixes go in with the first
+page's run, after Streamlit parsed it, when no other thread parses yet).
 """
 
 from __future__ import annotations
@@ -68,6 +78,7 @@ from typing import Any
 
 from streamlit import config
 
+from dpviz import syntax
 from webui.streamlit_compat.guard import target
 from webui.streamlit_compat.queue_fixes import _drops_fragment_refs, _keeps_runless, _notes_ref_fragments
 
@@ -78,6 +89,8 @@ UPSTREAM = {
     "option without lock": "https://github.com/streamlit/streamlit/pull/2860 (the lock came with it; its review "
     "asked for a lock-free read of a parsed option, which this is)",
     "presenter class": "none on record (searched 2026-11; PR 12664 added presenters)",
+    "parse again": "none on record at Streamlit (searched 2026-11; the cause is CPython's, "
+    "https://github.com/python/cpython/issues/106905, fixed in 3.12)",
     "use warning": "none on record (searched 2026-11; PR 2643 put the check in the DeltaGenerator's enqueue)",
     "fragment references": "none on record (searched 2026-11; PR 9381 made fragment runs clear the queue, "
     "by the deltas' fragment_id, which a reference message lacks)",
@@ -227,8 +240,28 @@ def _use_warning_shown(shown: bool) -> bool:
     return bool(shown) or (runtime is not None and runtime.exists())
 
 
+def _parses_again(add_magic):
+    """Streamlit's ``magic.add_magic`` asked again on CPython's spurious parse error (module docstring)."""
+
+    def add_magic_again(code: str, script_path: str):
+        for attempt in range(syntax.ATTEMPTS):
+            try:
+                return add_magic(code, script_path)
+            except SystemError as err:
+                if not syntax.spurious(err) or attempt == syntax.ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    add_magic_again.dpviz_fix = True
+    add_magic_again.__wrapped__ = add_magic
+    return add_magic_again
+
+
 def install() -> None:
     """Install the fixes (idempotent). Each goes in only where its target is found."""
+    magic = target("streamlit.runtime.scriptrunner.magic", "")
+    if magic is not None and hasattr(magic, "add_magic") and not getattr(magic.add_magic, "dpviz_fix", False):
+        magic.add_magic = _parses_again(magic.add_magic)
     generator = target("streamlit.delta_generator", "")
     if generator is not None and hasattr(generator, "_use_warning_has_been_displayed"):
         generator._use_warning_has_been_displayed = _use_warning_shown(generator._use_warning_has_been_displayed)
