@@ -21,13 +21,18 @@ def spurious(err: SystemError) -> bool:
     return "recursion depth mismatch" in str(err)
 
 
-def parse(text: str, mode: str = "exec") -> ast.AST:
-    """``ast.parse(text, mode=mode)``, tried again on the spurious error above (any other error,
-    a ``SyntaxError`` among them, is raised at once)."""
+def asked_again(call, *args, **kwargs):
+    """``call(*args, **kwargs)`` (a parse), tried again on the spurious error above, at most
+    :data:`ATTEMPTS` times (any other error, a ``SyntaxError`` among them, is raised at once)."""
     for attempt in range(ATTEMPTS):
         try:
-            return ast.parse(text, mode=mode)
+            return call(*args, **kwargs)
         except SystemError as err:
             if not spurious(err) or attempt == ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def parse(text: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse(text, mode=mode)``, tried again on the spurious error above (:func:`asked_again`)."""
+    return asked_again(ast.parse, text, mode=mode)

@@ -244,13 +244,7 @@ def _parses_again(add_magic):
     """Streamlit's ``magic.add_magic`` asked again on CPython's spurious parse error (module docstring)."""
 
     def add_magic_again(code: str, script_path: str):
-        for attempt in range(syntax.ATTEMPTS):
-            try:
-                return add_magic(code, script_path)
-            except SystemError as err:
-                if not syntax.spurious(err) or attempt == syntax.ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        return syntax.asked_again(add_magic, code, script_path)
 
     add_magic_again.dpviz_fix = True
     add_magic_again.__wrapped__ = add_magic
