@@ -17,7 +17,13 @@ one's run has ended (every per-process cost paid, every chart computed); the rat
 visitor / second visitor for the first chart. Nothing waits for the server to be quiet: the frame
 workers start with the first page, as they do for a reader.
 
+``--plotly streamlit,dpviz`` measures each page on two fresh servers, one per plotly.js: Streamlit's
+copy (``DPVIZ_PLOTLY_BUNDLE=0``, the baseline) and dpviz's own bundle (webui/plotly_bundle.py, the
+default), in that order; the last column then compares each route's first chart with the first
+route's.
+
     python benchmarks/bench_first_view_browser.py --built /tmp/built
+    python benchmarks/bench_first_view_browser.py --built /tmp/built --plotly streamlit,dpviz
     python benchmarks/bench_first_view_browser.py --built empty --pages Metric_DP
 """
 
@@ -69,26 +75,37 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--built", required=True, help="a cache filled by `python -m dpviz build`, or 'empty'")
     ap.add_argument("--pages", default=",".join(PAGES))
+    ap.add_argument(
+        "--plotly", default="dpviz", help="plotly.js routes, in order: dpviz, streamlit (DPVIZ_PLOTLY_BUNDLE=0)"
+    )
     args = ap.parse_args()
     built = None if args.built == "empty" else Path(args.built)
+    routes = args.plotly.split(",")
     labels = ["load", *MARKS, "run ended"]
-    print(f"{'page':22s} {'visitor':8s} " + " ".join(f"{x:>13s}" for x in labels) + "  first/second")
+    compare = "first/second" if len(routes) == 1 else f"first/second, first/{routes[0]}'s"
+    print(f"{'page':22s} {'plotly':9s} {'visitor':8s} " + " ".join(f"{x:>13s}" for x in labels) + f"  {compare}")
     for name in args.pages.split(","):
-        tmp = Path(tempfile.mkdtemp(prefix="dpviz-first-view-"))
-        proc, url, log = start_server(tmp, cache_from=built)
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
-                first = _view(browser, f"{url}/{name}")
-                second = _view(browser, f"{url}/{name}")
-                browser.close()
-        finally:
-            stop_server(proc, log)
-            shutil.rmtree(tmp, ignore_errors=True)
-        ratio = first["first chart"] / second["first chart"]
-        for who, seconds in (("first", first), ("second", second)):
-            cells = " ".join(f"{seconds[x]:12.2f}s" for x in labels)
-            print(f"{name:22s} {who:8s} {cells}" + (f"  {ratio:5.2f}x" if who == "first" else ""), flush=True)
+        base = None
+        for route in routes:
+            tmp = Path(tempfile.mkdtemp(prefix="dpviz-first-view-"))
+            env = {"DPVIZ_PLOTLY_BUNDLE": "0" if route == "streamlit" else "1"}
+            proc, url, log = start_server(tmp, cache_from=built, extra_env=env)
+            try:
+                with sync_playwright() as p:
+                    browser = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
+                    first = _view(browser, f"{url}/{name}")
+                    second = _view(browser, f"{url}/{name}")
+                    browser.close()
+            finally:
+                stop_server(proc, log)
+                shutil.rmtree(tmp, ignore_errors=True)
+            base = base or first["first chart"]
+            ratio = f"{first['first chart'] / second['first chart']:5.2f}x"
+            if len(routes) > 1:
+                ratio += f", {first['first chart'] / base:5.2f}x"
+            for who, seconds in (("first", first), ("second", second)):
+                cells = " ".join(f"{seconds[x]:12.2f}s" for x in labels)
+                print(f"{name:22s} {route:9s} {who:8s} {cells}" + (f"  {ratio}" if who == "first" else ""), flush=True)
 
 
 if __name__ == "__main__":

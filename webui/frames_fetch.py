@@ -44,12 +44,12 @@ import hmac
 import json
 import logging
 import os
-import sys
 import threading
 from pathlib import Path
 
 from dpviz import caches
 from dpviz.storage import cache_dir
+from webui.static_folder import served
 
 ROUTE = "app/static/frames"
 """Where Streamlit serves the folder's files, relative to the app's address."""
@@ -74,17 +74,8 @@ def enabled() -> bool:
 def folder() -> Path | None:
     """``static/frames`` beside the app's entry script, made if need be, when Streamlit serves the
     static folder and it can be written; else None (the page then asks by runs alone)."""
-    if not enabled():
-        return None
-    try:
-        import streamlit as st
-
-        if not st.get_option("server.enableStaticServing"):
-            return None
-    except Exception:  # noqa: BLE001 - not in a Streamlit server (a test, a worker): nothing served
-        return None
-    static = Path(sys.argv[0]).resolve().parent / "static"
-    if not static.is_dir():
+    static = served() if enabled() else None
+    if static is None:
         return None
     out = static / "frames"
     try:

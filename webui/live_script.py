@@ -12,6 +12,7 @@ The modules (``MODULES``, in the order they are put together):
 - ``shots.js``: frames drawn ahead in idle time and shown during a drag;
 - ``sliders.js``: a slider's moves followed (drags, key presses);
 - ``fetch_frames.js``: frames fetched as files once computed (:mod:`webui.frames_fetch`);
+- ``first_draws.js``: a page's first drawings taking turns, the charts in the window first;
 - ``chart.js``: the element itself (its ``export default`` is the entry point).
 
 Node runs the pure ones under ``node --test`` (``tests/js/``). Put together, the modules share one
@@ -27,7 +28,18 @@ import re
 from pathlib import Path
 
 FOLDER = Path(__file__).with_name("live_js")
-MODULES = ("state", "frames", "text_fit", "describe", "positions", "shots", "sliders", "fetch_frames", "chart")
+MODULES = (
+    "state",
+    "frames",
+    "text_fit",
+    "describe",
+    "positions",
+    "shots",
+    "sliders",
+    "fetch_frames",
+    "first_draws",
+    "chart",
+)
 ENTRY = "export default function ("
 
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./(\w+)\.js";$')

@@ -18,8 +18,8 @@ slider drives on every move, in view or not. So dpviz draws its charts with an e
 (:func:`live_chart`, ``webui/live_js/``, an ``st.components.v2`` component keyed by the
 chart): it keeps its ``<div>`` from one run to the next, redraws it with ``Plotly.react`` (only
 what changed), and redraws a chart out of view when it comes into view. It looks as Streamlit's
-element does (same plotly.js, Streamlit's own copy; container width; mode bar with a full-screen
-button).
+element does (container width; mode bar with a full-screen button), with dpviz's own plotly.js
+(:mod:`webui.plotly_bundle`, a third of the size of Streamlit's copy, which stays the fallback).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webui.live_script import ENTRY, bundle
+from webui.plotly_bundle import sources
 
 _DEFAULT_HEIGHT = 450  # plotly.js's default, as Streamlit resolves height="content"
 
@@ -64,10 +65,10 @@ def plotly_json_chart(
     where, chart: ChartJSON, *, key: str, config: dict[str, Any], sliders: dict[str, dict] | None = None
 ) -> None:
     """Put ``chart`` in ``where`` (a Streamlit container) as ``st.plotly_chart(fig, theme=None,
-    key=key, config=config)`` would: by dpviz's own chart element (:func:`live_chart`) where
-    Streamlit's copy of plotly.js is found, else by Streamlit's Plotly element
+    key=key, config=config)`` would: by dpviz's own chart element (:func:`live_chart`) where a
+    plotly.js is found (dpviz's, else Streamlit's copy), else by Streamlit's Plotly element
     (:func:`streamlit_plotly_element`), as ``DPVIZ_STREAMLIT_CHARTS=1`` also asks."""
-    if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1" or _live().chunk is None:
+    if os.environ.get("DPVIZ_STREAMLIT_CHARTS") == "1" or not _live().plotly:
         streamlit_plotly_element(where, chart, key=key, config=config)
     else:
         live_chart(where, chart, key=key, config=config, sliders=sliders)
@@ -90,7 +91,7 @@ def plotly_module() -> str | None:
 
 @dataclass(frozen=True)
 class _LiveChart:
-    chunk: str | None  # Streamlit's plotly.js module, as a path under the page's URL
+    plotly: list[str]  # where plotly.js is, as paths under the page's URL, tried in order
     mount: Any
 
 
@@ -107,7 +108,7 @@ def full_script() -> str:
         body + "\nfunction dpvizReady() { window.__dpvizLive = dpvizLive;"
         " for (const run of (window.__dpvizWaiting || []).splice(0)) run(); }"
         "\ndpvizReady();\nexport default function (args) { dpvizReady();"
-        ' if (args && typeof args.data === "string" && args.data) plotly(args.data); }'
+        ' if (args && typeof args.data === "string" && args.data) plotly(JSON.parse(args.data)); }'
     )
 
 
@@ -142,9 +143,10 @@ def mount_loader() -> None:
 
     st.html("<style>.st-key-dpviz-live{display:none !important;}</style>")
     # its data is where plotly.js is: the browser starts loading it now, while the server still
-    # computes the page (4.6 MB, 1.5-2.3 s to load and run in headless Chromium here: it was
-    # loaded by the first chart, after it arrived)
-    _loader()(key="dpviz-live", data=_live().chunk or "")
+    # computes the page (Streamlit's copy took 1.5-2.3 s to load and run in headless Chromium
+    # here, and was loaded by the first chart, after it arrived)
+    places = _live().plotly
+    _loader()(key="dpviz-live", data=json.dumps(places) if places else "")
 
 
 @functools.cache
@@ -153,7 +155,7 @@ def _live() -> _LiveChart:
     import streamlit as st
 
     return _LiveChart(
-        plotly_module(), st.components.v2.component(CHART_COMPONENT, js=live_script(), isolate_styles=False)
+        sources(plotly_module()), st.components.v2.component(CHART_COMPONENT, js=live_script(), isolate_styles=False)
     )
 
 
@@ -178,7 +180,7 @@ def live_chart(
     at ``v``, which the browser holds (``height`` is then the chart's height)."""
     live = _live()
     head = {"height": chart.height if chart is not None else height or _DEFAULT_HEIGHT, "config": config}
-    head.update({"plotly": live.chunk, "sliders": sliders or {}})
+    head.update({"plotly": live.plotly, "sliders": sliders or {}})
     if chart is None:
         head["ref"] = ref
         data = json.dumps(head)

@@ -151,6 +151,8 @@ def test_the_installed_dpviz_app_serves_the_dashboard(installed, tmp_path):
     the page; it is stopped by its own process id."""
     from browser_support import start_server, stop_server
 
+    from webui.plotly_bundle import BUNDLE, ROUTE
+
     app = str(installed / "bin" / "dpviz-app")
     proc, url, log = start_server(
         tmp_path, command=lambda port: [app, "--server.port", str(port), "--server.address", "127.0.0.1"]
@@ -158,5 +160,9 @@ def test_the_installed_dpviz_app_serves_the_dashboard(installed, tmp_path):
     try:
         with urllib.request.urlopen(url + "/", timeout=30) as r:
             assert "<noscript>" in r.read().decode()  # Streamlit's page, which the browser then fills
+        # dpviz's plotly.js, from the installed static folder, as a script the browser runs
+        with urllib.request.urlopen(f"{url}/{ROUTE}/{BUNDLE}", timeout=30) as r:
+            assert r.headers["Content-Type"].startswith("text/javascript")
+            assert r.read() == (ROOT / "static" / BUNDLE).read_bytes()
     finally:
         stop_server(proc, log)

@@ -16,6 +16,7 @@ globalThis.document = {
 const reacts = [];
 window.Plotly = {
   react(gd, data, layout) {
+    gd._fullLayout = gd._fullLayout || {}; // as plotly.js sets at once (a chart drawn before)
     gd.data = data;
     gd.layout = layout;
     reacts.push(data[0].name);

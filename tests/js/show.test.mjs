@@ -11,6 +11,7 @@ globalThis.document = globalThis.document || { fullscreenElement: null, baseURI:
 const reacts = [];
 window.Plotly = {
   react(gd, data, layout) {
+    gd._fullLayout = gd._fullLayout || {}; // as plotly.js sets at once (a chart drawn before)
     gd.layout = layout;
     gd.data = data;
     let release;

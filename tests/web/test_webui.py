@@ -224,6 +224,7 @@ def test_dpviz_chart_element_keeps_its_identity_and_carries_the_figure_as_is():
     from paper_pages import charts
     from streamlit.testing.v1 import AppTest
 
+    from webui.plotly_bundle import sources
     from webui.plotly_element import plotly_module
 
     module = plotly_module()
@@ -236,7 +237,7 @@ def test_dpviz_chart_element_keeps_its_identity_and_carries_the_figure_as_is():
     assert sent == {
         "height": 321,
         "config": {"displaylogo": False},
-        "plotly": module,
+        "plotly": sources(module),  # dpviz's plotly.js where it is served, then Streamlit's
         "sliders": {},  # no slider drives it: no frames
         "figure": {"data": [{"y": [0, 1]}], "layout": {"height": 321}},
     }

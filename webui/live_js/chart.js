@@ -6,6 +6,7 @@ import { current, refFigure } from "./positions.js";
 import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { watchSliders } from "./sliders.js";
 import { fetchFrames, holdBody, upgrade } from "./fetch_frames.js";
+import { firstTurn } from "./first_draws.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
 // run of the page to the next and redraws it with Plotly.react, which updates only what changed,
@@ -14,8 +15,8 @@ import { fetchFrames, holdBody, upgrade } from "./fetch_frames.js";
 //
 // Drawn as Streamlit draws a chart without a theme: the figure as sent, the container's width,
 // the figure's height, Plotly's mode bar without the logo, the cloud, lasso and box-select
-// buttons, plus a full-screen button. plotly.js is the very copy Streamlit ships (the module of
-// its Plotly element, whose URL the server sends in `data.plotly`), loaded once per tab. The
+// buttons, plus a full-screen button. plotly.js is dpviz's own bundle, or else the copy Streamlit
+// ships (the URLs the server sends in `data.plotly`, tried in order), loaded once per tab. The
 // chart keeps the class and test id of Streamlit's element, so that selectors written for it (the
 // browser tests', a user's CSS) find dpviz's charts too.
 //
@@ -38,11 +39,21 @@ const FULLSCREEN = {
   path: "M32 32C14.3 32 0 46.3 0 64v96c0 17.7 14.3 32 32 32s32-14.3 32-32V96h64c17.7 0 32-14.3 32-32s-14.3-32-32-32H32zM64 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v96c0 17.7 14.3 32 32 32h96c17.7 0 32-14.3 32-32s-14.3-32-32-32H64V352zM320 32c-17.7 0-32 14.3-32 32s14.3 32 32 32h64v64c0 17.7 14.3 32 32 32s32-14.3 32-32V64c0-17.7-14.3-32-32-32H320zM448 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v64H320c-17.7 0-32 14.3-32 32s14.3 32 32 32h96c17.7 0 32-14.3 32-32V352z",
 };
 
-export function plotly(url) {
+// plotly.js, loaded once per tab from the first of `urls` (a module that sets window.Plotly) that
+// loads: dpviz's own bundle where the server serves it, then Streamlit's copy
+// (webui/plotly_bundle.py). A single URL is taken as a list of one.
+export function plotly(urls) {
   if (!window.__dpvizPlotly) {
-    window.__dpvizPlotly = window.Plotly
-      ? Promise.resolve(window.Plotly)
-      : import(new URL(url, document.baseURI).href).then(() => window.Plotly);
+    const tried = [].concat(urls || []);
+    const next = (i) => {
+      if (window.Plotly) return Promise.resolve(window.Plotly);
+      if (i >= tried.length) return Promise.reject(new Error("plotly.js could not be loaded from " + tried.join(", ")));
+      return import(new URL(tried[i], document.baseURI).href).then(
+        () => window.Plotly || next(i + 1),
+        () => next(i + 1),
+      );
+    };
+    window.__dpvizPlotly = next(0);
   }
   return window.__dpvizPlotly;
 }
@@ -179,7 +190,7 @@ export function show(gd, figure, tag, now) {
   // and given its legend pass now, not once the server's answer to that press draws it again
   const order = (gd.__dpvizDrawOrder = (gd.__dpvizDrawOrder || 0) + 1);
   const superseded = () => gd.__dpvizDrawOrder !== order;
-  const draw = () => plotly(state.plotly).then((Plotly) => {
+  const draw = () => plotly(state.plotly).then((Plotly) => firstTurn(gd, () => {
     if (superseded()) return; // a newer drawing was asked for meanwhile
     const box = size(gd);
     const data = fittedData(figure, box.width);
@@ -194,7 +205,7 @@ export function show(gd, figure, tag, now) {
       // found no chart to shoot, and nothing planned again (a page that made no shot at all)
       if (CHARTS.has(gd)) planSoon();
     });
-  });
+  }, inWindow));
   gd.__dpvizShown = figure;
   gd.__dpvizShownTag = tag; // (sliders.js catchUp: a chart showing a position's frame is left alone)
   if (gd._fullLayout && (now === undefined ? gd.__dpvizSeen === false : !now)) {
