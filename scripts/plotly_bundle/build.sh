@@ -15,7 +15,8 @@ cd "$work"
 npm install --silent --no-audit --no-fund >/dev/null
 version="$(node -p 'require("plotly.js/package.json").version')"
 out="$here/../../static/plotly/plotly-dpviz-${version}.min.js"
-# plotly.js's sources name Node's `global`: the page's globalThis
-npx esbuild entry.js --bundle --minify --format=esm --target=es2020 --define:global=globalThis \
+# plotly.js's sources name Node's `global` (the page's globalThis) and require maplibre's CSS for
+# map traces, which dpviz does not draw (left out)
+npx esbuild entry.js --bundle --minify --format=esm --target=es2020 --define:global=globalThis --loader:.css=empty \
   --legal-comments=eof --log-level=warning --outfile="$out"
 echo "$(basename "$out"): $(wc -c < "$out") bytes, sha256 $(sha256sum "$out" | cut -d' ' -f1)"

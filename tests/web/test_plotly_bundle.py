@@ -53,6 +53,7 @@ def test_the_bundle_is_in_the_static_folder_as_built():
     assert f'"{version}"' in text or f"`{version}`" in text  # plotly.js's version inside is the name's
     # a third of Streamlit's copy, or the point is lost (a trace module pulled in by mistake)
     assert path.stat().st_size < 2_500_000
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # nothing else built beside it
 
 
 @pytest.mark.parametrize("served", [True, False])
