@@ -13,6 +13,9 @@ headless Chromium at 1280 x 800; nothing waits for the server to be quiet:
    key going down to that chart's redraw, whether it came from frames (the browser) or from the
    server's run (the frames not there yet): the median and 95th percentile, and how many came from
    frames;
+   During the pause, the seconds from the press until every chart that follows B holds the whole
+   set of its frames along B at the new setting (the issue's "from a settled key step until the
+   other sliders' frames are there"), or "not yet" if that took longer than the pause;
 4. a 1-s mouse drag across slider B (the mouse that does not wait, at a mouse's report rate,
    ``bench_live_browser.free_drag``): the distinct chart states the chart drew during it and in
    the 1.5 s after the release (from frames, or the server's answer to the release), and the
@@ -41,6 +44,7 @@ from bench_frames_ready import IDLE, arguments, built_or_new  # noqa: E402
 from bench_frames_step import KEYS, MOVED  # noqa: E402
 from bench_live_browser import DEVTOOLS_PORT, FRAME_CLOCK, MOUSE_HZ, free_drag  # noqa: E402
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, look_at, slider_geometry, start_server, stop_server  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 PAGES = {  # page: its two sliders, each with the chart that follows it (as bench_live_browser's)
     "ADePT_sensitivity": (("Dimension n", "adept-sensitivity"), ("Privacy budget ε (claimed)", "adept-epsilon")),
@@ -51,6 +55,10 @@ ROUTES = {"server runs": {"DPVIZ_FRAMES": "0"}, "frames": {}}
 TRACE = "/tmp/bench-after-step-messages.txt"
 """Where the server's messages to a page that had an uncaught error are written, decoded (the last
 400 before the error: their type, delta path, fragment and run), to say what the page was sent."""
+# whether every chart that follows the slider holds the whole set of its frames along it
+EVERY_WHOLE = """(label) => { const all = [...document.querySelectorAll('.dpviz-chart')]
+  .map((gd) => gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label]).filter(Boolean);
+  return all.length > 0 && all.every((s) => !s.frames.endsWith('-near') && !!window.__dpvizFrames.get(s.frames)); }"""
 # whether the chart holds the whole set of its frames along the slider (not only its nearest part)
 WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
@@ -152,14 +160,26 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
     before = page.evaluate(KEYS)
     a.focus()
     _mark(f"press {first}")
+    pressed = time.monotonic()
     page.keyboard.press("ArrowRight")
-    if any(before.values()):  # frames on: the run at the new setting has drawn the charts (their keys changed)
+    frames_on = any(before.values())
+    if frames_on:  # frames on: the run at the new setting has drawn the charts (their keys changed)
         page.wait_for_function(MOVED, arg=[first, before], timeout=60_000, polling=50)
     page.wait_for_timeout(300)
     page.wait_for_function(IDLE, timeout=120_000)  # the page's answer to the press is in
     look_at(page, f".st-key-chart-{fid}")
     _mark(f"run drawn after the press of {first}; the pause")
-    page.wait_for_timeout(3000)  # the reader's pause; the server is not waited for
+    paused = time.monotonic()
+    sets_whole = None  # seconds from the press until every chart following B held its whole set
+    if frames_on:
+        try:
+            page.wait_for_function(EVERY_WHOLE, arg=second, timeout=3000, polling=50)
+            sets_whole = time.monotonic() - pressed
+        except PlaywrightTimeout:
+            pass
+    page.wait_for_timeout(
+        max(0.0, 3.0 - (time.monotonic() - paused)) * 1000
+    )  # the reader's pause; the server is not waited for
     b = page.get_by_role("slider", name=second)
     times, from_frames, lost, others = [], 0, 0, []
     for k in range(presses):
@@ -203,6 +223,8 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
         "drag_s": released - start,
         "chart": fid,
         "whole": whole,
+        "sets_whole": sets_whole,
+        "run_drawn": paused - pressed,
     }
 
 
@@ -318,7 +340,10 @@ def main() -> None:
                         " 1-s drag: "
                         f"{r['states']} chart states ({'whole set' if r['whole'] else 'not the whole set'} held"
                         f" as it began), reruns {r['during']} during + {r['after']} after "
-                        f"(+{r['checks']} frames checks)",
+                        f"(+{r['checks']} frames checks); the press's run drawn in {r['run_drawn']:.2f} s, every "
+                        f"chart along {second} whole "
+                        + (f"{r['sets_whole']:.2f} s after the press" if r["sets_whole"] is not None else "not yet")
+                        + (" (3-s pause)" if route == "frames" else ""),
                         flush=True,
                     )
         browser.close()

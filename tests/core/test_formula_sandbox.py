@@ -262,3 +262,62 @@ def test_the_operators_cpu_seconds_knob_takes_a_whole_number_in_range(raw, expec
     assert sandbox.cpu_seconds_from(raw) == expected
     err = capsys.readouterr().err
     assert ("DPVIZ_FORMULA_CPU_SECONDS" in err and "1-60" in err) == said
+
+
+def test_an_analysis_is_kept_on_disk_and_read_back_exactly(monkeypatch):
+    """The analysis (program, formulas, global sensitivity) and a formula's refusal are kept in the
+    disk cache (dpviz/papers/partial/analysis_store.py): a process whose memo is empty (a fresh
+    server, after `dpviz build`) reads them without a worker, equal to what the worker made; the
+    charts drawn from the read one are the same numbers."""
+    from dpviz.papers.partial import analysis_store
+
+    expr, box, n = "a**3 - 2*a*b + exp(b/3)", "a=0.5:1.5,b=-1:2", 4  # a formula no other test analyses
+    made = ps.analyse(expr, box, n)
+    assert made == ps.analyse_here(expr, box, n)  # what the worker made, as this process would
+    assert ps.QueryAnalysis(**analysis_store.loads(analysis_store.dumps(made))) == made
+    monkeypatch.setattr(ps, "_ANALYSES", type(ps._ANALYSES)())
+
+    def no_worker(*args, **kw):
+        raise AssertionError("the analysis was made again")
+
+    monkeypatch.setattr(sandbox, "run_limited", no_worker)
+    read = ps.analyse(expr, box, n)
+    assert read == made and read.sensitivity == made.sensitivity
+    x = np.array([[0.7, -0.2], [1.5, 2.0]])
+    for k in range(len(made.program.outputs)):  # f, g, each df/dx and dg/dx
+        got = read.evaluate(read.program.function(k), x)
+        np.testing.assert_array_equal(got, made.evaluate(made.program.function(k), x))
+
+
+def test_a_refusal_is_kept_on_disk_but_not_one_over_the_limits(monkeypatch):
+    """A formula the worker refuses (its own sentence) is read back from disk by a fresh process;
+    one that ran out of CPU-seconds is remembered by this process only (the limits are the
+    operator's to raise), and asked of the worker again by a fresh one."""
+    calls = []
+    real = sandbox.run_limited
+
+    def counting(*args, **kw):
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(sandbox, "run_limited", counting)
+    text = "b*(-2)**0.5 + a*0"
+    with pytest.raises(FormulaError, match="complex"):
+        ps.analyse(text, BOX, 3)
+    monkeypatch.setattr(ps, "_ANALYSES", type(ps._ANALYSES)())
+    with pytest.raises(FormulaError, match="complex"):
+        ps.analyse(text, BOX, 3)
+    assert len(calls) == 1
+
+    def costly(fn, args, **kw):
+        calls.append(args)
+        raise sandbox.LimitExceeded("Analysing this formula needs more than the 8 CPU-seconds")
+
+    monkeypatch.setattr(sandbox, "run_limited", costly)
+    for fresh_process in (False, True):
+        if fresh_process:
+            monkeypatch.setattr(ps, "_ANALYSES", type(ps._ANALYSES)())
+        for _ in range(2):
+            with pytest.raises(FormulaError, match="CPU-seconds"):
+                ps.analyse("a*b + 5*a", "a=0:1,b=0:1", 5)
+    assert len(calls) == 3  # once per process

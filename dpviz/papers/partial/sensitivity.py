@@ -18,8 +18,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dpviz import caches, sandbox
+from dpviz import caches, sandbox, tables
 from dpviz.errors import InputError
+from dpviz.papers.partial import analysis_store
 from dpviz.papers.partial.expr_program import Program, ProgramError, compile_expressions, tree_size
 from dpviz.papers.partial.safe_expr import FormulaError, parse_formula, parse_ranges
 
@@ -112,6 +113,10 @@ def analyse_here(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     return replace(analysis, sensitivity=found, sensitivity_error=error)
 
 
+class _OverLimits(Exception):
+    """A formula's analysis ran out of its worker's CPU-seconds or memory (the sentence saying so)."""
+
+
 _ANALYSES = caches.memo("partial.analyses")  # (formula, ranges, N) -> its analysis, or the FormulaError refusing it
 
 
@@ -119,22 +124,31 @@ def analyse(expr: str, ranges: str, individuals: int) -> QueryAnalysis:
     """The analysis of a typed query, made in a limited worker process (:mod:`dpviz.sandbox`) and
     remembered per (formula, ranges, N), refusals included, so a formula that exhausted its limits
     is not tried again on every rerun (but not a run the wall clock ended while a busy machine had
-    given it little CPU: :class:`dpviz.sandbox.Busy`). Raises FormulaError with a user-facing sentence."""
+    given it little CPU: :class:`dpviz.sandbox.Busy`), in the process and in the disk cache
+    (:mod:`dpviz.papers.partial.analysis_store`). Raises FormulaError with a user-facing sentence."""
     if int(individuals) != individuals or individuals < 1:
         raise FormulaError(f"individuals must be a whole number >= 1, got {individuals}")
     key = (expr, ranges, int(individuals))
 
-    def compute() -> QueryAnalysis | FormulaError:
-        parse_ranges(ranges)  # a bad range is said at once, without a worker (and not remembered)
-
+    def fresh() -> bytes:
         try:
-            return sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
+            found = sandbox.run_limited(analyse_here, key, what="Analysing this formula", expected=(FormulaError,))
         except sandbox.WorkerError as err:
-            return FormulaError(str(err))
+            found = FormulaError(str(err))
         except sandbox.Busy as err:  # the machine was busy, not the formula costly: said, not remembered
             raise FormulaError(str(err)) from err
-        except sandbox.LimitExceeded as err:
-            return FormulaError(f"{err} Write a simpler formula (fewer nested functions, no huge constants).")
+        except sandbox.LimitExceeded as err:  # remembered by this process, not on disk: the limits are the operator's
+            raise _OverLimits(f"{err} Write a simpler formula (fewer nested functions, no huge constants).") from err
+        return analysis_store.dumps(found)
+
+    def compute() -> QueryAnalysis | FormulaError:
+        parse_ranges(ranges)  # a bad range is said at once, without a worker (and not remembered)
+        # on disk too, shared by the server's processes and filled by `dpviz build` (analysis_store)
+        try:
+            found = analysis_store.loads(tables.cached_blob(analysis_store.KIND, analysis_store.key(*key), fresh))
+        except _OverLimits as err:
+            return FormulaError(str(err))
+        return found if isinstance(found, FormulaError) else QueryAnalysis(**found)
 
     known = _ANALYSES.get(key, compute)
     if isinstance(known, FormulaError):
