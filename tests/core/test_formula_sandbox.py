@@ -148,15 +148,20 @@ def test_formulas_that_never_finish_end_in_the_worker_with_a_sentence(text, monk
     assert _own_cpu() - before < 1.0
 
 
-def test_a_refused_formula_is_remembered_not_retried(monkeypatch):
-    calls = []
-    real = sandbox.run_limited
+def _count_worker_runs(monkeypatch) -> list:
+    """The analyses asked of the formula worker from now on, listed as they are asked."""
+    calls, real = [], sandbox.run_limited
 
     def counting(*args, **kw):
         calls.append(args)
         return real(*args, **kw)
 
     monkeypatch.setattr(sandbox, "run_limited", counting)
+    return calls
+
+
+def test_a_refused_formula_is_remembered_not_retried(monkeypatch):
+    calls = _count_worker_runs(monkeypatch)
     text = "a*(-1)**0.5 + b*0"
     for _ in range(3):
         with pytest.raises(FormulaError, match="complex"):
@@ -293,14 +298,7 @@ def test_a_refusal_is_kept_on_disk_but_not_one_over_the_limits(monkeypatch):
     """A formula the worker refuses (its own sentence) is read back from disk by a fresh process;
     one that ran out of CPU-seconds is remembered by this process only (the limits are the
     operator's to raise), and asked of the worker again by a fresh one."""
-    calls = []
-    real = sandbox.run_limited
-
-    def counting(*args, **kw):
-        calls.append(args)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(sandbox, "run_limited", counting)
+    calls = _count_worker_runs(monkeypatch)
     text = "b*(-2)**0.5 + a*0"
     with pytest.raises(FormulaError, match="complex"):
         ps.analyse(text, BOX, 3)
