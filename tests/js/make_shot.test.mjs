@@ -66,3 +66,17 @@ test("a link's value off the grid shifts the options, not the frames", async () 
   await makeShot(gd, "v", 2); // 2.5: no frame
   assert.equal(gd.__dpvizShots.size, 1);
 });
+
+test("a shot made from a nearest part is the whole set's shot too: not made again when it comes", async () => {
+  const { shotKey } = await import("../../webui/live_js/shots.js");
+  FRAMES.set("set-a-near", frames([3, 4, 5, 6]));
+  const gd = chart("set-a-near");
+  await makeShot(gd, "v", 4);
+  const [made] = [...gd.__dpvizShots.keys()];
+  FRAMES.set("set-a", frames(OPTIONS)); // the whole set came: the chart follows it
+  gd.__dpviz.sliders.v.frames = "set-a";
+  assert.equal(shotKey(gd, "v", 4), made);
+  assert.ok(gd.__dpvizShots.has(shotKey(gd, "v", 4)));
+  gd.__dpviz.sliders.v.frames = "set-b"; // another setting's set: another shot
+  assert.ok(!gd.__dpvizShots.has(shotKey(gd, "v", 4)));
+});

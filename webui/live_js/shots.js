@@ -3,6 +3,7 @@ import { fitted, fittedData, sized } from "./text_fit.js";
 import { AT, current, frameOf } from "./positions.js";
 import { MOVED, follow } from "./sliders.js";
 import { inWindow, keepSides, plotly, sayDrawn, show, size } from "./chart.js";
+import { NEAR_SUFFIX } from "./fetch_frames.js";
 
 // Drag shots. A frame drawn by Plotly.react costs 10-35 ms (Plotly draws the whole chart again:
 // its axes from scratch, the legend, the annotations), and with Streamlit's slider (7-12 ms a
@@ -47,13 +48,18 @@ function shotHost(box) {
 }
 
 // what a shot depends on besides its frame: the chart's size and the margins and legend shift it
-// has learned at that size (sized)
+// has learned at that size (sized). A set's nearest part and the whole set hold the same frames
+// at its positions (the whole is put together from the same figures, webui/frames_pool.py), so a
+// shot made from the nearest part is kept when the whole set comes: keyed by the set's own key.
+// (Before, every shot made in the second or two after a step was made again once the whole set
+// came, and a drag right after the step met none.)
 export function shotKey(gd, label, index, box = size(gd)) {
   const s = gd.__dpviz.sliders[label];
   const k = `${box.width}x${box.height}`;
   const sides = gd.__dpvizSides && gd.__dpvizSides.get(k);
   const shift = gd.__dpvizShift && gd.__dpvizShift.get(k);
-  return `${s.frames}|${index}|${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
+  const set = s.frames.endsWith(NEAR_SUFFIX) ? s.frames.slice(0, -NEAR_SUFFIX.length) : s.frames;
+  return `${set}|${index}|${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
 }
 
 window.__dpvizShotKey = shotKey; // for the browser tests
