@@ -10,7 +10,12 @@ built by ``scripts/plotly_bundle/build.sh`` from npm's plotly.js and committed, 
 needs no Node.js and works offline.
 
 Streamlit serves it from the app's static folder (:mod:`webui.static_folder`), as it does the
-frames of :mod:`webui.frames_fetch`.
+frames of :mod:`webui.frames_fetch`. Gzipped (:data:`PACKED`, 582 kB): Streamlit's server
+compresses a script it serves from that folder on every request, 90-97 ms of its CPU each (a
+class of 100 opening the page: 10 CPU-s in its event loop), and sends an archive as it is (4 ms a
+request); the browser unpacks it (``DecompressionStream``) and imports it
+(``webui/live_js/chart.js`` ``plotly``). The plain file is the next source, for a browser
+without ``DecompressionStream``.
 :func:`sources` is where the page looks for plotly.js, in order: this bundle where it is served,
 then Streamlit's copy (an installation whose static folder is not served, or a file removed), which
 the browser loads if the first fails (``webui/live_js/chart.js`` ``plotly``).
@@ -30,17 +35,25 @@ TRACES = ("scatter", "bar", "heatmap", "contour", "scatter3d")
 """The trace types it draws (``scripts/plotly_bundle/entry.js``; scatter is plotly.js's core)."""
 
 
+PACKED = BUNDLE + ".gz"
+"""The bundle gzipped (``gzip -9 -n``), what the page fetches first."""
+
+
 @functools.cache
-def address() -> str | None:
-    """The bundle's URL path relative to the page, or None where it is not served (the static
-    folder not served, the file not there, or not in a Streamlit server) or not wanted
-    (``DPVIZ_PLOTLY_BUNDLE=0``: Streamlit's copy, an operator's switch and the benchmarks' baseline)."""
+def addresses() -> tuple[str, ...]:
+    """The bundle's URL paths relative to the page, gzipped first, or none where it is not
+    served (the static folder not served, the files not there, or not in a Streamlit server) or
+    not wanted (``DPVIZ_PLOTLY_BUNDLE=0``: Streamlit's copy, an operator's switch and the
+    benchmarks' baseline)."""
     if os.environ.get("DPVIZ_PLOTLY_BUNDLE", "1").strip() == "0":
-        return None
+        return ()
     static = served()
-    return f"{ROUTE}/{BUNDLE}" if static is not None and (static / BUNDLE).is_file() else None
+    if static is None:
+        return ()
+    return tuple(f"{ROUTE}/{name}" for name in (PACKED, BUNDLE) if (static / name).is_file())
 
 
 def sources(streamlit_copy: str | None) -> list[str]:
-    """The URLs the page tries for plotly.js, in order: this bundle, then Streamlit's copy."""
-    return [url for url in (address(), streamlit_copy) if url]
+    """The URLs the page tries for plotly.js, in order: this bundle gzipped, as it is, then
+    Streamlit's copy."""
+    return [*addresses(), *([streamlit_copy] if streamlit_copy else [])]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds dpviz's plotly.js (static/plotly/plotly-dpviz-<version>.min.js) from npm's plotly.js:
+# Builds dpviz's plotly.js (static/plotly/plotly-dpviz-<version>.min.js, and .gz) from npm's plotly.js:
 # its core and the trace types entry.js registers, bundled and minified by esbuild as an ES
 # module that sets window.Plotly. The built file is committed (the app must work offline, with
 # no Node.js): run this only to change the trace types or plotly.js's version (package.json),
@@ -19,4 +19,7 @@ out="$here/../../static/plotly/plotly-dpviz-${version}.min.js"
 # map traces, which dpviz does not draw (left out)
 npx esbuild entry.js --bundle --minify --format=esm --target=es2020 --define:global=globalThis --loader:.css=empty \
   --legal-comments=eof --log-level=warning --outfile="$out"
-echo "$(basename "$out"): $(wc -c < "$out") bytes, sha256 $(sha256sum "$out" | cut -d' ' -f1)"
+# and gzipped, as the page fetches it: served as it is (an archive Streamlit's server does not
+# compress again on every request) and unpacked in the browser (webui/plotly_bundle.py)
+gzip -9 -n -c "$out" > "$out.gz"
+echo "$(basename "$out"): $(wc -c < "$out") bytes, sha256 $(sha256sum "$out" | cut -d' ' -f1); gzipped $(wc -c < "$out.gz")"

@@ -131,16 +131,16 @@ def test_plotly_js_starts_loading_with_the_page_not_with_its_first_chart(server,
     """The loader element, first in every page's sidebar, starts loading plotly.js
     (webui/plotly_element.py): on the Audit page, which draws no chart until samples are given,
     Plotly is loaded all the same (before, it was loaded by a page's first chart, once that came).
-    It is dpviz's own bundle (webui/plotly_bundle.py), served from the static folder, with every
-    trace type dpviz draws; Streamlit's copy (three times the size) is not loaded."""
-    from webui.plotly_bundle import BUNDLE, TRACES
+    It is dpviz's own bundle (webui/plotly_bundle.py), fetched gzipped from the static folder, with
+    every trace type dpviz draws; neither the plain file nor Streamlit's copy is loaded."""
+    from webui.plotly_bundle import BUNDLE, PACKED, TRACES
 
     page.goto(f"{server}/Audit_a_mechanism")
     wait_run_ended(page)
     page.wait_for_function("() => typeof window.Plotly === 'object' && !!window.Plotly.react", timeout=60_000)
     assert page.locator(".js-plotly-plot").count() == 0  # no chart asked for it
     loaded = page.evaluate("() => performance.getEntriesByType('resource').map((e) => e.name)")
-    assert any(name.endswith(BUNDLE) for name in loaded), loaded
-    assert not any("/PlotlyChart." in name for name in loaded)
+    assert any(name.endswith(PACKED) for name in loaded), loaded  # gzipped, unpacked in the page
+    assert not any(name.endswith(BUNDLE) or "/PlotlyChart." in name for name in loaded)
     traces = page.evaluate("() => Object.keys(window.Plotly.PlotSchema.get().traces)")
     assert set(TRACES) <= set(traces)

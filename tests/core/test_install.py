@@ -151,7 +151,7 @@ def test_the_installed_dpviz_app_serves_the_dashboard(installed, tmp_path):
     the page; it is stopped by its own process id."""
     from browser_support import start_server, stop_server
 
-    from webui.plotly_bundle import BUNDLE, ROUTE
+    from webui.plotly_bundle import BUNDLE, PACKED, ROUTE
 
     app = str(installed / "bin" / "dpviz-app")
     proc, url, log = start_server(
@@ -160,9 +160,14 @@ def test_the_installed_dpviz_app_serves_the_dashboard(installed, tmp_path):
     try:
         with urllib.request.urlopen(url + "/", timeout=30) as r:
             assert "<noscript>" in r.read().decode()  # Streamlit's page, which the browser then fills
-        # dpviz's plotly.js, from the installed static folder, as a script the browser runs
+        # dpviz's plotly.js, from the installed static folder: as a script the browser runs, and
+        # gzipped as an archive sent as it is (not compressed again by the server)
         with urllib.request.urlopen(f"{url}/{ROUTE}/{BUNDLE}", timeout=30) as r:
-            assert r.headers["Content-Type"].startswith("text/javascript")
+            assert r.headers["Content-Type"].split(";")[0] in ("text/javascript", "application/javascript")
             assert r.read() == (ROOT / "static" / BUNDLE).read_bytes()
+        packed = urllib.request.Request(f"{url}/{ROUTE}/{PACKED}", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(packed, timeout=30) as r:
+            assert r.headers.get("Content-Encoding") is None
+            assert r.read() == (ROOT / "static" / PACKED).read_bytes()
     finally:
         stop_server(proc, log)

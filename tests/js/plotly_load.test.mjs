@@ -41,3 +41,24 @@ test("a single URL is a list of one; none that loads is an error, not a hang", a
   delete window.__dpvizPlotly;
   await assert.rejects(plotly([module("throw new Error('no')")]), /could not be loaded/);
 });
+
+test("a gzipped source is fetched, unpacked and imported; a missing one falls through", async () => {
+  const { gzipSync } = await import("node:zlib");
+  const served = new Map([["http://localhost:8501/app/static/p.min.js.gz", gzipSync(`window.Plotly = { name: "packed" }; // ${made++}`)]]);
+  const realFetch = globalThis.fetch, RealBlob = globalThis.Blob, realCreate = URL.createObjectURL;
+  globalThis.fetch = async (url) => (served.has(url) ? new Response(served.get(url)) : new Response("no", { status: 404 }));
+  // (Node imports no blob: URL; the page does) the unpacked text as a data: URL instead
+  globalThis.Blob = class { constructor(parts) { this.text = parts.join(""); } };
+  URL.createObjectURL = (blob) => "data:text/javascript," + encodeURIComponent(blob.text);
+  URL.revokeObjectURL = () => {};
+  try {
+    assert.equal((await plotly(["app/static/p.min.js.gz", loads("plain")])).name, "packed");
+    delete window.Plotly;
+    delete window.__dpvizPlotly;
+    assert.equal((await plotly(["app/static/gone.min.js.gz", loads("plain")])).name, "plain");
+  } finally {
+    globalThis.fetch = realFetch;
+    globalThis.Blob = RealBlob;
+    URL.createObjectURL = realCreate;
+  }
+});

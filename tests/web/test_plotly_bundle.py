@@ -5,6 +5,7 @@ tests/browser/test_chart_element.py.)"""
 
 from __future__ import annotations
 
+import gzip
 import re
 from pathlib import Path
 
@@ -53,7 +54,11 @@ def test_the_bundle_is_in_the_static_folder_as_built():
     assert f'"{version}"' in text or f"`{version}`" in text  # plotly.js's version inside is the name's
     # a third of Streamlit's copy, or the point is lost (a trace module pulled in by mistake)
     assert path.stat().st_size < 2_500_000
-    assert [p.name for p in path.parent.iterdir()] == [path.name]  # nothing else built beside it
+    # nothing else built beside it but the same bytes gzipped, as the page fetches them
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, path.name + ".gz"])
+    packed = ROOT / "static" / plotly_bundle.PACKED
+    assert gzip.decompress(packed.read_bytes()) == path.read_bytes()
+    assert packed.stat().st_size < path.stat().st_size / 2
 
 
 @pytest.mark.parametrize("served", [True, False])
@@ -63,20 +68,20 @@ def test_the_page_tries_the_bundle_first_where_the_static_folder_is_served(monke
     real = st.get_option
     monkeypatch.setattr(st, "get_option", lambda k: served if k == "server.enableStaticServing" else real(k))
     monkeypatch.setattr("sys.argv", [str(ROOT / "app.py")])
-    plotly_bundle.address.cache_clear()
+    plotly_bundle.addresses.cache_clear()
     try:
         got = plotly_bundle.sources("static/js/PlotlyChart.x.js")
     finally:
-        plotly_bundle.address.cache_clear()
-    expected = ["app/static/" + plotly_bundle.BUNDLE] if served else []
+        plotly_bundle.addresses.cache_clear()
+    expected = ["app/static/" + plotly_bundle.PACKED, "app/static/" + plotly_bundle.BUNDLE] if served else []
     assert got == [*expected, "static/js/PlotlyChart.x.js"]
 
 
 def test_no_bundle_file_no_bundle_offered(monkeypatch, tmp_path):
     (tmp_path / "static").mkdir()
     monkeypatch.setattr("sys.argv", [str(tmp_path / "app.py")])
-    plotly_bundle.address.cache_clear()
+    plotly_bundle.addresses.cache_clear()
     try:
         assert plotly_bundle.sources(None) == []
     finally:
-        plotly_bundle.address.cache_clear()
+        plotly_bundle.addresses.cache_clear()

@@ -40,15 +40,16 @@ const FULLSCREEN = {
 };
 
 // plotly.js, loaded once per tab from the first of `urls` (a module that sets window.Plotly) that
-// loads: dpviz's own bundle where the server serves it, then Streamlit's copy
-// (webui/plotly_bundle.py). A single URL is taken as a list of one.
+// loads: dpviz's own bundle gzipped, then as it is, where the server serves them, then Streamlit's
+// copy (webui/plotly_bundle.py). A single URL is taken as a list of one.
 export function plotly(urls) {
   if (!window.__dpvizPlotly) {
     const tried = [].concat(urls || []);
     const next = (i) => {
       if (window.Plotly) return Promise.resolve(window.Plotly);
       if (i >= tried.length) return Promise.reject(new Error("plotly.js could not be loaded from " + tried.join(", ")));
-      return import(new URL(tried[i], document.baseURI).href).then(
+      const url = new URL(tried[i], document.baseURI).href;
+      return (url.endsWith(".gz") ? importPacked(url) : import(url)).then(
         () => window.Plotly || next(i + 1),
         () => next(i + 1),
       );
@@ -56,6 +57,21 @@ export function plotly(urls) {
     window.__dpvizPlotly = next(0);
   }
   return window.__dpvizPlotly;
+}
+
+// a module sent gzipped as an archive (which the server does not compress again per request):
+// unpacked here and imported from the page's memory; a browser without DecompressionStream
+// fails here and takes the next source
+async function importPacked(url) {
+  const got = await fetch(url);
+  if (!got.ok) throw new Error(`${url}: ${got.status}`);
+  const text = await new Response(got.body.pipeThrough(new DecompressionStream("gzip"))).text();
+  const module = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
+  try {
+    await import(module);
+  } finally {
+    URL.revokeObjectURL(module);
+  }
 }
 
 // Charts out of view are redrawn when they come into view (200 px ahead), not on every move: one
