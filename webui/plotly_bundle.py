@@ -13,33 +13,29 @@ Streamlit serves it from the app's static folder (:mod:`webui.static_folder`), a
 frames of :mod:`webui.frames_fetch`. Gzipped (:data:`PACKED`, 582 kB): Streamlit's server
 compresses a script it serves from that folder on every request, 90-97 ms of its CPU each (a
 class of 100 opening the page: 10 CPU-s in its event loop), and sends an archive as it is (4 ms a
-request); the browser unpacks it (``DecompressionStream``) and imports it
-(``webui/live_js/chart.js`` ``plotly``). The plain file is the next source, for a browser
-without ``DecompressionStream``.
-:func:`sources` is where the page looks for plotly.js, in order: this bundle where it is served,
-then Streamlit's copy (an installation whose static folder is not served, or a file removed), which
-the browser loads if the first fails (``webui/live_js/chart.js`` ``plotly``).
+request); the browser unpacks it (``DecompressionStream``) and imports it.
+
+:func:`sources` is where the page looks for plotly.js, in order, each tried if the one before
+fails (``webui/live_js/chart.js`` ``plotly``): the bundle gzipped, the plain bundle (a browser
+without ``DecompressionStream``), then Streamlit's copy (an installation whose static folder is
+not served, or a file removed). The chart element asks once per process (``webui.plotly_element``).
 tests/web/test_plotly_bundle.py checks that every trace type dpviz's code draws is registered here.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 
 from webui.static_folder import ROUTE, served
 
 BUNDLE = "plotly/plotly-dpviz-4.1.1.min.js"
 """The bundle's path under the app's static folder."""
+PACKED = BUNDLE + ".gz"
+"""The bundle gzipped (``gzip -9 -n``), what the page fetches first."""
 TRACES = ("scatter", "bar", "heatmap", "contour", "scatter3d")
 """The trace types it draws (``scripts/plotly_bundle/entry.js``; scatter is plotly.js's core)."""
 
 
-PACKED = BUNDLE + ".gz"
-"""The bundle gzipped (``gzip -9 -n``), what the page fetches first."""
-
-
-@functools.cache
 def addresses() -> tuple[str, ...]:
     """The bundle's URL paths relative to the page, gzipped first, or none where it is not
     served (the static folder not served, the files not there, or not in a Streamlit server) or

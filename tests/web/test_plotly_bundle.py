@@ -68,11 +68,7 @@ def test_the_page_tries_the_bundle_first_where_the_static_folder_is_served(monke
     real = st.get_option
     monkeypatch.setattr(st, "get_option", lambda k: served if k == "server.enableStaticServing" else real(k))
     monkeypatch.setattr("sys.argv", [str(ROOT / "app.py")])
-    plotly_bundle.addresses.cache_clear()
-    try:
-        got = plotly_bundle.sources("static/js/PlotlyChart.x.js")
-    finally:
-        plotly_bundle.addresses.cache_clear()
+    got = plotly_bundle.sources("static/js/PlotlyChart.x.js")
     expected = ["app/static/" + plotly_bundle.PACKED, "app/static/" + plotly_bundle.BUNDLE] if served else []
     assert got == [*expected, "static/js/PlotlyChart.x.js"]
 
@@ -80,8 +76,4 @@ def test_the_page_tries_the_bundle_first_where_the_static_folder_is_served(monke
 def test_no_bundle_file_no_bundle_offered(monkeypatch, tmp_path):
     (tmp_path / "static").mkdir()
     monkeypatch.setattr("sys.argv", [str(tmp_path / "app.py")])
-    plotly_bundle.addresses.cache_clear()
-    try:
-        assert plotly_bundle.sources(None) == []
-    finally:
-        plotly_bundle.addresses.cache_clear()
+    assert plotly_bundle.sources(None) == []
