@@ -1,10 +1,14 @@
-"""Benchmark: ADePT's privacy-loss chart's simulation along its sliders, the middle draws made in
-blocks (:data:`dpviz.papers.adept.sensitivity.MIDDLE_BLOCK`) against all at once (the route before,
-the same numbers bit for bit), in the same run, one core.
+"""Benchmark: ADePT's privacy-loss chart along its ε slider, on one core, each route against its
+baseline in the same run:
 
-The chart's table at every position of the ε slider (97) and of the n slider (53), the other
-settings at the page's defaults (100,000 simulated releases): what its frames along each slider
-cost in simulation. Each position's draws are made from its own seed stream, as the page does.
+- the simulated histograms at every position of the ε slider (97), the other settings at the
+  page's defaults (100,000 releases) and at n = 65 (a step of n) and 1024: each position alone
+  (:func:`dpviz.papers.adept.privacy_loss.privacy_loss_histogram`, what a server run does)
+  against all of them from one set of draws (``privacy_loss_histograms``, what the frames use),
+  checked equal table by table;
+- the bounds on P[L > ε] in the chart's title at every position: the FFT of the lattice (the
+  route before, ``bounds_by_fft``)
+  against the closed form (:mod:`dpviz.papers.adept.loss_bounds`), the largest difference shown.
 
     python benchmarks/bench_adept_loss.py
 """
@@ -15,44 +19,46 @@ import os
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-import numpy as np  # noqa: E402
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from dpviz import registry  # noqa: E402
 from dpviz.frames import slider_grid  # noqa: E402
-from dpviz.papers.adept import sensitivity as adept  # noqa: E402
-from dpviz.stats import stream  # noqa: E402
+from dpviz.papers.adept import privacy_loss as pl  # noqa: E402
+from dpviz.papers.adept.loss_bounds import _frequencies, bounds_by_fft, exceed_probability_bounds  # noqa: E402
 
 
-def along(spec, values, slider: str, block: int) -> tuple[float, list]:
-    """CPU seconds for the simulation at every position of ``slider``, and its results."""
-    out = []
+def _cpu(f):
     start = time.process_time()
-    for x in slider_grid(spec.param(slider)):
-        v = dict(values, **{slider: x})
-        out.append(
-            adept._privacy_loss_units(v["dim"], v["clip"], v["epsilon"], v["samples"], stream(v["seed"], 101), block)
-        )
+    out = f()
     return time.process_time() - start, out
 
 
 def main() -> None:
-    from threadpoolctl import threadpool_limits
-
     import dpviz.papers.adept.figures  # noqa: F401 - registers the chart
 
     spec = registry.get("adept-privacy-loss")
-    values = spec.defaults()
-    print(f"adept-privacy-loss at {values['samples']:,} releases: seconds of one core, all at once / in blocks")
-    with threadpool_limits(1):
-        for slider in ("epsilon", "dim"):
-            once, a = along(spec, values, slider, 1 << 62)
-            blocks, b = along(spec, values, slider, adept.MIDDLE_BLOCK)
-            same = all(np.array_equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))
-            print(
-                f"along {slider:8s} {len(a):3d} positions: {once:5.2f} / {blocks:5.2f} s ({once / blocks:.2f}x)", end=""
-            )
-            print(f", the same numbers: {same}")
+    v = spec.defaults()
+    grid = slider_grid(spec.param("epsilon"))
+    print(f"adept-privacy-loss along ε ({len(grid)} positions), {v['samples']:,} releases: CPU-s of one core")
+    print(
+        f"{'n':>5} {'histograms alone':>17} {'together':>9} {'ratio':>6} {'same':>5}"
+        f" {'bounds FFT':>11} {'closed':>7} {'ratio':>6} {'max |Δ|':>8}"
+    )
+    for n in (64, 65, 1024):
+        alone_s, alone = _cpu(
+            lambda n=n: [pl.privacy_loss_histogram(n, v["clip"], e, v["samples"], v["seed"]) for e in grid]
+        )
+        along_s, along = _cpu(lambda n=n: pl.privacy_loss_histograms(n, v["clip"], grid, v["samples"], v["seed"]))
+        same = all(a.equals(b) for a, b in zip(alone, along))
+        fft_s, fft = _cpu(lambda n=n: [bounds_by_fft(n, e) for e in grid])
+        _frequencies.cache_clear()
+        closed_s, closed = _cpu(lambda n=n: [exceed_probability_bounds(n, e) for e in grid])
+        worst = max(abs(x - y) for p, q in zip(fft, closed) for x, y in zip(p, q))
+        print(
+            f"{n:5d} {alone_s:16.2f}s {along_s:8.2f}s {alone_s / along_s:5.1f}x {str(same):>5}"
+            f" {fft_s:10.2f}s {closed_s:6.2f}s {fft_s / closed_s:5.1f}x {worst:8.1e}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -404,10 +404,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             pages = _page_keys(args.pages)  # a wrong name is said before any work
             sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
             from dpviz.budget.kernels import compile_now  # (the optimal composition's pass, likewise)
+            from dpviz.papers.adept.loss_kernels import compile_now as compile_loss  # (the loss walks)
             from dpviz.papers.hoho.kernels import compile_now as compile_hoho  # (the exact attack's sums)
 
             compile_now()
             compile_hoho()
+            compile_loss()
             if not args.engine_only:
                 # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
                 # named, as the declarations name their views, not imported (dpviz never imports it)

@@ -260,7 +260,8 @@ def compute_frames(
     grid: Sequence[float] | None = None,
 ) -> Frames:
     """``spec`` (a :class:`dpviz.registry.FigureSpec`) at every position of ``slider`` (its grid,
-    or ``grid``), the other parameters at ``values``: each frame's table by ``spec.table`` and its
+    or ``grid``), the other parameters at ``values``: each frame's table by ``spec.table`` (or all
+    of them by ``spec.tables_along`` where the figure computes them together) and its
     drawing by ``spec.figure_dict``, written by ``to_json`` (the page's chart JSON). ``each(values,
     table, json, seconds)`` is told every position (the page keeps them as views)."""
     import time
@@ -269,12 +270,18 @@ def compute_frames(
     positions = list(grid if grid is not None else slider_grid(p))
     figures = []
     draw = Drawer(spec, to_json)
+    together, share = None, 0.0
+    if slider in spec.along:  # (every position's table from one computation: FigureSpec.along)
+        report(progress, 0.0, f"{spec.title}: {len(positions)} tables at once")
+        start = time.perf_counter()
+        together = spec.tables_along(values, slider, positions)
+        share = (time.perf_counter() - start) / max(1, len(positions))
     for k, v in enumerate(positions):
         report(progress, k / len(positions), f"{spec.title}: frame {k + 1} of {len(positions)}")
         at = {q.name: values[q.name] for q in spec.params}
         at[slider] = v
-        start = time.perf_counter()
-        df = spec.table(at)
+        start = time.perf_counter() - share
+        df = together[k] if together is not None else spec.table(at)
         text = draw(df, at)
         if each is not None:
             each(at, df, text, time.perf_counter() - start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,11 @@ class FigureSpec:
     evaluate: Callable[[Any, Mapping[str, Any]], pd.DataFrame] | None = None
     on_demand: bool = False
     mark: Callable[[go.Figure, Mapping[str, Any]], None] | None = None
+    along: Mapping[str, Callable[[Mapping[str, Any], Sequence[Any]], list[pd.DataFrame]]] = field(default_factory=dict)
+    """Per slider, its tables at many positions from one computation, ``along[slider](values,
+    positions)`` (the other parameters at ``values``): each the very table :meth:`table` gives at
+    its position, to the last bit (tests/core/test_frames.py), for the cost of about one (a
+    simulation whose draws every position shares). What :meth:`tables_along` uses."""
     quick: Mapping[str, str] = field(default_factory=dict)
     """Reduced settings (parameter -> value, as in a URL) with which the figure computes in seconds:
     what the registry-wide tests run it at."""
@@ -100,6 +105,27 @@ class FigureSpec:
         if not self.disk_cache:
             return self.compute(values, progress)
         return tables.cached_table(self.id, self.canonical(values), lambda: self.compute(values, progress))
+
+    def tables_along(self, values: Mapping[str, Any], slider: str, positions: Sequence[Any]) -> list[pd.DataFrame]:
+        """:meth:`table` at each position of ``slider``: by :attr:`along` where the figure has it
+        (through the disk cache like :meth:`table`: positions kept there are read, the rest computed
+        together), else position by position."""
+        values = {p.name: values[p.name] for p in self.params}
+        settings = [dict(values, **{slider: v}) for v in positions]
+        if slider not in self.along:
+            return [self.table(at) for at in settings]
+        made: list[list[pd.DataFrame]] = []
+
+        def together() -> list[pd.DataFrame]:
+            if not made:
+                made.append(self.along[slider](values, list(positions)))
+            return made[0]
+
+        if not self.disk_cache:
+            return together()
+        return [
+            tables.cached_table(self.id, self.canonical(at), lambda i=i: together()[i]) for i, at in enumerate(settings)
+        ]
 
     def _fixed_canonical(self, values: Mapping[str, Any]) -> dict[str, str]:
         return {k: format_value(self.param(k), v) for k, v in self.fixed(values).items()}

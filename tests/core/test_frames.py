@@ -21,7 +21,7 @@ def _to_json(fig: dict) -> str:
 
 def _live_cases():
     for spec in registry.all_figures():
-        for name in spec.live:
+        for name in sorted({*spec.live, *spec.along}):
             p = spec.param(name)
             if p.slider and not spec.on_demand:
                 yield pytest.param(spec.id, name, id=f"{spec.id}-{name}")
@@ -44,6 +44,31 @@ def test_every_frame_equals_the_figure_drawn_at_its_position(figure, slider):
         at = dict(values, **{slider: v})
         direct = json.loads(_to_json(spec.figure_dict(spec.table(at), at)))
         assert close(frame, direct, tol=0.0), f"{figure} at {slider} = {v}"
+
+
+def test_a_figure_with_tables_along_a_slider_computes_them_once(monkeypatch):
+    """adept-privacy-loss along ε: one computation for every position (FigureSpec.along), none
+    position by position, and through the disk cache: a second round reads every table back."""
+    spec = registry.get("adept-privacy-loss")
+    values, _ = validate(spec.params, {"samples": "3000", "seed": "424242"})  # (kept by no other test)
+    grid = slider_grid(spec.param("epsilon"))[::12]
+    calls = {"along": 0, "table": 0}
+    along, table = spec.along["epsilon"], type(spec).table
+
+    def counted_along(v, positions):
+        calls["along"] += 1
+        return along(v, positions)
+
+    def counted_table(self, v, progress=None):
+        calls["table"] += 1
+        return table(self, v, progress)
+
+    monkeypatch.setitem(spec.along, "epsilon", counted_along)
+    monkeypatch.setattr(type(spec), "table", counted_table)
+    compute_frames(spec, values, "epsilon", _to_json, grid=grid)
+    assert calls == {"along": 1, "table": 0}
+    again = spec.tables_along(values, "epsilon", grid)
+    assert calls == {"along": 1, "table": 0} and len(again) == len(grid)
 
 
 def test_patches_round_trip_changed_dropped_and_recounted_traces():

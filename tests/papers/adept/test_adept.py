@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from dpviz.papers.adept import privacy_loss as pl
 from dpviz.papers.adept import sensitivity as adept
 from dpviz.stats import stream
 
@@ -180,12 +181,12 @@ def _direct_loss(n, eps, m, rng):
 def test_privacy_loss_mean_closed_form_vs_simulation(n, eps):
     loss = _direct_loss(n, eps, 40_000, np.random.default_rng(n))
     se = loss.std() / np.sqrt(len(loss))
-    assert abs(loss.mean() - adept.privacy_loss_mean(n, C, eps)) < 4 * se
+    assert abs(loss.mean() - pl.privacy_loss_mean(n, C, eps)) < 4 * se
 
 
 @pytest.mark.parametrize("n", [1, 5, 64])
 def test_fast_loss_sampler_matches_direct_simulation(n):
-    fast = adept.privacy_loss_samples(n, C, 1.0, 20_000, np.random.default_rng(10))
+    fast = pl.privacy_loss_samples(n, C, 1.0, 20_000, np.random.default_rng(10))
     direct = _direct_loss(n, 1.0, 20_000, np.random.default_rng(11))
     # the loss has atoms (at +-2c/b per coordinate): round away float noise at the atoms
     assert stats.ks_2samp(np.round(fast, 9), np.round(direct, 9)).pvalue > 1e-3
@@ -195,46 +196,108 @@ def test_fast_loss_sampler_matches_direct_simulation(n):
 
 def test_largest_loss_has_probability_two_to_the_minus_n():
     n = 3
-    loss = adept.privacy_loss_samples(n, C, 1.0, 200_000, np.random.default_rng(2))
+    loss = pl.privacy_loss_samples(n, C, 1.0, 200_000, np.random.default_rng(2))
     hits = np.isclose(loss, adept.epsilon_actual(1.0, n)).mean()
     se = np.sqrt(0.125 * 0.875 / 200_000)
     assert abs(hits - 2.0**-n) < 4 * se
 
 
-def _units_in_one_draw(n, eps, samples, rng):
-    """The worst-case loss in units of a, every middle draw made at once (the route before the draws
-    were made in blocks): the multinomial counts, then one uniform per middle coordinate in sample order."""
+# --- the page's kernels against NumPy written out ----------------------------------------
+
+
+def _exceeds_claim_by_numpy(d: np.ndarray, k: np.ndarray, middle: np.ndarray, dim: int) -> np.ndarray:
+    """L > epsilon, decided exactly: L/a = d + middle against sqrt(n).
+
+    Where no coordinate is in the middle region (k = 0) the loss is the multiple d*a of
+    a = epsilon/sqrt(n), and equals epsilon exactly when d = sqrt(n) (a whole number for
+    square n): compare the integers d > 0 and d^2 > n. Elsewhere the loss has a continuous
+    part, ties have probability 0, and the float comparison decides.
+    """
+    exact = (d > 0) & (d.astype(np.int64) ** 2 > int(dim))
+    return np.where(k == 0, exact, d + middle > np.sqrt(dim))
+
+
+def _counts_by_numpy(d, k, middle, dim: int, epsilon: float, edges: np.ndarray, below: int) -> np.ndarray:
+    """How many releases fall in each bin (right-closed; the bin of a loss at eps decided exactly)."""
+    loss = (epsilon / np.sqrt(dim)) * (d + middle)
+    above = _exceeds_claim_by_numpy(d, k, middle, dim)
+    which = np.clip(np.searchsorted(edges, loss, side="left") - 1, 0, len(edges) - 2)
+    # Rounding may put a loss on the wrong side of the edge at epsilon: the exact decision wins.
+    which = np.where(above, np.maximum(which, below), np.minimum(which, below - 1))
+    return np.bincount(which, minlength=len(edges) - 1)
+
+
+def _units_by_rows(n, eps, samples, seed):
+    """The worst-case loss in units of a, written out release by release from the page's own
+    draws (each block's P, then its rows of exponentials in ascending order, from the block's
+    stream): K by counting the exponentials at or below a, S by summing them in Python."""
     a = eps / np.sqrt(n)
-    p_low = 0.5 * np.exp(-a)
-    counts = rng.multinomial(n, [0.5, p_low, 0.5 - p_low], size=samples)
-    k = counts[:, 2]
-    w = -np.log1p(-rng.random(int(k.sum())) * (-np.expm1(-a))) / a
-    middle = np.bincount(np.repeat(np.arange(samples), k), weights=1.0 - 2.0 * w, minlength=samples)
-    return counts[:, 0] - counts[:, 1], k, middle
+    base = int(stream(seed, 101).integers(2**63))
+    d, k, middle = [], [], []
+    for b, start in enumerate(range(0, samples, pl.LOSS_BLOCK)):
+        size = min(pl.LOSS_BLOCK, samples - start)
+        gen = stream(base, b)
+        plus = gen.binomial(n, 0.5, size)
+        m = n - plus
+        rows = list(gen.standard_exponential((max(int(m.max()), 1), size)))  # (more than are read)
+        for j in range(size):
+            e, total, kk = 0.0, 0.0, 0
+            for r in range(m[j]):
+                e += rows[r][j] / (m[j] - r)
+                if e > a:
+                    break
+                total, kk = total + e, kk + 1
+            d.append(int(plus[j]) - int(m[j]) + kk)
+            k.append(kk)
+            middle.append(kk - 2.0 * total / a)
+    return np.array(d), np.array(k), np.array(middle)
 
 
-@pytest.mark.parametrize("n, eps", [(1, 1.0), (4, 0.001), (16, 1.0), (64, 10.0), (1024, 1000.0), (9, 3.0)])
-@pytest.mark.parametrize("block", [1, 7, 64, adept.MIDDLE_BLOCK])
-def test_middle_draws_in_blocks_are_those_of_one_draw_bit_for_bit(n, eps, block):
-    # block 1 and 7: many samples hold more middle draws than a block (a sample's draws never split)
-    d, k, middle = adept._privacy_loss_units(n, C, eps, 3_000, stream(5, 101), block=block)
-    d0, k0, middle0 = _units_in_one_draw(n, eps, 3_000, stream(5, 101))
+@pytest.mark.parametrize("n, eps", [(1, 1.0), (4, 0.001), (16, 1.0), (64, 10.0), (9, 3.0), (300, 50.0)])
+def test_the_loss_from_rows_of_ascending_exponentials_equals_one_written_out(n, eps):
+    """Rényi's representation, read at a: the page's arrays against a loop over releases."""
+    d, k, middle = pl._privacy_loss_units(n, C, eps, 700, stream(5, 101))
+    d0, k0, middle0 = _units_by_rows(n, eps, 700, 5)
     assert np.array_equal(d, d0) and np.array_equal(k, k0)
     assert np.array_equal(middle, middle0)
-    assert middle.dtype == np.float64 and middle.shape == (3_000,)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 64, 1024])
+def test_histograms_along_epsilon_equal_each_epsilon_alone_bit_for_bit(n):
+    """One set of draws for many ε (unsorted, with a repeat, across blocks) gives each ε's
+    histogram exactly as computed at that ε alone, and as the direct count of its releases."""
+    samples = pl.LOSS_BLOCK + 300 if n < 1024 else 900
+    eps = [3.0, 0.001, 1000.0, 1.0, 0.37, 3.0, 12.0]
+    along = pl.privacy_loss_histograms(n, C, eps, samples, seed=4)
+    for e, table in zip(eps, along):
+        alone = pl.privacy_loss_histogram(n, C, e, samples, seed=4)
+        assert table.equals(alone), e
+        d, k, middle = pl._privacy_loss_units(n, C, e, samples, stream(4, 101))
+        edges, below = pl._bins(n, e, 60)
+        assert np.array_equal(table["count"], _counts_by_numpy(d, k, middle, n, e, edges, below)), e
+        assert table["count"].sum() == samples
+
+
+def test_the_same_releases_at_every_epsilon():
+    """The releases behind the histogram stay the same along ε: a release's coordinates with Z >= 0
+    do not depend on ε, so d - k (= P - m) is the same at every ε, release by release."""
+    parts = [pl._privacy_loss_units(16, C, e, 2000, stream(8, 101)) for e in (0.1, 1.0, 10.0)]
+    for d, k, _ in parts[1:]:
+        assert np.array_equal(d - k, parts[0][0] - parts[0][1])
+    assert (parts[0][1] <= parts[1][1]).all() and (parts[1][1] <= parts[2][1]).all()  # more in the middle as a grows
 
 
 @pytest.mark.parametrize("n", [16, 15])
 def test_exceed_probability_from_histogram_equals_an_exact_per_release_decision(n):
-    hist = adept.privacy_loss_histogram(n, C, 1.0, 50_000, seed=3)
-    d, k, middle = adept._privacy_loss_units(n, C, 1.0, 50_000, stream(3, 101))
+    hist = pl.privacy_loss_histogram(n, C, 1.0, 50_000, seed=3)
+    d, k, middle = pl._privacy_loss_units(n, C, 1.0, 50_000, stream(3, 101))
     # independent decision: the loss as a fraction (d + middle) against sqrt(n), ties at k = 0
     # decided with Python integers
     above = [
         (dd > 0 and dd * dd > n) if kk == 0 else (dd + mm > n**0.5)
         for dd, kk, mm in zip(d.tolist(), k.tolist(), middle.tolist())
     ]
-    p, lo, hi = adept.exceed_probability(hist)
+    p, lo, hi = pl.exceed_probability(hist)
     assert p == pytest.approx(np.mean(above))
     assert lo <= p <= hi
     assert hist["probability"].sum() == pytest.approx(1.0)
@@ -244,7 +307,7 @@ def test_exceed_probability_from_histogram_equals_an_exact_per_release_decision(
 def test_exact_exceed_probability_matches_independent_figures(n, eps, expected):
     """Values of P[L > eps] computed independently (reported with the issue that found the
     rounding error), for square n where L = eps has positive probability."""
-    assert adept.exceed_probability_exact(n, eps) == pytest.approx(expected, abs=5e-5)
+    assert pl.exceed_probability_exact(n, eps) == pytest.approx(expected, abs=5e-5)
 
 
 @pytest.mark.parametrize("n, eps", [(2, 1.0), (5, 0.5), (7, 2.0), (12, 1.0)])
@@ -252,7 +315,7 @@ def test_exact_exceed_probability_vs_direct_laplace_simulation(n, eps):
     """Non-square n (no atom at eps): the direct simulation's float comparison is safe."""
     m = 200_000
     loss = _direct_loss(n, eps, m, np.random.default_rng(100 + n))
-    exact = adept.exceed_probability_exact(n, eps)
+    exact = pl.exceed_probability_exact(n, eps)
     se = np.sqrt(exact * (1 - exact) / m)
     assert abs((loss > eps).mean() - exact) < 4.5 * se
 
@@ -273,8 +336,8 @@ def test_exact_exceed_probability_vs_direct_laplace_simulation(n, eps):
 def test_histogram_exceed_probability_vs_exact(n, clip, eps):
     """Square and non-square n: the page's sampled share is within sampling error of the exact one."""
     m = 200_000
-    p, _, _ = adept.exceed_probability(adept.privacy_loss_histogram(n, clip, eps, m, seed=1))
-    exact = adept.exceed_probability_exact(n, eps)
+    p, _, _ = pl.exceed_probability(pl.privacy_loss_histogram(n, clip, eps, m, seed=1))
+    exact = pl.exceed_probability_exact(n, eps)
     se = max(np.sqrt(exact * (1 - exact) / m), 1 / m)
     assert abs(p - exact) < 4.5 * se
 
@@ -282,17 +345,17 @@ def test_histogram_exceed_probability_vs_exact(n, clip, eps):
 def test_exact_exceed_probability_edge_cases():
     from math import comb
 
-    assert adept.exceed_probability_exact(1, 3.0) == 0.0  # L <= eps always in one dimension
+    assert pl.exceed_probability_exact(1, 3.0) == 0.0  # L <= eps always in one dimension
     # eps -> 0: the middle region's mass (1 - e^(-a))/2 vanishes and each coordinate is +-a with
     # probability 1/2, so P -> P[2 Bin(n, 1/2) - n > sqrt(n)]; for square n the tie 2k - n = sqrt(n)
     # does not count.
     for n in (4, 9, 5, 16):
         limit = sum(comb(n, k) for k in range(n + 1) if (2 * k - n) > 0 and (2 * k - n) ** 2 > n) / 2**n
-        assert adept.exceed_probability_exact(n, 1e-7) == pytest.approx(limit, rel=1e-4)
+        assert pl.exceed_probability_exact(n, 1e-7) == pytest.approx(limit, rel=1e-4)
     # large eps: the middle terms pile up at +a, so L -> eps sqrt(n) > eps almost surely
-    assert adept.exceed_probability_exact(4, 60.0) == pytest.approx(1.0, abs=1e-9)
+    assert pl.exceed_probability_exact(4, 60.0) == pytest.approx(1.0, abs=1e-9)
     with pytest.raises(ValueError, match="epsilon"):
-        adept.exceed_probability_exact(4, 0.0)
+        pl.exceed_probability_exact(4, 0.0)
 
 
 # --- Gaussian calibration and the fixes ------------------------------------------------------

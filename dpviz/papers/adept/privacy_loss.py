@@ -1,0 +1,240 @@
+"""The privacy loss of ADePT's worst-case pair, simulated and exact (Habernal 2021, Sec. 5).
+
+At x = (C/√n)(1, …, 1) and x′ = −x, a release y = x + Z, Z ~ Laplace(b)ⁿ with ADePT's b = 2C/ε,
+has the privacy loss L(y) = (‖y − x′‖₁ − ‖y − x‖₁)/b. With c₂ = 2C/√n and a = c₂/b = ε/√n,
+each coordinate adds (|Z + c₂| − |Z|)/b: +a if Z ≥ 0 (probability ½), and for Z < 0, where
+E = −Z/b is a standard exponential, a − 2E if E ≤ a (the *middle* region) and −a if E > a.
+So with P coordinates of Z ≥ 0, m = n − P of Z < 0 and K of them in the middle, S the sum of
+their E,
+
+    L/a = P − (m − K) + Σ_{E ≤ a} (1 − 2E/a) = d + middle,  d = P − m + K,  middle = K − 2S/a.
+
+**One set of draws for every ε.** A release's P and its m exponentials do not depend on ε: only
+which of them fall below a does. The m exponentials are drawn in ascending order (Rényi's
+representation: E₍ᵣ₎ = Σ_{i ≤ r} Xᵢ/(m − i + 1), the Xᵢ standard exponentials), row r for every
+release of a block at once, until every release's next one lies above a; K is then how many lie
+at or below a and S their running sum at the K-th. Rows are drawn from each block's own stream in
+the same chunks whatever a is, so a larger a only draws further rows of the same streams: the
+releases simulated at ε and at ε′ are the same releases, and :func:`privacy_loss_histograms`
+(every position of the ε slider from one set of draws, reading K and S at each) gives each
+position's histogram bit for bit as :func:`privacy_loss_histogram` does there (tested). Along
+the slider the histogram changes only as the releases' losses do, not by fresh sampling noise.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dpviz.errors import InputError
+from dpviz.papers.adept.sensitivity import _check_dim, _check_positive, epsilon_actual, sensitivity_claimed
+from dpviz.stats import stream, wilson_interval
+
+LOSS_BLOCK = 8192
+"""Releases simulated together, each block from its own stream (its rows of exponentials stay in
+tens of megabytes at n = 1024)."""
+ROWS = 16
+"""Rows of exponentials drawn at a time, for every release of a block."""
+
+
+def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
+    """E[L] for y ~ M(x) at the worst-case pair with Laplace scale b = 2C/epsilon.
+
+    Per coordinate, with c = C/sqrt(n) and Z ~ Laplace(b), the loss is
+    l(Z) = (|Z + 2c| - |Z|)/b, and E|Z + m| = |m| + b exp(-|m|/b), so
+    E[L] = n (2c + b exp(-2c/b) - b) / b  (the KL divergence of the two outputs).
+    """
+    _check_dim(dim)
+    b = sensitivity_claimed(clip) / epsilon
+    c2 = 2 * clip / np.sqrt(dim)
+    return float(dim * (c2 + b * np.exp(-c2 / b) - b) / b)
+
+
+def _walked(gen: np.random.Generator, dim: int, size: int, a: np.ndarray):
+    """One block of releases from its stream: P and m = n − P per release, then the rows of
+    exponentials, :data:`ROWS` at a time, until every release's ascending exponentials have passed
+    the largest of the ascending ``a`` (or run out); K and S at each a (a × releases)."""
+    from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
+
+    plus = gen.binomial(dim, 0.5, size)
+    m = dim - plus
+    out_k = np.zeros((a.size, size), dtype=np.int64)
+    out_s = np.zeros((a.size, size))
+    last, total = np.zeros(size), np.zeros(size)
+    taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    row0 = 0
+    while kernels.walk(gen.standard_exponential((ROWS, size)), row0, m, last, total, taken, nxt, a, out_k, out_s):
+        row0 += ROWS
+    return plus, m, out_k, out_s
+
+
+def _blocks(dim: int, samples: int, rng: np.random.Generator, a: np.ndarray):
+    """:func:`_walked` for each block of the releases, each block from its own stream."""
+    base = int(rng.integers(2**63))
+    for b, start in enumerate(range(0, int(samples), LOSS_BLOCK)):
+        yield _walked(stream(base, b), int(dim), min(LOSS_BLOCK, int(samples) - start), a)
+
+
+def _checked(dim: int, epsilon: float, samples: int) -> None:
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    if int(samples) != samples or samples < 1:
+        raise InputError(f"samples must be a whole number >= 1, got {samples}")
+
+
+def _privacy_loss_units(
+    dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Samples of the worst-case privacy loss in units of a = epsilon/sqrt(n), in parts (module
+    docstring): d (integers), k (the middle coordinates) and middle (in (-k, k)); L = a (d + middle)."""
+    _checked(dim, epsilon, samples)
+    a = np.array([epsilon / np.sqrt(dim)])
+    parts = []
+    for plus, m, k, total in _blocks(dim, samples, rng, a):
+        parts.append((plus - m + k[0], k[0], k[0] - 2.0 * total[0] / a[0]))
+    d, k, middle = (np.concatenate(x) for x in zip(*parts))
+    return d, k, middle
+
+
+def privacy_loss_samples(dim: int, clip: float, epsilon: float, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Samples of the privacy loss L(y) = (||y - x'||_1 - ||y - x||_1)/b, y ~ x + Lap(b)^n,
+    at the worst-case pair x = (C/sqrt n) 1, x' = -x, with ADePT's b = 2C/epsilon, drawn without n
+    Laplace values per sample (module docstring)."""
+    d, _, middle = _privacy_loss_units(dim, clip, epsilon, samples, rng)
+    return (epsilon / np.sqrt(dim)) * (d + middle)
+
+
+def _bins(dim: int, epsilon: float, bins: int) -> tuple[np.ndarray, int]:
+    """The histogram's edges from -eps*sqrt(n) to eps*sqrt(n), one of them at eps, and how many
+    bins lie below it."""
+    top = float(epsilon_actual(epsilon, dim))
+    below = max(2, int(round(bins * (epsilon + top) / (2 * top))))
+    edges = np.linspace(-top, epsilon, below + 1)
+    if top > epsilon * (1 + 1e-12):
+        edges = np.concatenate([edges, np.linspace(epsilon, top, max(2, bins - below) + 1)[1:]])
+    return edges, below
+
+
+def _table(edges: np.ndarray, below: int, count: np.ndarray, samples: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "loss_low": edges[:-1],
+            "loss_high": edges[1:],
+            "count": count,
+            "probability": count / samples,
+            "above_claim": np.arange(len(edges) - 1) >= below,
+        }
+    )
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return stream(seed, 101)
+
+
+def privacy_loss_histogram(
+    dim: int, clip: float, epsilon: float, samples: int, seed: int, bins: int = 60
+) -> pd.DataFrame:
+    """Histogram of the worst-case privacy loss, bins right-closed (low, high], with a bin
+    edge at the claimed epsilon so that P[L > epsilon] is the sum of the bins above it.
+
+    Whether a release lies above the claim is decided exactly (where no coordinate is in the
+    middle region, L = a·d: the integers d > 0 and d² > n; elsewhere ties have probability 0), so
+    the atom L = epsilon of square n stays in the bin that ends at epsilon.
+    Columns: loss_low, loss_high, count, probability, above_claim.
+    """
+    return privacy_loss_histograms(dim, clip, [epsilon], samples, seed, bins)[0]
+
+
+def privacy_loss_histograms(
+    dim: int, clip: float, epsilons: Sequence[float], samples: int, seed: int, bins: int = 60
+) -> list[pd.DataFrame]:
+    """:func:`privacy_loss_histogram` at each of ``epsilons``, from one set of draws (module
+    docstring): each the same table, bit for bit, as computed at its epsilon alone, for the cost
+    of the largest epsilon's draws."""
+    for eps in epsilons:
+        _checked(dim, eps, samples)
+    epsilons = [float(e) for e in epsilons]
+    order = np.argsort(np.asarray(epsilons), kind="stable")
+    a = np.asarray(epsilons)[order] / np.sqrt(dim)
+    shapes = [_bins(dim, epsilons[i], bins) for i in order]
+    edges = np.full((len(order), max(e.size for e, _ in shapes)), np.inf)
+    for g, (e, _) in enumerate(shapes):
+        edges[g, : e.size] = e
+    sizes = np.array([e.size for e, _ in shapes])
+    below = np.array([b for _, b in shapes])
+    from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
+
+    counts = np.zeros((len(order), edges.shape[1] - 1), dtype=np.int64)
+    for plus, m, k, total in _blocks(dim, samples, _rng(seed), a):
+        kernels.bin_counts(plus, m, k, total, a, float(np.sqrt(dim)), int(dim), edges, sizes, below, counts)
+    out: list[pd.DataFrame] = [pd.DataFrame()] * len(order)
+    for g, i in enumerate(order):
+        e, b = shapes[g]
+        out[i] = _table(e, b, counts[g, : e.size - 1], int(samples))
+    return out
+
+
+def exceed_probability(hist: pd.DataFrame, confidence: float = 0.95) -> tuple[float, float, float]:
+    """P[L > claimed epsilon] from :func:`privacy_loss_histogram`, with a Wilson interval."""
+    total = int(hist["count"].sum())
+    k = int(hist.loc[hist["above_claim"], "count"].sum())
+    low, high = wilson_interval(k, total, confidence)
+    return k / total, float(low), float(high)
+
+
+def exceed_probability_exact(dim: int, epsilon: float, digits: int = 60) -> float:
+    """Exact P[L > epsilon] at the worst-case pair (independent of C), by summation.
+
+    With a = epsilon/sqrt(n), each coordinate is +a (prob 1/2), -a (prob e^(-a)/2) or
+    a(2W - 1) with W on [0, 1) of (unnormalised) density (a/2) e^(-a) e^(a W). Given k0 plus,
+    k1 minus and k middle coordinates, L > epsilon iff the sum S of the k W's exceeds
+    tau = (sqrt(n) + k - k0 + k1)/2. The joint density of the W's is (a/2)^k e^(-ka) e^(a S),
+    so P[S > tau] = (a/2)^k e^(-ka) int_tau^k e^(a s) f_k(s) ds with the Irwin-Hall density
+    f_k(s) = sum_j (-1)^j C(k, j) (s - j)_+^(k-1) / (k-1)!, integrated in closed form:
+    int u^m e^(a u) du = e^(a u) sum_i (-1)^i m!/(m-i)! u^(m-i) / a^(i+1).
+    For k = 0 the comparison k0 - k1 > sqrt(n) is made in integers. Arbitrary precision
+    (mpmath) absorbs the alternating sums; cost grows like n^4, meant for n up to ~30.
+    """
+    import mpmath as mp
+
+    _check_dim(dim)
+    _check_positive("epsilon", epsilon)
+    n = int(dim)
+    with mp.workdps(digits + 2 * n):
+        a = mp.mpf(epsilon) / mp.sqrt(n)
+        root = mp.sqrt(n)
+        p_plus, p_minus = mp.mpf(1) / 2, mp.exp(-a) / 2
+
+        def antiderivative(u, m):
+            return mp.exp(a * u) * mp.fsum(
+                (-1) ** i * mp.factorial(m) / mp.factorial(m - i) * u ** (m - i) / a ** (i + 1) for i in range(m + 1)
+            )
+
+        def middle_tail(k, tau):
+            if tau >= k:
+                return mp.mpf(0)
+            tau = max(tau, mp.mpf(0))
+            total = mp.mpf(0)
+            for j in range(k):
+                lo = max(tau, mp.mpf(j))
+                if lo >= k:
+                    continue
+                # int_lo^k e^(a s) (s - j)^(k-1) ds = e^(a j) int_{lo-j}^{k-j} e^(a u) u^(k-1) du
+                piece = mp.exp(a * j) * (antiderivative(k - j, k - 1) - antiderivative(lo - j, k - 1))
+                total += (-1) ** j * mp.binomial(k, j) * piece
+            return (a / 2) ** k * mp.exp(-k * a) * total / mp.factorial(k - 1)
+
+        prob = mp.mpf(0)
+        for k0 in range(n + 1):
+            for k1 in range(n - k0 + 1):
+                k = n - k0 - k1
+                weight = mp.factorial(n) / (mp.factorial(k0) * mp.factorial(k1) * mp.factorial(k))
+                weight *= p_plus**k0 * p_minus**k1
+                if k == 0:
+                    dd = k0 - k1
+                    prob += weight if (dd > 0 and dd * dd > n) else 0
+                else:
+                    prob += weight * middle_tail(k, (root + k - k0 + k1) / 2)
+        return float(prob)
