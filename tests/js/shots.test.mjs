@@ -35,3 +35,25 @@ test("the order is per chart: another chart's drawing does not make a shot stale
   assert.equal(shotCurrent(a), true);
   assert.equal(shotCurrent(b), false);
 });
+
+test("a plan of shots coming later is brought forward, one coming sooner stands", async () => {
+  const { SHOTS, planSoon, planForFrames, FRESH_FRAMES_SHOTS } = await import("../../webui/live_js/shots.js");
+  const now = performance.now();
+  planSoon(1500);
+  const first = SHOTS.soonAt;
+  assert.ok(first >= now + 1500);
+  planSoon(1500); // a page drawing chart after chart does not put it off
+  assert.equal(SHOTS.soonAt, first);
+  planForFrames(); // no key pressed, no drag: the page's own pace
+  assert.equal(SHOTS.soonAt, first);
+  SHOTS.keyAt = performance.now(); // the reader moved a slider: new frames' shots at once
+  planForFrames();
+  assert.ok(SHOTS.soonAt < first && SHOTS.soonAt <= performance.now() + FRESH_FRAMES_SHOTS);
+  const brought = SHOTS.soonAt;
+  planSoon(1500);
+  assert.equal(SHOTS.soonAt, brought);
+  clearTimeout(SHOTS.soon);
+  SHOTS.soon = null;
+  delete SHOTS.keyAt;
+});
+

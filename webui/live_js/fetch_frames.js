@@ -1,6 +1,6 @@
 import { CHARTS, FRAMES, TEXTS } from "./state.js";
 import { inflateFrames } from "./frames.js";
-import { planSoon } from "./shots.js";
+import { planForFrames } from "./shots.js";
 
 // Frames fetched by the tab itself (webui/frames_fetch.py): a "P" element (frames still being
 // computed) says where the server will put them, and their nearest part, once they are computed;
@@ -67,7 +67,7 @@ export async function holdBody(name, body) {
   }
   upgradeAll();
   window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: name }));
-  planSoon();
+  planForFrames();
   return true;
 }
 

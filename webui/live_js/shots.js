@@ -166,13 +166,28 @@ export function planShots(label, again = false) {
   if (jobs.length) nextShot();
 }
 
-// shots planned a while after the page last drew or scrolled a chart into view
+// shots planned a while after the page last drew or scrolled a chart into view: `ms` from now at
+// the latest (a plan already coming sooner stands: a page drawing chart after chart does not put it
+// off; one coming later is brought forward)
 export function planSoon(ms = 1500) {
-  if (SHOTS.soon) return; // one is coming (a page drawing chart after chart does not put it off)
+  const at = performance.now() + ms;
+  if (SHOTS.soon && SHOTS.soonAt <= at) return;
+  clearTimeout(SHOTS.soon);
+  SHOTS.soonAt = at;
   SHOTS.soon = setTimeout(() => {
     SHOTS.soon = null;
     planShots();
   }, ms);
+}
+
+// frames that came after the reader moved a slider (a key or a drag): their shots planned at once
+// (the page's first drawing is over, and the reader is at it), not 1.5 s on. After a key press of
+// ADePT's n, the frames along ε at the new n came 1.7-3 s after it, and a plan made 1.5 s after the
+// page's redraw was still coming: the tab made shots along n, which the reader had just left,
+// until 4.4 s, and the 3-s pause before a drag of ε ended with none along ε
+export const FRESH_FRAMES_SHOTS = 200;
+export function planForFrames() {
+  planSoon(SHOTS.keyAt || SHOTS.dragged ? FRESH_FRAMES_SHOTS : undefined);
 }
 
 // whether the page runs (Streamlit's status widget shows): its answer may redraw charts
@@ -242,6 +257,7 @@ export function dropShot(gd) {
 export function endDrag() {
   if (!SHOTS.dragging) return;
   SHOTS.dragging = false;
+  SHOTS.dragged = true;
   if (MOVED.size) follow();
   drawShown();
   planSoon(300);
