@@ -13,7 +13,8 @@ server's own interpreter (its lock) while a visitor's run waits for it.
   visitor's script run that started them, and ended them with it).
 - **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each part
   spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53 CPU-s, is
-  shared), then put together and written into the disk cache by one of them, as
+  shared), then put together and written into the disk cache (by the server's queue thread when it
+  is local and idle, else by one of them), as
   ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are computed whole. The
   parts are handed to the pool one per worker, the cheapest first (:mod:`webui.frames_schedule`).
   A page's run asks each worker to load its prepared state (:func:`prestart`), so that a first key
@@ -35,9 +36,9 @@ import os
 import threading
 from typing import Any
 
-from dpviz import registry
+from dpviz import hosted_mode, registry
 from dpviz.processes import spawn_context
-from webui import frames_signals, frames_store, frames_worker
+from webui import frames_signals, frames_store, frames_worker, visitor_busy
 from webui.frames_schedule import estimate, for_pool, note, run_all
 
 log = logging.getLogger("dpviz.frames")
@@ -245,7 +246,7 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
             if positions is first and first:
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
-        run_all(scheduler, [(0.0, frames_worker.put_together, task, [figures[v] for v in grid])], between)
+        _put_together(scheduler, task, [figures[v] for v in grid], between)
         return True
     except frames_worker.Withdrawn:
         stop.touch()
@@ -253,6 +254,17 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     except BrokenProcessPool as err:
         _broken(pool, str(err) or type(err).__name__)
         return False
+
+
+def _put_together(scheduler, task: tuple, figures: list, between) -> None:
+    """A set's frames, put together and written into the disk cache (30-90 ms): here, in the queue's
+    thread, when this server is local and no visitor's run computes (its figures are here already);
+    else by a worker, which may be busy with another set's part for up to a second (a trace of
+    ADePT's ε chart after a step of n: its parts ended 0.85 s before it was put together)."""
+    if not hosted_mode() and visitor_busy.idle_now():
+        frames_worker.put_together(task, figures)
+    else:
+        run_all(scheduler, [(0.0, frames_worker.put_together, task, figures)], between)
 
 
 def _grid_in_parts(task: tuple) -> list | None:

@@ -2,7 +2,7 @@
 process as there are sets in flight (:func:`webui.frames_pool.concurrency`: four per frame worker), each
 taking one set at a time, the most recently asked for first, and having a worker process compute
 it (:mod:`webui.frames_pool`) or, without one, computing it itself at a lower CPU priority than the
-visitors' work, after their own runs (:func:`webui.views.wait_idle`, between every two positions).
+visitors' work, after their own runs (:func:`webui.visitor_busy.wait_idle`, between every two positions).
 A set a worker process computes does not wait for the visitors' runs: the workers run at the
 lowest CPU priority, so the system already puts a visitor's run first, and a set that waited for
 the run after a key step to end (about 0.8 s on the HoHo page) came that much later.
@@ -26,7 +26,7 @@ from dpviz import caches
 from webui import frames_pool
 from webui.frames_signals import trace
 from webui.frames_worker import Withdrawn
-from webui.views import wait_idle
+from webui.visitor_busy import wait_idle
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.frames_store keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)

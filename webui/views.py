@@ -3,7 +3,6 @@ computed once per canonical parameters and served to every session of this proce
 
 from __future__ import annotations
 
-import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -15,6 +14,7 @@ from dpviz import caches
 from dpviz.params import format_value
 from dpviz.registry import FigureSpec
 from webui.plotly_element import ChartJSON, chart_json
+from webui.visitor_busy import busy
 
 _VIEWS = caches.memo("web.views")
 
@@ -22,34 +22,6 @@ _VIEWS = caches.memo("web.views")
 def _key(spec: FigureSpec, values: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
     own = {p.name: values[p.name] for p in spec.params}  # render sees exactly what the CLI passes
     return (spec.id, tuple(sorted(spec.canonical(own).items()))), own
-
-
-_BUSY = [0, 0.0]  # computations running now, when the last one ended (monotonic seconds)
-_BUSY_LOCK = threading.Lock()
-GRACE = 1.0
-"""Seconds without a visitor's computation before background work goes on: a page computes its
-charts one after another, and the gaps between them are not idle time."""
-
-
-@contextmanager
-def busy() -> Iterator[None]:
-    """Count a visitor's computation while it runs (background work waits for none: :func:`wait_idle`)."""
-    with _BUSY_LOCK:
-        _BUSY[0] += 1
-    try:
-        yield
-    finally:
-        with _BUSY_LOCK:
-            _BUSY[0] -= 1
-            _BUSY[1] = time.monotonic()
-
-
-def wait_idle(limit: float = 60.0) -> None:
-    """Wait (at most ``limit`` seconds) until no visitor's chart has been computed in this process
-    for :data:`GRACE` seconds: background work (frames) yields to what a visitor waits for."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and (_BUSY[0] > 0 or time.monotonic() - _BUSY[1] < GRACE):
-        time.sleep(0.05)
 
 
 def compute_view(spec: FigureSpec, own: dict[str, Any], progress=None) -> tuple[pd.DataFrame, ChartJSON, float]:

@@ -97,6 +97,41 @@ def test_a_set_is_computed_nearest_first_and_the_near_frames_are_the_sets_own(po
         assert difference(fig, whole["frames"][grid.index(v)]) is None
 
 
+@pytest.mark.parametrize(
+    "hosted, visitor, here",
+    [(False, False, True), (False, True, False), (True, False, False)],
+    ids=["local and idle: here", "a visitor's run: a worker", "hosted: a worker"],
+)
+def test_a_set_is_put_together_here_when_the_server_is_local_and_idle(pool, monkeypatch, hosted, visitor, here):
+    """The parts' frames are in the server already: a local server with no visitor's run puts them
+    together in the queue's thread (a worker may be busy with another set's part for up to a
+    second); while a visitor's run computes, or on a hosted server, a worker does. Either way the
+    set is on disk and equals the server's own."""
+    from webui import visitor_busy
+
+    monkeypatch.setenv("DPVIZ_HOSTED", "1" if hosted else "0")
+    spec = registry.get(FIGURE)
+    values = _values(FIGURE, clip=5.25 + 0.25 * (2 * hosted + visitor))
+    threads = []
+    real = frames_store.build
+
+    def recorded(*args, **kwargs):
+        if kwargs.get("figures") is not None:  # a set put together from its parts' frames
+            threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(frames_store, "build", recorded)  # (in this process: a worker runs its own)
+    monkeypatch.setattr(visitor_busy, "_BUSY", [1 if visitor else 0, 0.0])
+    task = frames_pool.figure_task(spec, values, "dim")
+    assert frames_pool.compute(task, f"test-pool-together-{hosted}-{visitor}", _wanted, lambda *_: None)
+    assert len(threads) == (1 if here else 0)
+    assert _on_disk(spec, values, "dim")
+    here_bytes = decode(frames_store.compute_bytes(spec, values, "dim"))
+    kept = decode(frames_store.build(spec, values, "dim").blob)
+    assert kept["grid"] == here_bytes["grid"]
+    assert all(difference(a, b) is None for a, b in zip(kept["frames"], here_bytes["frames"]))
+
+
 def test_a_set_in_the_workers_is_checked_by_the_queues_still_wanted(pool, monkeypatch):
     """The queue's ``between`` waits for the visitors' runs to end (what a set computed in the
     server's own thread must do); while the workers compute, the pool checks its

@@ -139,12 +139,12 @@ def test_idle_threads_beyond_the_sets_in_flight_end(monkeypatch):
 
 @pytest.mark.parametrize("workers", [True, False], ids=["worker processes", "the server's thread"])
 def test_a_set_for_the_workers_does_not_wait_for_a_visitors_run(monkeypatch, workers):
-    """While a visitor's run computes (webui.views.busy), a set that worker processes compute is
+    """While a visitor's run computes (webui.visitor_busy.busy), a set that worker processes compute is
     handed to them at once (they run at the lowest priority: the system puts the run first; after
     a HoHo key step the sets waited 0.8 s for the run), and the queue checks it by its
     ``still_wanted``, which does not wait; a set the server's own thread computes waits for the
     run to end, at its start and between its positions."""
-    from webui import views
+    from webui import visitor_busy
 
     monkeypatch.setattr(frames_pool, "active", lambda: workers)
     (key,) = _keys(1)
@@ -156,12 +156,12 @@ def test_a_set_for_the_workers_does_not_wait_for_a_visitors_run(monkeypatch, wor
         checked.set()
 
     def visitor():
-        with views.busy():
+        with visitor_busy.busy():
             release.wait(60)
 
     run = threading.Thread(target=visitor, daemon=True)
     run.start()
-    _wait(lambda: views._BUSY[0] > 0)
+    _wait(lambda: visitor_busy._BUSY[0] > 0)
     frames_queue.request(key, job, ("session", "chart", "lambda_"))
     try:
         if workers:
