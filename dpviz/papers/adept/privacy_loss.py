@@ -54,8 +54,9 @@ def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
 
 def _walked(gen: np.random.Generator, dim: int, size: int, a: np.ndarray):
     """One block of releases from its stream: P and m = n − P per release, then the rows of
-    exponentials, :data:`ROWS` at a time, until every release's ascending exponentials have passed
-    the largest of the ascending ``a`` (or run out); K and S at each a (a × releases)."""
+    exponentials, :data:`ROWS` at a time (fewer where the block's largest m ends first), until
+    every release's ascending exponentials have passed the largest of the ascending ``a`` (or run
+    out); K and S at each a (a × releases)."""
     from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
 
     plus = gen.binomial(dim, 0.5, size)
@@ -64,10 +65,12 @@ def _walked(gen: np.random.Generator, dim: int, size: int, a: np.ndarray):
     out_s = np.zeros((a.size, size))
     last, total = np.zeros(size), np.zeros(size)
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    row0 = 0
-    while kernels.walk(gen.standard_exponential((ROWS, size)), row0, m, last, total, taken, nxt, a, out_k, out_s):
-        row0 += ROWS
-    return plus, m, out_k, out_s
+    row0, most = 0, int(m.max())
+    while True:  # (no row past the largest m: every release has run out there)
+        rows = max(1, min(ROWS, most - row0))
+        if not kernels.walk(gen.standard_exponential((rows, size)), row0, m, last, total, taken, nxt, a, out_k, out_s):
+            return plus, m, out_k, out_s
+        row0 += rows
 
 
 def _blocks(dim: int, samples: int, rng: np.random.Generator, a: np.ndarray):
