@@ -472,14 +472,18 @@ def _geometry_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     )
     if three:
         fig.add_trace(go.Scatter3d(z=pair["z"], **kw))
-        # The default camera looks down the (1,1,1) diagonal, right through the pair: turn it.
+        # The default camera looks down the (1,1,1) diagonal, right through the pair: turn it, from
+        # far enough that the cube's near corner stays inside the picture. Ticks at 0 and C only
+        # (the ball's radius; Plotly's seven a side, and then two axes' -C, ran into each other at
+        # the corner where the axes meet).
+        ticks = dict(tickvals=[0.0, c], ticktext=["0", f"{c:g}"], range=[-1.15 * c, 1.15 * c])
         fig.update_layout(
             scene=dict(
                 aspectmode="cube",
-                xaxis_title="z₁",
-                yaxis_title="z₂",
-                zaxis_title="z₃",
-                camera=dict(eye=dict(x=1.9, y=-1.0, z=0.55)),
+                xaxis=dict(title="z₁", **ticks),
+                yaxis=dict(title="z₂", **ticks),
+                zaxis=dict(title="z₃", **ticks),
+                camera=dict(eye=dict(x=2.05, y=-1.1, z=0.65)),
                 domain=dict(y=[0.22, 1]),
             ),
             height=620,
