@@ -39,7 +39,7 @@ from typing import Any
 from dpviz import hosted_mode, registry
 from dpviz.processes import spawn_context
 from webui import frames_signals, frames_store, frames_worker, visitor_busy
-from webui.frames_schedule import estimate, for_pool, note, run_all
+from webui.frames_schedule import NEAR, estimate, for_pool, nearest, note, run_all  # noqa: F401 (NEAR: the pages')
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
@@ -117,6 +117,7 @@ def _end_workers() -> None:
 
 _WARMED: set = set()  # pages whose prepared state the workers were asked to load
 _READIED = [False]  # whether the workers were started with the first page anyone opened
+_READYING: list = []  # the futures of their loading (start_soon)
 
 
 def start_soon() -> None:
@@ -131,19 +132,27 @@ def start_soon() -> None:
             return
         _READIED[0] = True
     frames_signals.trace("start-soon", "")
-    _to_each_worker(frames_worker.ready)
+    _READYING[:] = _to_each_worker(frames_worker.ready)
 
 
-def _to_each_worker(call, *args) -> None:
-    """Hand ``call(*args)`` to the pool once per worker (started now if need be), not waited for."""
+def workers_ready() -> bool:
+    """Whether a worker has done its loading (:func:`start_soon`), or the pool was started otherwise."""
+    return not _READYING or any(f.done() for f in _READYING)
+
+
+def _to_each_worker(call, *args) -> list:
+    """Hand ``call(*args)`` to the pool once per worker (started now if need be), not waited for:
+    their futures."""
     pool = _pool()
     if pool is None:
-        return
+        return []
+    futures = []
     try:
         for _ in range(size()):
-            pool.submit(call, *args)
+            futures.append(pool.submit(call, *args))
     except RuntimeError:  # shut down meanwhile
         pass
+    return futures
 
 
 def prestart(page: str, values: dict[str, Any]) -> None:
@@ -176,27 +185,9 @@ def shutdown() -> None:
         pool = _POOL.pop() if _POOL else None
         _WARMED.clear()
         _READIED[0] = False
+        _READYING.clear()
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-NEAR = 16
-"""Positions of a chart's set computed first, the nearest to the slider's value (:func:`nearest`)."""
-
-
-def nearest(grid: list, value, count: int = NEAR) -> list:
-    """The ``count`` positions of ``grid`` (ascending) nearest to ``value`` by their place in it
-    (as many on each side as the grid's ends allow), in grid order: where a drag from ``value``
-    goes first, one step at a time."""
-    import bisect
-
-    if len(grid) <= count:
-        return list(grid)
-    i = bisect.bisect_left(grid, value)
-    if i == len(grid) or (i > 0 and value - grid[i - 1] <= grid[i] - value):
-        i -= 1  # the grid's position nearest to the value
-    low = min(max(0, i - count // 2), len(grid) - count)
-    return list(grid[low : low + count])
 
 
 def compute(task: tuple, key: str, between, near=None) -> bool:
@@ -210,8 +201,9 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     low priority already puts a visitor first, and the nearest part is told at once. An error
     of the computation itself is raised here, as it would be in the server's thread.
 
-    A chart's set is computed nearest first: with ``near``, the workers (one or more) first
-    compute the :data:`NEAR` positions nearest to the slider's value and ``near(positions,
+    A chart's set is computed nearest first: with ``near``, the workers (the queue's thread while
+    they load: :func:`_here_first`) first compute the :data:`NEAR` positions nearest to the
+    slider's value and ``near(positions,
     frames)`` is told them (the page can follow a drag near the value while the rest is computed),
     then the rest; each position is computed once. Without ``near``, one worker computes a set
     whole."""
@@ -236,13 +228,17 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
         first = nearest(grid, values[slider]) if near is not None else []
         taken = set(first)
         for positions in (first, [v for v in grid if v not in taken]):
-            parts = _split(positions)
-            calls = [(estimate(figure, slider, len(p)), frames_worker.part, task, p, str(stop)) for p in parts]
-            done = run_all(scheduler, calls, between)
-            for f, part in zip(done, parts):
-                figures.update(f.result())
-                if positions is not first:  # (a set's first part also prepares its state: not a rate)
-                    note(figure, slider, f.seconds, len(part))
+            if positions is first and first and _here_first():
+                frames_signals.trace("near-here", key)
+                figures.update(frames_worker.part(task, first, str(stop)))
+            else:
+                parts = _split(positions)
+                calls = [(estimate(figure, slider, len(p)), frames_worker.part, task, p, str(stop)) for p in parts]
+                done = run_all(scheduler, calls, between)
+                for f, part in zip(done, parts):
+                    figures.update(f.result())
+                    if positions is not first:  # (a set's first part also prepares its state: not a rate)
+                        note(figure, slider, f.seconds, len(part))
             if positions is first and first:
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
@@ -254,6 +250,13 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     except BrokenProcessPool as err:
         _broken(pool, str(err) or type(err).__name__)
         return False
+
+
+def _here_first() -> bool:
+    """Whether a set's nearest positions are computed in the queue's own thread: on a local server
+    whose workers are still loading (2-3 s after a fresh server's first view, with the tab drawing
+    on the same cores: a first key step's sets waited for them) and no visitor's run computes."""
+    return not workers_ready() and not hosted_mode() and visitor_busy.idle_now()
 
 
 def _put_together(scheduler, task: tuple, figures: list, between) -> None:

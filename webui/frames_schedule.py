@@ -196,3 +196,22 @@ def run_all(scheduler: Scheduler, calls: list[tuple], between) -> list[Future]:
         for f in futures:
             f.cancel()  # (one already handed to the pool goes on; its set's stop marker ends it)
         raise
+
+
+NEAR = 16
+"""Positions of a chart's set computed first, the nearest to the slider's value (:func:`nearest`)."""
+
+
+def nearest(grid: list, value, count: int = NEAR) -> list:
+    """The ``count`` positions of ``grid`` (ascending) nearest to ``value`` by their place in it
+    (as many on each side as the grid's ends allow), in grid order: where a drag from ``value``
+    goes first, one step at a time."""
+    import bisect
+
+    if len(grid) <= count:
+        return list(grid)
+    i = bisect.bisect_left(grid, value)
+    if i == len(grid) or (i > 0 and value - grid[i - 1] <= grid[i] - value):
+        i -= 1  # the grid's position nearest to the value
+    low = min(max(0, i - count // 2), len(grid) - count)
+    return list(grid[low : low + count])
