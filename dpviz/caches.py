@@ -46,6 +46,13 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("metric.try_at", "metric DP: the try-it box's answer per ε", 1024, 32 * MB, frozen=True),
     Budget("partial.experiments", "partial sensitivity: trained SGD and DP-SGD runs", 8, 256 * MB),
     Budget(
+        "partial.first_losses",
+        "partial sensitivity: each individual's unscaled loss, per fixed setting (the frontier's curves)",
+        64,
+        8 * MB,
+        frozen=True,
+    ),
+    Budget(
         "partial.analyses", "partial sensitivity: symbolic analyses of typed formulas (or their refusal)", 64, 64 * MB
     ),
     Budget("budget.plds", "privacy budget: privacy-loss distributions of k releases, per release and k", 128, 256 * MB),

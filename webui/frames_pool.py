@@ -13,10 +13,10 @@ server's own interpreter (its lock) while a visitor's run waits for it.
   visitor's script run that started them, and ended them with it).
 - **What they do** (:mod:`webui.frames_worker`): a chart's set is split among the workers, each part
   spread over the whole grid (a set costs its slowest part: HoHo's frontier along λ, 53 CPU-s, is
-  shared), then put together and written into the disk cache (by the server's queue thread when it
-  is local and idle, else by one of them), as
-  ``python -m dpviz build`` does; the server then reads it from there. A panel's HTML frames are computed whole. The
-  parts are handed to the pool one per worker, the cheapest first (:mod:`webui.frames_schedule`).
+  shared), then put together and written into the disk cache as ``python -m dpviz build`` does (by
+  the server's queue thread when it is local and idle, else by one of them); the server then reads
+  it from there. A panel's HTML frames are computed whole. The parts are handed to the pool one per
+  worker, the cheapest first (:mod:`webui.frames_schedule`).
   A page's run asks each worker to load its prepared state (:func:`prestart`), so that a first key
   step does not wait for it; a worker stops loading when a set is handed over
   (:data:`webui.frames_signals.ASKED`).
@@ -39,7 +39,7 @@ from typing import Any
 from dpviz import hosted_mode, registry
 from dpviz.processes import spawn_context
 from webui import frames_signals, frames_store, frames_worker, visitor_busy
-from webui.frames_schedule import NEAR, estimate, for_pool, nearest, note, run_all  # noqa: F401 (NEAR: the pages')
+from webui.frames_schedule import estimate, for_pool, nearest, note, run_all
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
@@ -141,8 +141,7 @@ def workers_ready() -> bool:
 
 
 def _to_each_worker(call, *args) -> list:
-    """Hand ``call(*args)`` to the pool once per worker (started now if need be), not waited for:
-    their futures."""
+    """Hand ``call(*args)`` to the pool once per worker (started now if need be): their futures."""
     pool = _pool()
     if pool is None:
         return []
@@ -202,11 +201,10 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     of the computation itself is raised here, as it would be in the server's thread.
 
     A chart's set is computed nearest first: with ``near``, the workers (the queue's thread while
-    they load: :func:`_here_first`) first compute the :data:`NEAR` positions nearest to the
-    slider's value and ``near(positions,
-    frames)`` is told them (the page can follow a drag near the value while the rest is computed),
-    then the rest; each position is computed once. Without ``near``, one worker computes a set
-    whole."""
+    they load: :func:`_here_first`) first compute the positions nearest to the slider's value
+    (:func:`webui.frames_schedule.nearest`), ``near(positions, frames)`` is told them (the page can
+    follow a drag near the value while the rest is computed), then the rest; each position is
+    computed once. Without ``near``, one worker computes a set whole."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool()
@@ -252,19 +250,23 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
         return False
 
 
+def _local_and_idle() -> bool:
+    """Whether the queue's thread may do a set's work itself: a local server, no visitor's run computing."""
+    return not hosted_mode() and visitor_busy.idle_now()
+
+
 def _here_first() -> bool:
-    """Whether a set's nearest positions are computed in the queue's own thread: on a local server
-    whose workers are still loading (2-3 s after a fresh server's first view, with the tab drawing
-    on the same cores: a first key step's sets waited for them) and no visitor's run computes."""
-    return not workers_ready() and not hosted_mode() and visitor_busy.idle_now()
+    """Whether a set's nearest positions are computed in the queue's own thread: on a local, idle
+    server whose workers are still loading (2-3 s after a fresh server's first view, with the tab
+    drawing on the same cores: a first key step's sets waited for them)."""
+    return not workers_ready() and _local_and_idle()
 
 
 def _put_together(scheduler, task: tuple, figures: list, between) -> None:
-    """A set's frames, put together and written into the disk cache (30-90 ms): here, in the queue's
-    thread, when this server is local and no visitor's run computes (its figures are here already);
-    else by a worker, which may be busy with another set's part for up to a second (a trace of
-    ADePT's ε chart after a step of n: its parts ended 0.85 s before it was put together)."""
-    if not hosted_mode() and visitor_busy.idle_now():
+    """A set's frames put together and written into the disk cache (30-90 ms): here when local and
+    idle (its figures are here already), else by a worker, which may be busy with another set's part
+    for up to a second (a trace: ADePT's ε set put together 0.85 s after its parts ended)."""
+    if _local_and_idle():
         frames_worker.put_together(task, figures)
     else:
         run_all(scheduler, [(0.0, frames_worker.put_together, task, figures)], between)

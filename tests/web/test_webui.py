@@ -394,7 +394,7 @@ def test_a_chart_whose_frames_are_being_computed_sends_their_nearest_part_meanwh
     nearest part once this process holds it (webui.frames_pool computes it first), and still asks
     for the whole set; the part holds exactly the nearest positions, on their own grid."""
     from dpviz.frames import decode
-    from webui import frames_pool, frames_queue, frames_store, live_frames
+    from webui import frames_pool, frames_queue, frames_schedule, frames_store, live_frames
     from webui.widgets import widget_label
 
     monkeypatch.setenv("DPVIZ_FRAME_WORKERS", "0")
@@ -415,7 +415,7 @@ def test_a_chart_whose_frames_are_being_computed_sends_their_nearest_part_meanwh
     assert sliders[widget_label(dim)]["frames"] == frames_store.near_key(key)
     assert len(mounts) == 2 and asked == [key, key]  # the part sent, and the whole set still asked for
     doc = decode(frames_store.near(key).blob)
-    assert doc["grid"] == positions and len(positions) == frames_pool.NEAR and values["dim"] in positions
+    assert doc["grid"] == positions and len(positions) == frames_schedule.NEAR and values["dim"] in positions
 
 
 def test_a_chart_asks_for_no_frames_along_a_slider_that_plays_no_part(monkeypatch):

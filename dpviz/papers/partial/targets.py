@@ -7,12 +7,11 @@ counted (the worst-off individual's, the guarantee; the median one's)."""
 from __future__ import annotations
 
 import math
-import weakref
 from typing import Any, Mapping
 
 import numpy as np
 
-from dpviz import registry
+from dpviz import caches, hosted_mode, registry
 from dpviz.frontier import Axes
 from dpviz.params import Param
 from dpviz.targets import Measure, Page, panel_answer
@@ -59,21 +58,15 @@ LABELS = {
 """The frontier's curves: whose Rényi-DP ε is counted."""
 
 
-_FIRST: dict[int, tuple[weakref.ref, np.ndarray]] = {}  # id of a prepared table -> (it, its first losses)
-
-
 def _first_losses(spec, own: Mapping[str, Any]) -> np.ndarray:
     """Each individual's unscaled loss in the page's prepared table (its first row, as
-    ``groupby("individual").first()`` reads it), kept per prepared table: the frontier reads it at
-    every σ of every curve and position (2,496 times along α)."""
-    prepared = spec.state(own)
-    kept = _FIRST.get(id(prepared))
-    if kept is None or kept[0]() is not prepared:
-        for key in [k for k, (ref, _) in _FIRST.items() if ref() is None]:
-            del _FIRST[key]
-        kept = (weakref.ref(prepared), prepared.groupby("individual")["rdp_epsilon"].first().to_numpy())
-        _FIRST[id(prepared)] = kept
-    return kept[1]
+    ``groupby("individual").first()`` reads it), kept per fixed setting (the process cache
+    ``partial.first_losses``): the frontier reads it at every σ of every curve and position (2,496
+    times along α)."""
+    fixed = tuple(sorted((k, v) for k, v in spec.canonical(own).items() if k not in spec.live))
+    return caches.memo("partial.first_losses").get(
+        (hosted_mode(), fixed), lambda: spec.state(own).groupby("individual")["rdp_epsilon"].first().to_numpy()
+    )
 
 
 def _whose(state, values: Mapping[str, Any], who: str, sigma: float) -> dict[str, float]:

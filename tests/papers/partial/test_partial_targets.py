@@ -28,7 +28,7 @@ def test_whose_loss_equals_the_tables_own_reading(who):
         assert state[0] is spec
 
 
-def test_the_first_losses_are_kept_per_prepared_table():
+def test_the_first_losses_are_kept_per_fixed_setting():
     spec = registry.get("partial-individuals")
     own = spec.defaults()
     first = targets._first_losses(spec, own)
