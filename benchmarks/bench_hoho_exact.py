@@ -6,8 +6,11 @@ on the same counts, with the routes' numbers compared:
 - *NumPy*, the route of 2026-11-29 (each class's powers tabled once per count, the distinct
   pairs' transforms as products of gathered table rows, the AUC of every distinct pair against
   every target as one (U, T) product, the false positives from one weighted mean pmf);
-- *now* (later on 2026-11-29): the pairs' transforms and their sums per target in one compiled pass
-  (:mod:`dpviz.papers.hoho.kernels`), the AUC from each target's sum alone.
+- *compiled, 2026-11-29* (commit 0f0a469): each class's powers tabled by NumPy's exponentials
+  (the levels found once per corpus), each distinct pair's transform a compiled product of its four
+  table rows, summed per target, the AUC from each target's sum alone;
+- *now* (2026-11-30): the powers by repeated products, each pair as two halves, a target's pairs
+  in runs of one first half (:mod:`dpviz.papers.hoho.kernels`).
 
     python benchmarks/bench_hoho_exact.py      # the page's defaults: movie reviews, 10% targets, OME
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import statistics
 import time
 
+import numba
 import numpy as np
 
 from dpviz.papers.hoho import exact
@@ -81,6 +85,55 @@ def attack_numpy(counts: exact.AttackCounts, lam: float, epsilon: float) -> dict
     return {"auc": auc, "tpr": np.clip(tpr.mean(0), 0.0, 1.0), "fpr": np.clip(fpr, 0.0, 1.0)}
 
 
+@numba.njit(nogil=True)
+def _target_sums_before(t0, t1, t2, t3, levels, which):
+    """The compiled pass of 2026-11-29: each distinct pair's transform as the product of its four
+    table rows, then their sums per target."""
+    n_pairs, half = levels.shape[0], t0.shape[1]
+    v = np.empty((n_pairs, half), dtype=np.complex128)
+    for u in range(n_pairs):
+        a, b, c, d = levels[u, 0], levels[u, 1], levels[u, 2], levels[u, 3]
+        for k in range(half):
+            v[u, k] = t0[a, k] * t1[b, k] * t2[c, k] * t3[d, k]
+    n_targets, per = which.shape
+    s = np.zeros((n_targets, half), dtype=np.complex128)
+    for t in range(n_targets):
+        for j in range(per):
+            u = which[t, j]
+            for k in range(half):
+                s[t, k] += v[u, k]
+    return s
+
+
+def _tables_before(found: list, agree: np.ndarray, positions: int) -> list:
+    """The class tables of 2026-11-29 (exp(n log f_c) by NumPy) at levels found once per corpus."""
+    k = positions + 1
+    z = np.exp(-2j * np.pi * np.arange(k // 2 + 1) / k)
+    logf = np.log((1 - agree)[:, None] + agree[:, None] * z[None, :])
+    return [np.exp(np.asarray(f, dtype=float)[:, None] * logf[c]) for c, f in enumerate(found)]
+
+
+def auc_compiled_before(counts: exact.AttackCounts, state: tuple, lam: float, epsilon: float) -> np.ndarray:
+    """exact_auc as of 2026-11-29 (commit 0f0a469), on levels found once (``state``)."""
+    found, levels, which, pos = state
+    with one_numpy_blas_thread():
+        agree, _ = _setting(counts, lam, epsilon)
+        tables = _tables_before(found, agree, counts.positions)
+        sums = _target_sums_before(*tables, levels, which)
+        px = exact.score_pmfs(pos, agree, counts.positions)
+        return exact._auc_per_target(px, sums, counts.pair_counts.shape[1])
+
+
+def _state_before(counts: exact.AttackCounts) -> tuple:
+    uniq, which = counts.distinct_pairs()
+    found, levels = [], np.empty(uniq.shape, dtype=np.int64)
+    for c in range(4):
+        values, levels[:, c] = np.unique(uniq[:, c], return_inverse=True)
+        found.append(values)
+    _, pos = _setting(counts, 1.0, 1.0)
+    return found, levels, np.ascontiguousarray(which, dtype=np.int64), pos
+
+
 def _best(f, repeats: int = 30) -> float:
     times = []
     for _ in range(repeats):
@@ -103,19 +156,26 @@ def main() -> None:
         for name, route in (("before", attack_before), ("NumPy", attack_numpy)):
             old = route(counts, lam, eps)
             worst[name] = max(worst[name], *(float(np.abs(old[k] - new[k]).max()) for k in ("auc", "tpr", "fpr")))
-    exact.exact_attack(counts, 10.0, 1.0)  # (the compiled pass loaded from numba's cache first)
+    state = _state_before(counts)
+    worst["compiled, 2026-11-29"] = max(
+        float(np.abs(auc_compiled_before(counts, state, lam, eps) - exact.exact_auc(counts, lam, eps)).max())
+        for lam, eps in ((10.0, 1.0), (1.5, 0.3), (100.0, 0.01))
+    )  # (and the passes compiled, or loaded from numba's cache, before any is timed)
+    exact.exact_attack(counts, 10.0, 1.0)
     before = _best(lambda: attack_before(counts, 10.0, 1.0))
     numpy_route = _best(lambda: attack_numpy(counts, 10.0, 1.0))
     now = _best(lambda: exact.exact_attack(counts, 10.0, 1.0))
-    auc_now = _best(lambda: exact.exact_auc(counts, 10.0, 1.0))
+    auc_before = _best(lambda: auc_compiled_before(counts, state, 10.0, 1.0), 200)
+    auc_now = _best(lambda: exact.exact_auc(counts, 10.0, 1.0), 200)
     print(f"exact attack, before : {before * 1e3:7.2f} ms (median of 30)")
     print(f"exact attack, NumPy  : {numpy_route * 1e3:7.2f} ms  ({before / numpy_route:.1f}x)")
     print(
         f"exact attack, now    : {now * 1e3:7.2f} ms  ({before / now:.1f}x; {numpy_route / now:.2f}x the NumPy route)"
     )
-    print(f"AUC alone, now       : {auc_now * 1e3:7.2f} ms")
+    print(f"AUC alone, compiled 2026-11-29: {auc_before * 1e3:7.2f} ms (median of 200)")
+    print(f"AUC alone, now                : {auc_now * 1e3:7.2f} ms ({auc_before / auc_now:.2f}x)")
     for name, w in worst.items():
-        print(f"largest difference of AUC, TPR, FPR from the {name} route at 3 settings: {w:.1e}")
+        print(f"largest difference of the AUC (and TPR, FPR) from the {name} route at 3 settings: {w:.1e}")
     _bounds()
 
 

@@ -39,6 +39,26 @@ from dpviz.stats import stream
 
 
 @dataclass(frozen=True)
+class SumPlan:
+    """The counts' part of :func:`dpviz.papers.hoho.kernels.attack_transforms`, the same at every
+    (ε, λ): each class's counts that occur (its pairs', and for classes 11 and 00 the targets' own),
+    sorted, one after another (``counts``, class c at ``starts[c]:starts[c + 1]``); the distinct
+    halves of the pairs' transforms as two rows of those counts, classes (11, 01) in ``first`` and
+    (10, 00) in ``second``; per (target, sentence) pair its half in each (``first_of``,
+    ``second_of``, (T, N − 1), each target's pairs sorted by their first half: the order of the
+    sentences is not kept, as their sum does not need it); and per target its own rows, classes 11
+    and 00 (``own``, (T, 2))."""
+
+    counts: np.ndarray
+    starts: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    first_of: np.ndarray
+    second_of: np.ndarray
+    own: np.ndarray
+
+
+@dataclass(frozen=True)
 class AttackCounts:
     """The (ε, λ)-free part of the attack on one corpus and mechanism."""
 
@@ -49,18 +69,42 @@ class AttackCounts:
     pair_counts: np.ndarray  # (T, N-1, 4) class counts (11, 01, 10, 00) of every other sentence vs the target
     ones: np.ndarray  # (N,) clean ones of every sentence (reconstruction)
     r: int  # values per sentence (OME's budget is split over r*l bits)
-    distinct: tuple[np.ndarray, np.ndarray] | None = None
-    """:func:`_unique_rows` of ``pair_counts``, found once with the counts (every (ε, λ) reads it)."""
-    levels: tuple | None = None
-    """:func:`class_levels` of the distinct pairs, found once with the counts likewise."""
+    plan: SumPlan | None = None
+    """:func:`sum_plan` of the counts, made once with them (every (ε, λ) reads it)."""
+
+    def sum_plan(self) -> SumPlan:
+        """:class:`SumPlan` of the counts (the one made with them, or made now)."""
+        return self.plan if self.plan is not None else sum_plan(self.pair_counts, self.target_ones, self.positions)
 
     def distinct_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct count vectors of the pairs and, per pair, which one is its own."""
-        return self.distinct if self.distinct is not None else _unique_rows(self.pair_counts)
+        return _unique_rows(self.pair_counts)
 
-    def pair_levels(self) -> tuple:
-        """:func:`class_levels` of :meth:`distinct_pairs`'s count vectors."""
-        return self.levels if self.levels is not None else class_levels(self.distinct_pairs()[0])
+
+def sum_plan(pair_counts: np.ndarray, target_ones: np.ndarray, positions: int) -> SumPlan:
+    """:class:`SumPlan` of the pairs' class counts (T, N − 1, 4) and the targets' clean ones (T,)."""
+    pair_counts = np.asarray(pair_counts, dtype=np.int64)
+    target_ones = np.asarray(target_ones, dtype=np.int64)
+    own_counts = {0: target_ones, 3: positions - target_ones}
+    found, rows = [], np.empty(pair_counts.shape, dtype=np.int64)
+    own = np.empty((len(target_ones), 2), dtype=np.int64)
+    start = 0
+    for c in range(4):
+        values = np.unique(np.concatenate([pair_counts[..., c].ravel(), own_counts.get(c, [])]).astype(np.int64))
+        rows[..., c] = start + np.searchsorted(values, pair_counts[..., c])
+        if c in own_counts:
+            own[:, 0 if c == 0 else 1] = start + np.searchsorted(values, own_counts[c])
+        found.append(values)
+        start += len(values)
+    first, first_of = _unique_rows(rows[..., :2])
+    second, second_of = _unique_rows(rows[..., 2:])
+    order = np.argsort(first_of, axis=-1, kind="stable")  # (each target's pairs in runs of one first half)
+    first_of, second_of = np.take_along_axis(first_of, order, -1), np.take_along_axis(second_of, order, -1)
+    return SumPlan(
+        np.concatenate(found), np.r_[0, np.cumsum([len(f) for f in found])].astype(np.int64),
+        np.ascontiguousarray(first, dtype=np.int64), np.ascontiguousarray(second, dtype=np.int64),
+        np.ascontiguousarray(first_of, dtype=np.int64), np.ascontiguousarray(second_of, dtype=np.int64), own,
+    )  # fmt: skip
 
 
 def clean_bits(vectors: np.ndarray, mechanism: str) -> np.ndarray:
@@ -100,10 +144,9 @@ def attack_counts(vectors: np.ndarray, mechanism: str, targets: np.ndarray) -> A
     others = np.ones((len(targets), n), dtype=bool)
     others[np.arange(len(targets)), targets] = False
     pair_counts = counts[others].reshape(len(targets), n - 1, 4)
-    distinct = _unique_rows(pair_counts)
     return AttackCounts(
         mechanism, positions, np.asarray(targets), ones[targets], pair_counts, ones, vectors.shape[1],
-        distinct, class_levels(distinct[0]),
+        sum_plan(pair_counts, ones[targets], positions),
     )  # fmt: skip
 
 
@@ -117,33 +160,23 @@ def flip_probabilities(mechanism: str, lam: float, epsilon: float, r: int) -> tu
     return float(p), float(q)
 
 
-def class_levels(counts: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    """The counts that occur in each class of ``counts`` (U, C), and per row its count's place
-    among them (U, C): the (ε, λ)-free part of :func:`class_tables`."""
-    counts = np.asarray(counts)
-    found, levels = [], np.empty(counts.shape, dtype=np.int64)
-    for c in range(counts.shape[-1]):
-        values, levels[:, c] = np.unique(counts[:, c], return_inverse=True)
-        found.append(values)
-    return found, levels
-
-
-def class_tables(
-    counts: np.ndarray, agree: np.ndarray, positions: int, levels: tuple | None = None
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """The factors of :func:`score_transforms`: per class c, the table of f_c(z)^n (L_c, K // 2 + 1)
-    for each count n that occurs in the class (f_c(z) = 1 - agree_c + agree_c z at the K =
-    positions + 1 roots of unity, numpy's sign, first half), and per row of ``counts`` (U, C) its
-    count's row in each table (:func:`class_levels`, which ``levels`` may hold already). A table
-    is exp(n log f_c), the complex exponential taken apart into real exp, cos and sin, for every
-    class at once: 4 x (distinct counts) complex exponentials rather than U x 4 (the pairs of one
-    corpus have a few dozen distinct counts per class)."""
+def class_tables(counts: np.ndarray, agree: np.ndarray, positions: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """The factors of :func:`score_transforms`, by NumPy (the reference the compiled route,
+    :mod:`dpviz.papers.hoho.kernels`, is tested against): per class c, the table of f_c(z)^n
+    (L_c, K // 2 + 1) for each count n that occurs in the class (f_c(z) = 1 - agree_c + agree_c z
+    at the K = positions + 1 roots of unity, numpy's sign, first half), and per row of ``counts``
+    (U, C) its count's row in each table. A table is exp(n log f_c), the complex exponential taken
+    apart into real exp, cos and sin."""
     k = positions + 1
     half = k // 2 + 1
     z = np.exp(-2j * np.pi * np.arange(half) / k)
     factor = (1 - agree)[:, None] + agree[:, None] * z[None, :]  # (C, half)
     logf = np.log(np.where(np.abs(factor) < 1e-300, 1e-300, factor))  # a zero factor: p = 1/2 at z = -1
-    found, rows = levels if levels is not None else class_levels(counts)
+    counts = np.asarray(counts)
+    found, rows = [], np.empty(counts.shape, dtype=np.int64)
+    for c in range(counts.shape[-1]):
+        values, rows[:, c] = np.unique(counts[:, c], return_inverse=True)
+        found.append(values)
     n = np.concatenate(found).astype(np.float64)[:, None]
     of = np.repeat(np.arange(len(found)), [len(f) for f in found])  # each level's class
     modulus, angle = np.exp(n * logf.real[of]), n * logf.imag[of]
@@ -170,7 +203,8 @@ def score_transforms(counts: np.ndarray, agree: np.ndarray, positions: int) -> n
 def score_pmfs(counts: np.ndarray, agree: np.ndarray, positions: int) -> np.ndarray:
     """pmf over 0..positions of a sum of independent binomials: counts (U, C) trials with
     success probabilities agree (C,), read off by one inverse FFT of :func:`score_transforms`
-    (the support 0..positions fits: no wrap-around). Exact up to floating-point rounding (~1e-15)."""
+    (the support 0..positions fits: no wrap-around). Exact up to floating-point rounding (~1e-15).
+    The NumPy route of one pmf per row; the attack's own route is :func:`_score_distributions`."""
     pmf = np.fft.irfft(score_transforms(counts, agree, positions), n=positions + 1, axis=-1)
     return np.maximum(pmf, 0.0, out=pmf)
 
@@ -186,20 +220,22 @@ def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     """The flip probabilities (p, q), the pmf of each target's own score X (T, K) and, per target,
-    the sum S_t of the transforms (:func:`score_transforms`) of the score pmfs of its N - 1 pairs
-    (T, K // 2 + 1; :func:`dpviz.papers.hoho.kernels.target_sums`): what both the AUC alone and
-    the whole attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack`
-    says why)."""
+    the sum S_t of the transforms of the score pmfs of its N − 1 pairs (T, K // 2 + 1; numpy's
+    sign, first half), both from :func:`dpviz.papers.hoho.kernels.attack_transforms`: what both the
+    AUC alone and the whole attack start from. Call it inside a one-thread BLAS block
+    (:func:`exact_attack` says why)."""
     from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
 
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-    agree = np.array([p, q, 1 - p, 1 - q])
-    zeros = np.zeros_like(counts.target_ones)
-    pos_counts = np.stack([counts.target_ones, zeros, zeros, counts.positions - counts.target_ones], axis=-1)
-    uniq, which = counts.distinct_pairs()
-    px = score_pmfs(pos_counts, agree, counts.positions)
-    tables, levels = class_tables(uniq, agree, counts.positions, counts.pair_levels())
-    return p, q, px, kernels.target_sums(*tables, levels, np.ascontiguousarray(which, dtype=np.int64))
+    k = counts.positions + 1
+    z = np.exp(-2j * np.pi * np.arange(k // 2 + 1) / k)
+    plan = counts.sum_plan()
+    sums, own = kernels.attack_transforms(
+        np.array([p, q, 1 - p, 1 - q]), z, plan.counts, plan.starts, plan.first, plan.second,
+        plan.first_of, plan.second_of, plan.own,
+    )  # fmt: skip
+    px = np.fft.irfft(own, n=k, axis=-1)
+    return p, q, np.maximum(px, 0.0, out=px), sums
 
 
 def _dot_weights(k: int) -> np.ndarray:
