@@ -10,7 +10,8 @@ on the same counts, with the routes' numbers compared:
   (the levels found once per corpus), each distinct pair's transform a compiled product of its four
   table rows, summed per target, the AUC from each target's sum alone;
 - *now* (2026-11-30): the powers by repeated products, each pair as two halves, a target's pairs
-  in runs of one first half (:mod:`dpviz.papers.hoho.kernels`).
+  in runs of one first half (:mod:`dpviz.papers.hoho.kernels`), the AUC's weights transformed in
+  closed form from the target's own transform (no FFT for the AUC alone).
 
     python benchmarks/bench_hoho_exact.py      # the page's defaults: movie reviews, 10% targets, OME
 """
@@ -121,7 +122,11 @@ def auc_compiled_before(counts: exact.AttackCounts, state: tuple, lam: float, ep
         tables = _tables_before(found, agree, counts.positions)
         sums = _target_sums_before(*tables, levels, which)
         px = exact.score_pmfs(pos, agree, counts.positions)
-        return exact._auc_per_target(px, sums, counts.pair_counts.shape[1])
+        k = px.shape[1]  # the AUC from the own pmf's weights, transformed (the route of 2026-11-29)
+        weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px
+        wt = np.fft.rfft(weight, axis=1) * exact._dot_weights(k)
+        per = (sums.real * wt.real + sums.imag * wt.imag).sum(axis=1)
+        return np.clip(per / counts.pair_counts.shape[1], 0.0, 1.0)
 
 
 def _state_before(counts: exact.AttackCounts) -> tuple:

@@ -44,17 +44,18 @@ class SumPlan:
     (ε, λ): each class's counts that occur (its pairs', and for classes 11 and 00 the targets' own),
     sorted, one after another (``counts``, class c at ``starts[c]:starts[c + 1]``); the distinct
     halves of the pairs' transforms as two rows of those counts, classes (11, 01) in ``first`` and
-    (10, 00) in ``second``; per (target, sentence) pair its half in each (``first_of``,
-    ``second_of``, (T, N − 1), each target's pairs sorted by their first half: the order of the
-    sentences is not kept, as their sum does not need it); and per target its own rows, classes 11
-    and 00 (``own``, (T, 2))."""
+    (10, 00) in ``second``; per target t the distinct pairs of halves of its sentences,
+    ``halves[bounds[t]:bounds[t + 1]]`` ((first, second) indices, sorted), each with its number of
+    sentences (``weight``: the sentences' order is not kept, as their sum does not need it); and
+    per target its own rows, classes 11 and 00 (``own``, (T, 2))."""
 
     counts: np.ndarray
     starts: np.ndarray
     first: np.ndarray
     second: np.ndarray
-    first_of: np.ndarray
-    second_of: np.ndarray
+    halves: np.ndarray
+    weight: np.ndarray
+    bounds: np.ndarray
     own: np.ndarray
 
 
@@ -98,12 +99,16 @@ def sum_plan(pair_counts: np.ndarray, target_ones: np.ndarray, positions: int) -
         start += len(values)
     first, first_of = _unique_rows(rows[..., :2])
     second, second_of = _unique_rows(rows[..., 2:])
-    order = np.argsort(first_of, axis=-1, kind="stable")  # (each target's pairs in runs of one first half)
-    first_of, second_of = np.take_along_axis(first_of, order, -1), np.take_along_axis(second_of, order, -1)
+    n_targets, per = first_of.shape
+    # each target's (first, second) pairs, distinct and counted, in order of target, first, second
+    key = (np.arange(n_targets)[:, None] * len(first) + first_of) * len(second) + second_of
+    key, weight = np.unique(key, return_counts=True)
+    target, pair = np.divmod(key, len(first) * len(second))
     return SumPlan(
         np.concatenate(found), np.r_[0, np.cumsum([len(f) for f in found])].astype(np.int64),
         np.ascontiguousarray(first, dtype=np.int64), np.ascontiguousarray(second, dtype=np.int64),
-        np.ascontiguousarray(first_of, dtype=np.int64), np.ascontiguousarray(second_of, dtype=np.int64), own,
+        np.ascontiguousarray(np.stack(np.divmod(pair, len(second)), axis=1), dtype=np.int64),
+        weight.astype(np.float64), np.searchsorted(target, np.arange(n_targets + 1)).astype(np.int64), own,
     )  # fmt: skip
 
 
@@ -219,11 +224,11 @@ def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
-    """The flip probabilities (p, q), the pmf of each target's own score X (T, K) and, per target,
-    the sum S_t of the transforms of the score pmfs of its N − 1 pairs (T, K // 2 + 1; numpy's
-    sign, first half), both from :func:`dpviz.papers.hoho.kernels.attack_transforms`: what both the
-    AUC alone and the whole attack start from. Call it inside a one-thread BLAS block
-    (:func:`exact_attack` says why)."""
+    """The flip probabilities (p, q), the roots of unity z (K // 2 + 1,), the transform X_t of each
+    target's own score pmf (T, K // 2 + 1; numpy's sign, first half) and, per target, the sum S_t
+    of the transforms of its N − 1 pairs' score pmfs (the same shape), both from
+    :func:`dpviz.papers.hoho.kernels.attack_transforms`: what both the AUC alone and the whole
+    attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack` says why)."""
     from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
 
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
@@ -232,10 +237,9 @@ def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     plan = counts.sum_plan()
     sums, own = kernels.attack_transforms(
         np.array([p, q, 1 - p, 1 - q]), z, plan.counts, plan.starts, plan.first, plan.second,
-        plan.first_of, plan.second_of, plan.own,
+        plan.halves, plan.weight, plan.bounds, plan.own,
     )  # fmt: skip
-    px = np.fft.irfft(own, n=k, axis=-1)
-    return p, q, np.maximum(px, 0.0, out=px), sums
+    return p, q, z, own, sums
 
 
 def _dot_weights(k: int) -> np.ndarray:
@@ -248,24 +252,27 @@ def _dot_weights(k: int) -> np.ndarray:
     return w / k
 
 
-def _auc_per_target(px: np.ndarray, sums: np.ndarray, pairs: int) -> np.ndarray:
+def _auc_per_target(counts: AttackCounts, p: float, q: float, z: np.ndarray, own: np.ndarray, sums: np.ndarray):
     """mean_j P[X > Y_j] + P[X = Y_j]/2 per target: the mean of its pairs' pmfs dotted with one
-    weight per score, w(y) = P[X > y] + P[X = y]/2. The dot product is taken between the
-    transforms (Parseval), with the sum S_t of the target's ``pairs`` pair transforms, so no
-    pair's pmf is transformed back."""
-    k = px.shape[1]
-    weight = np.cumsum(px[:, ::-1], axis=1)[:, ::-1] - 0.5 * px  # P[X > y] + P[X = y]/2, (T, K)
-    wt = np.fft.rfft(weight, axis=1) * _dot_weights(k)  # (T, half)
-    per = (sums.real * wt.real + sums.imag * wt.imag).sum(axis=1)  # Re(S conj(W)) summed with the weights
-    return np.clip(per / pairs, 0.0, 1.0)
+    weight per score, w(y) = P[X > y] + P[X = y]/2, taken between the transforms (Parseval), with
+    the sum S_t of the target's pair transforms, so no pmf is transformed back. The weights'
+    transform follows from X's: P[X ≥ y] summed against z^y is Σ_x P[X = x]·(1 − z^(x+1))/(1 − z)
+    = (1 − z·X(z))/(1 − z) at z ≠ 1, and 1 + E[X] at z = 1, E[X] = ones·p + zeros·(1 − q)."""
+    k = counts.positions + 1
+    mean_x = counts.target_ones * p + (counts.positions - counts.target_ones) * (1 - q)
+    w = np.empty_like(own)
+    w[:, 1:] = (1 - z[1:] * own[:, 1:]) / (1 - z[1:]) - 0.5 * own[:, 1:]
+    w[:, 0] = 0.5 + mean_x
+    w *= _dot_weights(k)
+    per = (sums.real * w.real + sums.imag * w.imag).sum(axis=1)  # Re(S conj(W)) summed with the weights
+    return np.clip(per / counts.pair_counts.shape[1], 0.0, 1.0)
 
 
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
-    ROC curve and the reconstruction); each distinct pmf of the pairs is computed once."""
+    ROC curve and the reconstruction)."""
     with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
-        _, _, px, sums = _score_distributions(counts, lam, epsilon)
-        return _auc_per_target(px, sums, counts.pair_counts.shape[1])
+        return _auc_per_target(counts, *_score_distributions(counts, lam, epsilon))
 
 
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
@@ -279,10 +286,13 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     # the products are small, and a threaded BLAS rounds them differently from a single thread, so
     # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
     with one_numpy_blas_thread():
-        p, q, px, sums = _score_distributions(counts, lam, epsilon)
+        p, q, z, own, sums = _score_distributions(counts, lam, epsilon)
+        auc = _auc_per_target(counts, p, q, z, own, sums)
+        k = counts.positions + 1
+        px = np.fft.irfft(own, n=k, axis=-1)  # (T, K): each target's own score pmf
+        np.maximum(px, 0.0, out=px)
         pairs = counts.pair_counts.shape[1]
-        auc = _auc_per_target(px, sums, pairs)
-        mean_y = np.fft.irfft(sums.sum(axis=0) / (len(sums) * pairs), n=px.shape[1])  # (K,): the pairs' mean pmf
+        mean_y = np.fft.irfft(sums.sum(axis=0) / (len(sums) * pairs), n=k)  # (K,): the pairs' mean pmf
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]  # P[X >= θ], θ = 0..positions
     fpr = np.cumsum(mean_y[::-1])[::-1]  # mean_tj P[Y_tj >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions

@@ -14,18 +14,22 @@ How :func:`attack_transforms` gets there, with no complex exponential (the count
 the same at every (ε, λ), is :class:`dpviz.papers.hoho.exact.SumPlan`):
 
 1. **Powers by multiplication.** Per class, the counts that occur (a few dozen of 0 … P) are
-   reached by multiplying f_c by itself from f_c^0 = 1 up the sorted counts: at most P products
-   per frequency and class. NumPy took exp(n·log f_c) as a real exp, a cos and a sin for each
-   count and frequency (1.1 ms of a setting's 2.7 at the defaults; this is 0.13 ms). The rounding
-   grows with the count as the exponential's does with n·log f_c (tested: 10⁻¹³ of the power).
+   reached from f_c^0 = 1 up the sorted counts, times f_c from one count to the next, or times
+   the gap's power by squaring (SUE's and OUE's class 00 starts at 700 of 800). NumPy took
+   exp(n·log f_c) as a real exp, a cos and a sin for each count and frequency (1.1 ms of a
+   setting's 2.7 at the defaults; this is 0.13 ms). The rounding grows with the count as the
+   exponential's does with n·log f_c (tested against NumPy's route).
 2. **Halves of a pair.** A pair's product is (f_0^a f_1^b)·(f_2^c f_3^d). Its two halves take
    few values (on the default corpus 356 and 382, where the pairs' count vectors take 2,484 and
    the (target, sentence) pairs number 3,980), so each half is formed once and every pair costs
    one complex product, added at once into its target's sum: no per-pair array is stored.
-3. **Runs of one first half.** A target's pairs are sorted by their first half (the plan's
-   order), so the second halves of a run are summed and multiplied by the first half once: on the
-   default corpus 489 products for the 3,980 pairs. 2.7 ms a setting at the defaults before
-   (NumPy's exponentials and a compiled product of four rows per pair), 1.1 ms now.
+3. **Runs of one first half.** A target's pairs of halves are kept once each with their number
+   of sentences, sorted by their first half, so the second halves of a run are summed and
+   multiplied by the first half once: on the default corpus 489 products for the 3,980 pairs
+   (OME); SUE's and OUE's 3,980 pairs are 353 distinct pairs of halves.
+
+A setting's AUC at the defaults took 2.3-2.6 ms by NumPy's exponentials and a compiled product of
+four rows per pair (2026-11-29), 0.7-1.3 ms this way (``benchmarks/bench_hoho_exact.py``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ _JIT = dict(cache=True, nogil=True)  # compiled once per installation (python -m
 @numba.njit(**_JIT)
 def _powers(agree, z, counts, starts):
     """Real and imaginary parts (L, H) of f_c(z)^n for each count n of ``counts`` (the sorted
-    counts of class c at counts[starts[c]:starts[c + 1]]), by repeated products."""
+    counts of class c at counts[starts[c]:starts[c + 1]]): from one count to the next, the power
+    of the gap, by one product where the gap is 1 and by squaring where it is more."""
     n_rows, half = counts.shape[0], z.shape[0]
     re = np.empty((n_rows, half))
     im = np.empty((n_rows, half))
@@ -51,9 +56,18 @@ def _powers(agree, z, counts, starts):
             pr, pi = 1.0, 0.0
             n = 0
             for row in range(starts[c], starts[c + 1]):
-                while n < counts[row]:
+                gap = counts[row] - n
+                if gap == 1:
                     pr, pi = pr * fr - pi * fi, pr * fi + pi * fr
-                    n += 1
+                elif gap > 1:
+                    gr, gi, br, bi = 1.0, 0.0, fr, fi  # f^gap by squaring
+                    while gap > 0:
+                        if gap & 1:
+                            gr, gi = gr * br - gi * bi, gr * bi + gi * br
+                        br, bi = br * br - bi * bi, 2.0 * br * bi
+                        gap >>= 1
+                    pr, pi = pr * gr - pi * gi, pr * gi + pi * gr
+                n = counts[row]
                 re[row, k] = pr
                 im[row, k] = pi
     return re, im
@@ -74,32 +88,31 @@ def _products(re, im, rows):
 
 
 @numba.njit(**_JIT)
-def attack_transforms(agree, z, counts, starts, first, second, first_of, second_of, own):
-    """(S, X), complex (T, H): per target t, S_t = Σ_j first[first_of[t, j]]·second[second_of[t, j]]
-    (the two halves of pair j's transform, each a product of two power rows: ``first`` (A, 2) and
-    ``second`` (B, 2) of row indices), and X_t the product of its own two power rows own[t]. A
-    target's pairs come sorted by their first half, so each run of one first half sums its second
-    halves and multiplies once."""
+def attack_transforms(agree, z, counts, starts, first, second, halves, weight, bounds, own):
+    """(S, X), complex (T, H): per target t, S_t = Σ_i weight[i]·first[p_i]·second[q_i] over its
+    pairs of halves (p_i, q_i) = halves[i], i in bounds[t] … bounds[t + 1] (each half a product of
+    two power rows: ``first`` (A, 2) and ``second`` (B, 2) of row indices), and X_t the product
+    of its own two power rows own[t]. A target's pairs come sorted by their first half, so each
+    run of one first half sums its second halves and multiplies once."""
     re, im = _powers(agree, z, counts, starts)
     a_re, a_im = _products(re, im, first)
     b_re, b_im = _products(re, im, second)
     x_re, x_im = _products(re, im, own)
-    n_targets, per = first_of.shape
-    half = z.shape[0]
+    n_targets, half = own.shape[0], z.shape[0]
     s = np.zeros((n_targets, half), dtype=np.complex128)
     run_re, run_im = np.empty(half), np.empty(half)
     for t in range(n_targets):
-        j = 0
-        while j < per:
-            p = first_of[t, j]
+        i = bounds[t]
+        while i < bounds[t + 1]:
+            p = halves[i, 0]
             run_re[:] = 0.0
             run_im[:] = 0.0
-            while j < per and first_of[t, j] == p:
-                q = second_of[t, j]
+            while i < bounds[t + 1] and halves[i, 0] == p:
+                q, w = halves[i, 1], weight[i]
                 for k in range(half):
-                    run_re[k] += b_re[q, k]
-                    run_im[k] += b_im[q, k]
-                j += 1
+                    run_re[k] += w * b_re[q, k]
+                    run_im[k] += w * b_im[q, k]
+                i += 1
             for k in range(half):
                 s[t, k] += complex(a_re[p, k] * run_re[k] - a_im[p, k] * run_im[k],
                                    a_re[p, k] * run_im[k] + a_im[p, k] * run_re[k])  # fmt: skip
@@ -115,6 +128,5 @@ def compile_now() -> None:
     one = np.zeros((1, 2), dtype=np.int64)
     attack_transforms(
         np.full(4, 0.5), np.ones(2, dtype=np.complex128), np.zeros(1, dtype=np.int64),
-        np.array([0, 1, 1, 1, 1], dtype=np.int64), one, one, np.zeros((1, 1), dtype=np.int64),
-        np.zeros((1, 1), dtype=np.int64), one,
+        np.array([0, 1, 1, 1, 1], dtype=np.int64), one, one, one, np.ones(1), np.array([0, 1], dtype=np.int64), one,
     )  # fmt: skip
