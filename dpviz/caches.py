@@ -65,7 +65,20 @@ BUDGETS: tuple[Budget, ...] = (
         32 * MB,
         frozen=True,
     ),
-    Budget("adept.draws", "ADePT: the fixes' ε-free draws per (n, C, draws, seed), for its targets", 16, 64 * MB),
+    Budget(
+        "adept.draws",
+        "ADePT: the fixes' ε-free draws per (n, C, draws, seed), for its targets",
+        16,
+        64 * MB,
+        frozen=True,
+    ),
+    Budget(
+        "adept.blocks",
+        "ADePT: the fixes' random coordinates, 16 at a time, per (seed, draws); every n takes its first n",
+        128,
+        64 * MB,
+        frozen=True,
+    ),
     Budget("frontier.curves", "frontiers: each mechanism's (privacy, utility) points, per setting", 128, 32 * MB),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
     Budget(

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dpviz import caches
 from dpviz.errors import InputError
 from dpviz.progress import Progress
 from dpviz.stats import stream, wilson_interval
@@ -326,6 +327,29 @@ def noise_rms(kind: str, scale: float, dim: int) -> float:
     return float(scale * np.sqrt(2 * dim) if kind == "laplace" else scale * np.sqrt(dim))
 
 
+FIXES_BLOCK = 16
+"""Coordinates per block of the fixes' draws (:func:`fixes_draws`)."""
+
+
+def _fixes_block(seed: int, draws: int, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Coordinates ``block·16 … block·16 + 15`` of every draw: standard normal (the signal's
+    direction), standard Laplace and standard normal (the noises), (draws, 16) each, from the
+    block's own stream; kept per process (``adept.blocks``), read-only."""
+
+    def make():
+        rng = stream(seed, 7, 0, block)
+        parts = (
+            rng.standard_normal((draws, FIXES_BLOCK)),
+            rng.laplace(0.0, 1.0, size=(draws, FIXES_BLOCK)),
+            rng.standard_normal((draws, FIXES_BLOCK)),
+        )
+        for a in parts:
+            a.setflags(write=False)
+        return parts
+
+    return caches.memo("adept.blocks").get((int(seed), int(draws), int(block)), make)
+
+
 def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.ndarray | float]:
     """The epsilon-free part of :func:`fixes_utility` for one dimension: a signal v on the sphere
     of radius C in uniformly random directions, its L1-clipped version v1, standard Laplace and
@@ -333,14 +357,19 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
     the per-draw dot products the cosine needs. With s the signal and e the standard noise,
     M(v) = s + k e for a noise scale k, so
         cos(v, M(v)) = (s.v + k e.v) / (C sqrt(|s|^2 + 2k s.e + k^2 |e|^2)),
-    exact for every scale k from these five numbers per draw."""
+    exact for every scale k from these five numbers per draw.
+
+    The draws' coordinates come in blocks of :data:`FIXES_BLOCK`, each from its own stream, and n
+    takes the first n coordinates: every n shares its first coordinates with every larger n, so
+    the frames along n (and the frontier's, and the sweep over n) draw each block once, not every
+    coordinate at every n (at 1,000 draws, the slider's 53 values of n drew 9,901 coordinates of
+    each kind; they now draw 1,024)."""
     _check_dim(dim)
-    rng = stream(seed, 7, int(dim))
-    u = rng.standard_normal((int(draws), int(dim)))
+    dim, draws = int(dim), int(draws)
+    blocks = [_fixes_block(seed, draws, b) for b in range(-(-dim // FIXES_BLOCK))]
+    u, lap, gau = (np.concatenate([blk[i] for blk in blocks], axis=1)[:, :dim] for i in range(3))
     v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
     v1 = clip_l1(v, clip)
-    lap = rng.laplace(0.0, 1.0, size=v.shape)
-    gau = rng.standard_normal(v.shape)
     out: dict[str, np.ndarray | float] = {"bias_sq": float(np.mean(np.sum((v1 - v) ** 2, axis=1)))}
     for sname, sig in (("v", v), ("v1", v1)):
         out[f"{sname}.v"] = np.einsum("ij,ij->i", sig, v)
