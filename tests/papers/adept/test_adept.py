@@ -402,33 +402,37 @@ def test_fixes_table():
     assert np.allclose(b / a, 4.0)
 
 
+def _simulated_releases(n: int, eps: float, draws: int, seed: int):
+    """Per mechanism, (v, M(v)) for ``draws`` signals on the sphere of radius C, simulated in full
+    with numpy's own generator (an independent route to the fixes' table)."""
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal((draws, n))
+    v = C * u / np.linalg.norm(u, axis=1, keepdims=True)
+    out = {}
+    for mech in adept.FIXES:
+        kind, scale, _, _ = adept.fix_noise(mech, n, C, eps, 1e-5)
+        sig = adept.clip_l1(v, C) if mech == "l1_clip" else v
+        out[mech] = sig + (rng.laplace(0, scale, v.shape) if kind == "laplace" else rng.normal(0, scale, v.shape))
+    return v, out
+
+
 def test_fixes_simulated_rms_matches_closed_form():
     """The table's rms_error (closed form + simulated bias) against a full simulation."""
     n, eps = 32, 5.0
     df = adept.fixes_utility([n], [eps], C, 1e-5, 4000, seed=1)
-    rng = np.random.default_rng(9)
-    u = rng.standard_normal((20_000, n))
-    v = C * u / np.linalg.norm(u, axis=1, keepdims=True)
-    for mech in adept.FIXES:
-        kind, scale, _, _ = adept.fix_noise(mech, n, C, eps, 1e-5)
-        sig = adept.clip_l1(v, C) if mech == "l1_clip" else v
-        noise = rng.laplace(0, scale, v.shape) if kind == "laplace" else rng.normal(0, scale, v.shape)
-        rms = np.sqrt(((sig + noise - v) ** 2).sum(1).mean())
+    v, released = _simulated_releases(n, eps, 20_000, 9)
+    for mech, out in released.items():
+        rms = np.sqrt(((out - v) ** 2).sum(1).mean())
         assert df[df.mechanism == mech].rms_error.iloc[0] == pytest.approx(rms, rel=0.02)
 
 
 def test_fixes_simulated_cosine_matches_an_independent_simulation():
     """The cosine from the blocked draws (n = 40: two whole blocks and half a third) against a
-    full simulation of M(v) with numpy's own generator, within 4 standard errors of the two."""
-    n, eps, draws = 40, 20.0, 4000
-    df = adept.fixes_utility([n], [eps], C, 1e-5, draws, seed=3)
-    rng = np.random.default_rng(11)
-    u = rng.standard_normal((40_000, n))
-    v = C * u / np.linalg.norm(u, axis=1, keepdims=True)
-    for mech in adept.FIXES:
-        kind, scale, _, _ = adept.fix_noise(mech, n, C, eps, 1e-5)
-        sig = adept.clip_l1(v, C) if mech == "l1_clip" else v
-        out = sig + (rng.laplace(0, scale, v.shape) if kind == "laplace" else rng.normal(0, scale, v.shape))
+    full simulation of M(v), within 4 standard errors of the two."""
+    n, eps = 40, 20.0
+    df = adept.fixes_utility([n], [eps], C, 1e-5, 4000, seed=3)
+    v, released = _simulated_releases(n, eps, 40_000, 11)
+    for mech, out in released.items():
         cos = (out * v).sum(1) / (np.linalg.norm(out, axis=1) * C)
         row = df[df.mechanism == mech].iloc[0]
         se = np.hypot(row.cosine_se, cos.std(ddof=1) / np.sqrt(len(cos)))
