@@ -28,13 +28,13 @@ is no wrap-around).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpviz.errors import InputError
 from dpviz.papers.hoho import ome
-from dpviz.processes import one_numpy_blas_thread
 from dpviz.stats import stream
 
 
@@ -228,12 +228,11 @@ def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     target's own score pmf (T, K // 2 + 1; numpy's sign, first half) and, per target, the sum S_t
     of the transforms of its N − 1 pairs' score pmfs (the same shape), both from
     :func:`dpviz.papers.hoho.kernels.attack_transforms`: what both the AUC alone and the whole
-    attack start from. Call it inside a one-thread BLAS block (:func:`exact_attack` says why)."""
+    attack start from."""
     from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
 
     p, q = flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-    k = counts.positions + 1
-    z = np.exp(-2j * np.pi * np.arange(k // 2 + 1) / k)
+    z = _roots(counts.positions + 1)
     plan = counts.sum_plan()
     sums, own = kernels.attack_transforms(
         np.array([p, q, 1 - p, 1 - q]), z, plan.counts, plan.starts, plan.first, plan.second,
@@ -242,6 +241,15 @@ def _score_distributions(counts: AttackCounts, lam: float, epsilon: float):
     return p, q, z, own, sums
 
 
+@functools.lru_cache(maxsize=8)
+def _roots(k: int) -> np.ndarray:
+    """z = e^(−2πi j/K), j = 0 … K // 2 (numpy's sign, first half), read-only."""
+    z = np.exp(-2j * np.pi * np.arange(k // 2 + 1) / k)
+    z.setflags(write=False)
+    return z
+
+
+@functools.lru_cache(maxsize=8)
 def _dot_weights(k: int) -> np.ndarray:
     """Parseval over a real sequence's half spectrum: sum_y a(y) b(y) = (1/K) sum_k w_k Re(A_k
     conj(B_k)), w = 1 at frequency 0 (and at K/2 for an even K), 2 elsewhere."""
@@ -249,7 +257,9 @@ def _dot_weights(k: int) -> np.ndarray:
     w[0] = 1.0
     if k % 2 == 0:
         w[-1] = 1.0
-    return w / k
+    w /= k
+    w.setflags(write=False)
+    return w
 
 
 def _auc_per_target(counts: AttackCounts, p: float, q: float, z: np.ndarray, own: np.ndarray, sums: np.ndarray):
@@ -271,8 +281,7 @@ def _auc_per_target(counts: AttackCounts, p: float, q: float, z: np.ndarray, own
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
     ROC curve and the reconstruction)."""
-    with one_numpy_blas_thread():  # as exact_attack: the same rounding everywhere
-        return _auc_per_target(counts, *_score_distributions(counts, lam, epsilon))
+    return _auc_per_target(counts, *_score_distributions(counts, lam, epsilon))
 
 
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:
@@ -282,17 +291,15 @@ def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, 
     The ROC's false-positive rate at θ, mean over targets t and their pairs j of P[Y_tj >= θ], is
     the survival function of one pmf, the mean of all (t, j) pairs' pmfs: its transform is the sum
     of the targets' S_t over T (N - 1), so no pmf is gathered per pair."""
-    # one BLAS thread wherever this runs (a visitor's run, the frames worker, the command line):
-    # the products are small, and a threaded BLAS rounds them differently from a single thread, so
-    # the same (ε, λ) would give numbers that differ in the last bits from one caller to another
-    with one_numpy_blas_thread():
-        p, q, z, own, sums = _score_distributions(counts, lam, epsilon)
-        auc = _auc_per_target(counts, p, q, z, own, sums)
-        k = counts.positions + 1
-        px = np.fft.irfft(own, n=k, axis=-1)  # (T, K): each target's own score pmf
-        np.maximum(px, 0.0, out=px)
-        pairs = counts.pair_counts.shape[1]
-        mean_y = np.fft.irfft(sums.sum(axis=0) / (len(sums) * pairs), n=k)  # (K,): the pairs' mean pmf
+    # (no BLAS product is taken here: the compiled pass, FFTs and elementwise NumPy round the same
+    # from every caller, a visitor's run, a frames worker or the command line, whatever their threads)
+    p, q, z, own, sums = _score_distributions(counts, lam, epsilon)
+    auc = _auc_per_target(counts, p, q, z, own, sums)
+    k = counts.positions + 1
+    px = np.fft.irfft(own, n=k, axis=-1)  # (T, K): each target's own score pmf
+    np.maximum(px, 0.0, out=px)
+    pairs = counts.pair_counts.shape[1]
+    mean_y = np.fft.irfft(sums.sum(axis=0) / (len(sums) * pairs), n=k)  # (K,): the pairs' mean pmf
     tpr = np.cumsum(px[:, ::-1], axis=1)[:, ::-1]  # P[X >= θ], θ = 0..positions
     fpr = np.cumsum(mean_y[::-1])[::-1]  # mean_tj P[Y_tj >= θ]
     recon = (counts.ones * p + (counts.positions - counts.ones) * (1 - q)) / counts.positions
