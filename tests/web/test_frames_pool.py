@@ -270,7 +270,8 @@ sys.path.insert(0, {root!r})
 from dpviz import registry
 from webui import frames_pool
 spec = registry.get("hoho-frontier")
-values = dict({{p.name: p.default for p in spec.params}}, target_value=0.64)
+# every sentence a target: a set of some 15 s of one core, far longer than the wait below
+values = dict({{p.name: p.default for p in spec.params}}, target_value=0.64, targets=1.0)
 task = frames_pool.figure_task(spec, values, "lambda_")
 threading.Thread(target=frames_pool.compute, args=(task, "exit", lambda *_: None), daemon=True).start()
 while not frames_pool._POOL or not frames_pool._POOL[0]._processes:
@@ -296,7 +297,7 @@ def test_a_server_that_ends_does_not_wait_for_its_workers_set(pool):
     for pid in pids:
         assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
     spec = registry.get("hoho-frontier")
-    values = _values("hoho-frontier", target_value=0.64)
+    values = _values("hoho-frontier", target_value=0.64, targets=1.0)
     assert not _on_disk(spec, values, "lambda_"), "the interpreter waited for the worker's whole set"
 
 
