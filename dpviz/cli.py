@@ -135,13 +135,13 @@ def _parser() -> argparse.ArgumentParser:
     cb.add_argument("--json", action="store_true", help="one JSON record per mechanism and target")
     bd = sub.add_parser(
         "build",
-        help="at install: compile the metric engine's loops, then compute every page's charts and live "
+        help="at install: compile the pages' loops (numba), then compute every page's charts and live "
         "charts' frames on its defaults into the cache (a fresh install's first visitor drags at frame rate)",
     )
     bd.add_argument(
         "--engine-only",
         action="store_true",
-        help="only compile the numba loops (the metric engine's, the optimal composition's)",
+        help="only compile the pages' numba loops (the metric engine's, the optimal composition's, HoHo's and ADePT's)",
     )
     bd.add_argument("--pages", help="only these pages' charts and frames, comma-separated keys (adept,metric,...)")
     bd.add_argument(
@@ -399,17 +399,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "calibrate":
             return _calibrate(args)
         if args.command == "build":
-            from dpviz.papers.metric.mechanism import compile_engine  # (lazy: for `build` only)
-
             pages = _page_keys(args.pages)  # a wrong name is said before any work
-            sys.stderr.write(f"compiled the metric engine's loops in {compile_engine():.1f} s\n")
-            from dpviz.budget.kernels import compile_now  # (the optimal composition's pass, likewise)
-            from dpviz.papers.adept.loss_kernels import compile_now as compile_loss  # (the loss walks)
-            from dpviz.papers.hoho.kernels import compile_now as compile_hoho  # (the exact attack's sums)
-
-            compile_now()
-            compile_hoho()
-            compile_loss()
+            started = time.perf_counter()
+            for paper in papers.all_papers():  # every page's compiled loops (Paper.compiled), whatever --pages says
+                paper.compile_kernels()
+            compiled = ", ".join(p.key for p in papers.all_papers() if p.compiled)
+            sys.stderr.write(f"compiled the pages' loops ({compiled}) in {time.perf_counter() - started:.1f} s\n")
             if not args.engine_only:
                 # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
                 # named, as the declarations name their views, not imported (dpviz never imports it)

@@ -45,7 +45,8 @@ def ready() -> None:
 
 
 def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
-    """In a worker: Plotly, which a set of frames needs, and ``page``'s prepared state at ``values``
+    """In a worker: Plotly, which a set of frames needs, the page's compiled loops
+    (:meth:`dpviz.papers.Paper.compile_kernels`), and ``page``'s prepared state at ``values``
     (what is missing is the worker's first set's to compute; nothing here fails a set). It stops
     between two charts once the marker file ``asked`` is newer than its start: a set is waiting
     (whose part computes the state it needs itself)."""
@@ -54,6 +55,11 @@ def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
     started = time.time()
     _trace("warm-start", page)
     theme.go.Figure  # noqa: B018 - loads Plotly
+    try:  # the page's compiled loops, loaded from numba's cache (a set's first part waited a second for them)
+        papers.get(page).compile_kernels()
+        _trace("compiled", page)
+    except Exception:  # noqa: BLE001 - what fails here, the first set that needs it meets and reports
+        _trace("compile-failed", page)
     for spec in registry.paper_figures(page):
         if spec.on_demand:
             continue

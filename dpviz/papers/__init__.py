@@ -79,6 +79,11 @@ class Paper:
     reproduces: tuple[Reproduction, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Figure ids of earlier versions, still accepted (command line, notebooks) -> today's id."""
+    compiled: tuple[str, ...] = ()
+    """The page's compiled loops (numba), each as ``"module:function"``, the function compiling them
+    (or loading them from numba's cache beside the code) by running them once: ``python -m dpviz
+    build`` runs every page's, and a frames worker runs a page's before its first set of the page
+    (:meth:`compile_kernels`), so that no set waits for them after a reader's move."""
     first_answer: Mapping[str, str] = field(default_factory=dict)
     """Cheaper values of sample sizes (parameter -> value, as in a URL) that give the page a first
     answer within seconds when its charts are not computed yet: the page draws those charts at
@@ -98,6 +103,12 @@ class Paper:
     def figures(self) -> tuple[str, ...]:
         """Every figure of the page, in page order."""
         return tuple(fid for section in self.sections for fid in section.figures)
+
+    def compile_kernels(self) -> None:
+        """Run each of :attr:`compiled` (their modules imported here: numba only where a page has them)."""
+        for entry in self.compiled:
+            module, function = entry.split(":")
+            getattr(importlib.import_module(module), function)()
 
     def load_figures(self) -> None:
         """Import the paper's figure specs (which registers them)."""

@@ -88,3 +88,44 @@ def test_build_refuses_an_unknown_page_before_any_work():
     assert out.returncode == 2
     assert "nope is not a page; the pages are adept, metric" in out.stderr
     assert "compiled" not in out.stderr and "Traceback" not in out.stderr
+
+
+def test_every_compiled_loop_is_declared_by_a_page_and_each_declaration_runs():
+    """Each module of dpviz with numba loops is compiled by some page's ``Paper.compiled`` (its own
+    module's function, or one in its package that runs it, as the metric engine's), so that `dpviz
+    build` and the frames workers load them all; and every declared entry runs."""
+    root = Path(__file__).resolve().parents[2]
+    with_loops = {
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for path in (root / "dpviz").rglob("*.py")
+        if "numba.njit" in path.read_text(encoding="utf-8")
+    }
+    assert with_loops  # (the scan found the kernels)
+    entries = [entry for paper in papers.all_papers() for entry in paper.compiled]
+    declared = {entry.split(":")[0] for entry in entries}
+    for module in with_loops:
+        assert any(module == d or module.rsplit(".", 1)[0] == d.rsplit(".", 1)[0] for d in declared), module
+    for paper in papers.all_papers():
+        paper.compile_kernels()  # no error: each entry names a real module and function
+
+
+WARMED = """
+import sys
+sys.path.insert(0, {root!r})
+from dpviz import registry
+from webui import frames_worker
+frames_worker.ready()
+frames_worker.warm("hoho", {{p.name: p.default for p in registry.page_params("hoho")}})
+from dpviz.papers.hoho import kernels
+print(len(kernels.attack_transforms.signatures))
+"""
+
+
+def test_a_frames_worker_loads_a_pages_compiled_loops_when_it_warms_to_the_page():
+    """In a fresh process, warming to the HoHo page leaves its exact attack's loop compiled (loaded
+    from numba's cache), before any set of frames asks for it."""
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", WARMED.format(root=root)], capture_output=True, text=True, timeout=600, check=True
+    )
+    assert int(out.stdout.split()[-1]) >= 1, out.stderr

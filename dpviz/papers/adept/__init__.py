@@ -7,6 +7,7 @@ from dpviz.papers.adept.figures import FRONTIER_PARAMS
 
 PAPER = Paper(
     key="adept",
+    compiled=("dpviz.papers.adept.loss_kernels:compile_now",),
     order=1,
     title="ADePT sensitivity",
     page="pages/1_ADePT_sensitivity.py",

@@ -9,6 +9,7 @@ from dpviz.papers.budget.figures import FRONTIER_PARAMS
 
 PAPER = Paper(
     key="budget",
+    compiled=("dpviz.budget.kernels:compile_now",),
     order=5,
     title="Privacy budget",
     page="pages/7_Privacy_budget.py",

@@ -10,6 +10,7 @@ from dpviz.papers.hoho.params import EPSILON, LAMBDA
 
 PAPER = Paper(
     key="hoho",
+    compiled=("dpviz.papers.hoho.kernels:compile_now",),
     order=3,
     title="HoHo attack on OME",
     page="pages/3_HoHo_attack.py",
