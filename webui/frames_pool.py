@@ -257,9 +257,9 @@ def _local_and_idle() -> bool:
 
 def _here_first() -> bool:
     """Whether a set's nearest positions are computed in the queue's own thread: on a local, idle
-    server (the workers, niced, got little of two cores while the tab drew the step and made its
-    shots: a trace had their first nearest part take 1.2 s that takes 0.2 s in an idle worker)."""
-    return _local_and_idle()
+    server whose workers are still loading (2-3 s after a fresh server's first view, with the tab
+    drawing on the same cores: a first key step's sets waited for them)."""
+    return not workers_ready() and _local_and_idle()
 
 
 def _put_together(scheduler, task: tuple, figures: list, between) -> None:

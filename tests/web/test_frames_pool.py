@@ -132,22 +132,19 @@ def test_a_set_is_put_together_here_when_the_server_is_local_and_idle(pool, monk
     assert all(difference(a, b) is None for a, b in zip(kept["frames"], here_bytes["frames"]))
 
 
-@pytest.mark.parametrize(
-    "loading, hosted", [(True, False), (False, False), (False, True)], ids=["loading", "ready", "hosted: workers"]
-)
-def test_a_sets_nearest_part_is_computed_here_on_a_local_idle_server(pool, monkeypatch, loading, hosted):
-    """A local, idle server computes a set's nearest positions in the queue's own thread (the
-    workers, niced, wait behind the tab and the server's run: a first key step's nearest part took
-    a second in a loaded worker), whether its workers are loading or ready, and the rest in the
-    workers; a hosted server leaves it to the workers. The near frames are the finished set's."""
+@pytest.mark.parametrize("loading", [True, False], ids=["workers loading: here", "workers ready: the workers"])
+def test_a_sets_nearest_part_is_computed_here_while_the_workers_load(pool, monkeypatch, loading):
+    """A local, idle server whose workers are still loading (a fresh server's first key step)
+    computes a set's nearest positions in the queue's own thread, and the rest in the workers; once
+    a worker has loaded, the workers compute both. The near frames are the finished set's."""
     from concurrent.futures import Future
 
     from webui import visitor_busy
 
-    monkeypatch.setenv("DPVIZ_HOSTED", "1" if hosted else "0")
+    monkeypatch.setenv("DPVIZ_HOSTED", "0")
     monkeypatch.setattr(visitor_busy, "_BUSY", [0, 0.0])
     spec = registry.get(FIGURE)
-    values = _values(FIGURE, clip=6.5 + 0.25 * loading + 0.5 * hosted, dim=100)
+    values = _values(FIGURE, clip=6.5 + 0.25 * loading, dim=100)
     frames_pool.start_soon()
     if loading:
         frames_pool._READYING[:] = [Future()]  # (a loading that has not ended)
@@ -164,9 +161,9 @@ def test_a_sets_nearest_part_is_computed_here_on_a_local_idle_server(pool, monke
 
     monkeypatch.setattr(frames_store, "figures_at", recorded)  # (in this process: a worker runs its own)
     task = frames_pool.figure_task(spec, values, "dim")
-    assert frames_pool.compute(task, f"test-pool-here-{loading}-{hosted}", _wanted, lambda p, f: told.append((p, f)))
+    assert frames_pool.compute(task, f"test-pool-here-{loading}", _wanted, lambda p, f: told.append((p, f)))
     first = frames_pool.nearest(frames_store.grid(spec, "dim"), 100)
-    assert here == ([] if hosted else [first])
+    assert here == ([first] if loading else [])
     whole = decode(frames_store.build(spec, values, "dim").blob)
     (positions, figures), grid = told[0], whole["grid"]
     assert positions == first and all(
