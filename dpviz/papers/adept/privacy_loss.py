@@ -35,8 +35,11 @@ from dpviz.stats import stream, wilson_interval
 LOSS_BLOCK = 8192
 """Releases simulated together, each block from its own stream (its rows of exponentials stay in
 tens of megabytes at n = 1024)."""
-ROWS = 16
-"""Rows of exponentials drawn at a time, for every release of a block."""
+ROWS = 4
+"""Rows of exponentials drawn at a time, for every release of a block. The rows are the same
+whatever this is (a block's stream gives them in order), so it sets only how many are drawn past
+the last one a block needs: 16 drew up to 45% more than needed at n = 1024 (a block needs some 33
+rows at ε = 1 there), and the frames along n took 1.89 s of tables against 1.32 s with 4."""
 
 
 def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:

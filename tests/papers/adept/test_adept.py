@@ -278,6 +278,17 @@ def test_histograms_along_epsilon_equal_each_epsilon_alone_bit_for_bit(n):
         assert table["count"].sum() == samples
 
 
+@pytest.mark.parametrize("n, eps", [(64, 1.0), (1024, 1.0), (7, 50.0)])
+def test_how_many_rows_are_drawn_at_a_time_does_not_change_the_releases(monkeypatch, n, eps):
+    """The rows of exponentials come from each block's stream in order, so drawing them 1, 4 or 16
+    at a time (pl.ROWS: only how many are drawn past a block's last) gives the same histogram."""
+    tables = []
+    for rows in (1, 4, 16):
+        monkeypatch.setattr(pl, "ROWS", rows)
+        tables.append(pl.privacy_loss_histogram(n, C, eps, 3000, seed=6))
+    assert tables[0].equals(tables[1]) and tables[1].equals(tables[2])
+
+
 def test_the_same_releases_at_every_epsilon():
     """The releases behind the histogram stay the same along ε: a release's coordinates with Z >= 0
     do not depend on ε, so d - k (= P - m) is the same at every ε, release by release."""
