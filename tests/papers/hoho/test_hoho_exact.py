@@ -163,6 +163,31 @@ def test_the_attack_equals_its_pair_by_pair_sums_over_convolved_binomials(corpus
     assert np.allclose(got["tpr"], np.mean(tprs, axis=0), rtol=0, atol=1e-13)
 
 
+@pytest.mark.parametrize(
+    "rows, targets",
+    [([0, 1], [0]), ([0, 1], [0, 1]), ([0, 0, 1, 1, 2, 0], [0, 2, 4]), ([5, 5, 5], [1])],
+    ids=["two sentences", "both targets", "repeated sentences", "all the same"],
+)
+def test_the_attack_on_small_and_repeated_corpora_equals_its_pair_by_pair_sums(corpus, rows, targets):
+    """Two sentences, every sentence a target, sentences repeated (a target's pairs of halves
+    counted more than once; a target's copy among its pairs) and a corpus of one sentence thrice:
+    the AUC against the definition, pair by pair over convolved binomials."""
+    counts = H.attack_counts(corpus[rows], "ome", np.array(targets))
+    if len(set(rows)) < len(rows) - 1:  # (repeated sentences: some pair of halves stands for several)
+        assert counts.sum_plan().weight.max() > 1
+    for lam, eps in ((1.5, 0.3), (100.0, 2.0)):
+        p, q = H.flip_probabilities("ome", lam, eps, counts.r)
+        agree, positions = (p, q, 1 - p, 1 - q), counts.positions
+        want = []
+        for t, ones in enumerate(counts.target_ones):
+            px = _binomial_sum_pmf((ones, 0, 0, positions - ones), agree, positions)
+            above = np.cumsum(px[::-1])[::-1] - px
+            pys = np.array([_binomial_sum_pmf(c, agree, positions) for c in counts.pair_counts[t]])
+            want.append(np.mean(pys @ (above + 0.5 * px)))
+        assert np.allclose(H.exact_auc(counts, lam, eps), want, rtol=0, atol=1e-13)
+        assert np.allclose(H.exact_attack(counts, lam, eps)["auc"], want, rtol=0, atol=1e-13)
+
+
 def _numpy_transforms(pair_counts, target_ones, agree, positions):
     """S_t and X_t by NumPy: every distinct count vector's transform as the product of its four rows
     of class_tables (complex exponentials, classes in order), gathered and summed per target."""
