@@ -21,9 +21,11 @@ for any (ε, λ) the score distribution of the target's own encodings (X, classe
 - the ROC curve: TPR(θ) = P[X >= θ], FPR(θ) = (1/N) sum_j P[Y_j >= θ];
 - the expected reconstruction accuracy of a sentence, (ones p + zeros (1 - q)) / positions.
 
-Each pmf is the coefficient list of prod_c (1 - p_c + p_c z)^(n_c), read off by one inverse FFT
-of its values on the K = positions + 1 roots of unity (the support 0..positions fits, so there
-is no wrap-around).
+Each pmf is the coefficient list of prod_c (1 - p_c + p_c z)^(n_c), known by its values on the
+K = positions + 1 roots of unity (the support 0..positions fits, so there is no wrap-around): the
+AUC is taken between those values (Parseval), the ROC's rates from one inverse FFT each, and no
+pair's pmf is ever written out (the values, summed per target, come from the compiled pass of
+:mod:`dpviz.papers.hoho.kernels`).
 """
 
 from __future__ import annotations
