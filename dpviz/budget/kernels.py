@@ -1,4 +1,6 @@
-"""The compiled inner loop of the optimal composition (:func:`dpviz.budget.releases.pure_composition_epsilon`).
+"""The compiled inner loops of the privacy-budget page: the optimal composition's pass
+(:func:`dpviz.budget.releases.pure_composition_epsilon`) and the trade-off curve's search
+(:func:`monotone_max`, for :func:`dpviz.budget.releases.tradeoff_from_deltas`).
 
 δ(ε) of k ε₀-DP releases is A_m − e^ε·B_m on the loss segment [L_{m−1}, L_m), with A_m = P(L ≥ L_m)
 and B_m = E[e^{−L}; L ≥ L_m] summed from the top of the binomial down. δ falls with ε, so one
@@ -83,7 +85,62 @@ def crossing(epsilon0, k, delta, coefficients, low, start, top, trimmed):
     return min(max(eps, 0.0), upper)
 
 
+@numba.njit(**_JIT)
+def monotone_max(intercept, slope, alpha, rising):
+    """max over i of intercept_i − slope_i·α at each α of ``alpha`` (ascending), NaN lines never
+    the maximum, where the slopes rise with i (``rising``: the maximiser falls as α grows) or fall
+    (it rises): divide and conquer on α, each α's maximiser sought between those of its
+    neighbours. The search of :func:`dpviz.budget.releases._monotone_max_numpy` step for step (the
+    same lines read, the same arithmetic: the same maxima to the bit, tested), without a NumPy
+    call per α (5 ms a curve of 145 α's, most of it calls)."""
+    n = alpha.size
+    out = np.full(n, -np.inf)
+    stack = np.empty((2 * n + 2, 4), dtype=np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, n - 1, 0, intercept.size - 1
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        lo, hi, first, last = stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3]
+        if lo > hi:
+            continue
+        mid = (lo + hi) // 2
+        top = -np.inf
+        low_i, high_i = -1, -1
+        for j in range(first, last + 1):
+            v = intercept[j] - slope[j] * alpha[mid]
+            if v != v:  # NaN: never the maximum
+                v = -np.inf
+            if v > top:
+                top, low_i, high_i = v, j, j
+            elif v == top:
+                if low_i < 0:
+                    low_i = j
+                high_i = j
+        out[mid] = top
+        if low_i < 0:  # (no line at all)
+            low_i, high_i = first, last
+        if rising:  # a smaller α: a maximiser at or above this one's
+            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = lo, mid - 1, low_i, last
+            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2], stack[depth + 1, 3] = (
+                mid + 1,
+                hi,
+                first,
+                high_i,
+            )
+        else:
+            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = lo, mid - 1, first, high_i
+            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2], stack[depth + 1, 3] = (
+                mid + 1,
+                hi,
+                low_i,
+                last,
+            )
+        depth += 2
+    return out
+
+
 def compile_now() -> None:
     """Compile (or load from numba's cache) by running once on a small case."""
+    monotone_max(np.zeros(2), np.ones(2), np.zeros(2), True)
     coefficients = np.zeros(3)
     crossing(0.5, 2, 1e-5, coefficients, 0, 0, 2, False)

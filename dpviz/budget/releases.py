@@ -333,8 +333,19 @@ def tradeoff_from_deltas(epsilons: np.ndarray, deltas: np.ndarray, alpha) -> np.
 
 def _monotone_max(intercept: np.ndarray, slope: np.ndarray, alpha: np.ndarray, rising: bool) -> np.ndarray:
     """max over i of intercept_i − slope_i·α at each α of ``alpha`` (ascending), where the slopes
-    rise with i (``rising``: the maximiser falls as α grows) or fall (it rises): divide and conquer
-    on α, each α's maximiser sought between those of its neighbours."""
+    rise with i (``rising``: the maximiser falls as α grows) or fall (it rises): the compiled
+    search (:func:`dpviz.budget.kernels.monotone_max`)."""
+    from dpviz.budget import kernels  # (lazy: numba, for the charts that draw a trade-off curve)
+
+    return kernels.monotone_max(
+        np.ascontiguousarray(intercept, dtype=float), np.ascontiguousarray(slope, dtype=float),
+        np.ascontiguousarray(alpha, dtype=float), bool(rising),
+    )  # fmt: skip
+
+
+def _monotone_max_numpy(intercept: np.ndarray, slope: np.ndarray, alpha: np.ndarray, rising: bool) -> np.ndarray:
+    """:func:`_monotone_max` by NumPy, the reference the compiled search is tested against: divide
+    and conquer on α, each α's maximiser sought between those of its neighbours."""
     out = np.full(len(alpha), -np.inf)
     todo = [(0, len(alpha) - 1, 0, len(intercept) - 1)]
     with np.errstate(over="ignore", invalid="ignore"):

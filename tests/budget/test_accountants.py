@@ -457,3 +457,25 @@ def test_the_tradeoff_curve_is_the_supremum_over_every_pair(release, k):
     holes = np.r_[holes, 0.0, 0.0]
     got, want = tradeoff_from_deltas(wide, holes, alpha), _tradeoff_over_every_pair(wide, holes, alpha)
     assert np.max(np.abs(got - want)) <= 2.3e-16
+
+
+@pytest.mark.parametrize("rising", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_compiled_tradeoff_search_equals_numpys_to_the_bit(rising, seed):
+    """kernels.monotone_max against the NumPy search it replaced, on lines of sorted slopes with
+    ties, NaN intercepts and infinite slopes, at unsorted-then-sorted α with repeats and the ends."""
+    from dpviz.budget import kernels
+    from dpviz.budget.releases import _monotone_max_numpy
+
+    rng = np.random.default_rng(seed)
+    eps = np.sort(np.r_[rng.uniform(0, 30, 300), rng.uniform(0, 30, 20).repeat(2), 0.0, 800.0])
+    c = 1 - rng.uniform(0, 1, eps.size) * np.exp(-eps)
+    c[::37] = np.nan
+    with np.errstate(over="ignore"):  # (e^800: an infinite slope, as tradeoff_from_deltas meets it)
+        slope = np.exp(eps) if rising else np.exp(-eps)
+    intercept = c if rising else np.exp(-eps) * c
+    alpha = np.sort(np.r_[rng.uniform(0, 1, 120), 0.0, 1.0, 0.5, 0.5])
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = _monotone_max_numpy(intercept, slope, alpha, rising)
+    got = kernels.monotone_max(intercept, slope, alpha, rising)
+    assert np.array_equal(got, want)
