@@ -119,22 +119,12 @@ def monotone_max(intercept, slope, alpha, rising):
         out[mid] = top
         if low_i < 0:  # (no line at all)
             low_i, high_i = first, last
-        if rising:  # a smaller α: a maximiser at or above this one's
-            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = lo, mid - 1, low_i, last
-            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2], stack[depth + 1, 3] = (
-                mid + 1,
-                hi,
-                first,
-                high_i,
-            )
-        else:
-            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = lo, mid - 1, first, high_i
-            stack[depth + 1, 0], stack[depth + 1, 1], stack[depth + 1, 2], stack[depth + 1, 3] = (
-                mid + 1,
-                hi,
-                low_i,
-                last,
-            )
+        # a smaller α's maximiser is at or above this one's where the slopes rise, at or below where they fall
+        left_first, left_last = (low_i, last) if rising else (first, high_i)
+        right_first, right_last = (first, high_i) if rising else (low_i, last)
+        stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = lo, mid - 1, left_first, left_last
+        stack[depth + 1, 0], stack[depth + 1, 1] = mid + 1, hi
+        stack[depth + 1, 2], stack[depth + 1, 3] = right_first, right_last
         depth += 2
     return out
 
