@@ -22,6 +22,7 @@ from functools import cache
 from typing import Mapping
 
 from dpviz.declarations import by_key, declared
+from dpviz.panels import resolve
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,7 @@ class Paper:
     def compile_kernels(self) -> None:
         """Run each of :attr:`compiled` (their modules imported here: numba only where a page has them)."""
         for entry in self.compiled:
-            module, function = entry.split(":")
-            getattr(importlib.import_module(module), function)()
+            resolve(entry)()
 
     def load_figures(self) -> None:
         """Import the paper's figure specs (which registers them)."""

@@ -383,7 +383,8 @@ def test_a_cheap_set_is_whole_before_costly_sets_asked_for_before_it(pool, monke
     them). The workers take the cheapest task first (webui/frames_schedule.py), so the cheap set
     is whole first; taken in the order asked for, it came last (its rest behind both costly
     sets' nearest parts and rests: the ADePT ε chart's drag after a step of n, 3-4 states). On a
-    hosted server, where the workers compute every part (a local one computes nearest parts itself)."""
+    hosted server, where the workers compute every part (a local one computes nearest parts itself
+    while its workers load)."""
     monkeypatch.setenv("DPVIZ_HOSTED", "1")
     monkeypatch.setattr(frames_schedule, "_RATES", {})
     frames_schedule.note("adept-fixes", "dim", 0.036, 1)

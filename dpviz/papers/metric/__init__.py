@@ -14,7 +14,7 @@ _QUICK = {"compare": "fasttext-local", "words": "5", "samples": "200", "epsilons
 
 PAPER = Paper(
     key="metric",
-    compiled=("dpviz.papers.metric.mechanism:compile_engine",),
+    compiled=("dpviz.papers.metric.mechanism:loops_ready",),
     order=2,
     title="Metric DP over word embeddings",
     page="pages/2_Metric_DP.py",

@@ -48,8 +48,9 @@ _COMPILED = threading.Event()
 _COMPILING = threading.Lock()
 
 
-def _loops_ready() -> None:
-    """Before a process first runs the engine's loops: compile them, or load them from numba's
+def loops_ready() -> None:
+    """Before a process first runs the engine's loops (and as the page's ``Paper.compiled``, for
+    ``dpviz build`` and a warming frames worker): compile them, or load them from numba's
     cache beside the code, under a lock shared by every process on the cache directory
     (:func:`dpviz.build_once.file_lock`), so that two server processes starting on an empty numba
     cache do not both compile and write it; the second waits and loads what the first wrote."""
@@ -169,7 +170,7 @@ def draw_envelopes(
     over the matrix as stored (memory-mapped, never copied or reordered), keeping near-ties within
     float32 tolerances. Their upper envelope of lines 2 t b_v - a_v is computed in float64 from
     a_v = ||phi(v) - point||^2 and b_v = u . (phi(v) - point) (:func:`kernels.upper_envelopes`)."""
-    _loops_ready()
+    loops_ready()
     w = np.asarray(point, dtype=np.float64)
     parts = []
     for s in range(0, len(u), DRAW_BLOCK):
