@@ -154,8 +154,12 @@ def slider_geometry(slider) -> list[float]:
 
 
 def look_at(page, selector: str) -> None:
-    """Scroll the element ``selector`` picks into the middle of the window, as a reader who looks at it."""
-    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+    """Scroll the element ``selector`` picks into the middle of the window, as a reader who looks at
+    it: once it is on the page (a page's run draws its elements in order; the page's default timeout)."""
+    page.wait_for_function(
+        "(s) => { const e = document.querySelector(s); if (e) e.scrollIntoView({block: 'center'}); return !!e; }",
+        arg=selector,
+    )
 
 
 # every chart element under a selector drawn as it now stands: a chart that came into view draws

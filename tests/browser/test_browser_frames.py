@@ -124,16 +124,20 @@ def _spread(shown: dict, expected: dict) -> str:
     return "; ".join(out) or "no other number differs"
 
 
-def _wait_frames(page, label: str) -> None:
+def _wait_frames(page, label: str, charts: tuple[str, ...] = ()) -> None:
     """Until every chart that follows the slider ``label`` holds its frames (the whole set, not
-    only its part nearest the slider's value)."""
+    only its part nearest the slider's value), and each chart of ``charts`` (ids) is on the page
+    among them. A fresh page's run draws its charts in page order: the first ones may hold their
+    frames while a later one is still being computed (CI, stop 73: the ADePT page's fixes chart
+    was not on the page yet when the test looked for it)."""
     page.wait_for_function(
-        "(label) => { const c = [...document.querySelectorAll('.dpviz-chart')]"
+        "([label, want]) => { const c = [...document.querySelectorAll('.dpviz-chart')]"
         ".filter(gd => gd.__dpviz && gd.__dpviz.sliders[label]);"
-        " return c.length && c.every(gd => window.__dpvizFrames"
+        " return c.length && want.every(f => document.querySelector(`.st-key-chart-${f} .dpviz-chart`))"
+        " && c.every(gd => window.__dpvizFrames"
         f" && !gd.__dpviz.sliders[label].frames.endsWith('{NEAR_SUFFIX}')"
         " && window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames)); }",
-        arg=label,
+        arg=[label, list(charts)],
         timeout=300_000,
     )
 
@@ -239,7 +243,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
     page.set_default_timeout(120_000)
     try:
         page.goto(f"{frames_server}/{path}?{query}")
-        _wait_frames(page, label)
+        _wait_frames(page, label, charts)
         rng = random.Random(f"{path}-{key}")
         options = _options(page, charts[0], label)
         linked = {fid: _other_positions(page, fid, label) for fid in charts}
@@ -252,7 +256,7 @@ def test_at_random_positions_the_charts_show_the_servers_figures(
             target = rng.randrange(len(options))
             step, start = ("ArrowRight", target - 1) if target > 0 else ("ArrowLeft", target + 1)
             page.goto(f"{frames_server}/{path}?{query}&{key}={options[start]!r}")
-            _wait_frames(page, label)
+            _wait_frames(page, label, charts)
             assert _options(page, charts[0], label) == options  # the link's value is a position of the grid
             assert _position(page, label) == start
             _press(page, label, step)
