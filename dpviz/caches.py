@@ -79,6 +79,13 @@ BUDGETS: tuple[Budget, ...] = (
         64 * MB,
         frozen=True,
     ),
+    Budget(
+        "adept.fix_rows",
+        "ADePT: each row of the fixes' table (one mechanism at one n and ε), per (n, C, draws, seed, δ)",
+        4096,
+        4 * MB,
+        frozen=True,
+    ),
     Budget("frontier.curves", "frontiers: each mechanism's (privacy, utility) points, per setting", 128, 32 * MB),
     Budget("web.views", "pages: each chart's table and JSON, shared by every visitor", 256, 256 * MB, frozen=True),
     Budget(

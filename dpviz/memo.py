@@ -80,19 +80,21 @@ class ProcessMemo:
         self._measured = -float("inf")  # when every entry was last measured
         self._items: "OrderedDict[Any, Any]" = OrderedDict()
         self._sizes: dict[Any, int] = {}
+        self._total = 0  # sum(self._sizes.values()), kept as they change (summed at every insertion,
+        # a memo of thousands of small rows spent more time adding up its sizes than computing them)
         self._lock = threading.Lock()
         self._computing: dict[Any, threading.Lock] = {}
 
     def nbytes(self) -> int:
         """The bytes the memo holds now (as :func:`nbytes_of` counts them)."""
         with self._lock:
-            return sum(self._sizes.values())
+            return self._total
 
     def discard(self, key) -> None:
         """Forget ``key`` (if held)."""
         with self._lock:
             self._items.pop(key, None)
-            self._sizes.pop(key, None)
+            self._total -= self._sizes.pop(key, 0)
 
     def keys(self) -> list:
         """The cached keys, least recently used first."""
@@ -133,7 +135,9 @@ class ProcessMemo:
                     self._items[key] = value
                     if self.max_bytes is not None:
                         if self.frozen or self.clock() - self._measured < REMEASURE:
-                            self._sizes[key] = nbytes_of(value)
+                            size = nbytes_of(value)
+                            self._total += size - self._sizes.get(key, 0)
+                            self._sizes[key] = size
                         else:  # entries grow (cached properties): measure them all again, the new one too
                             # (except those whose size is fixed: a frames loop's prepared tables
                             # were a sixth of the privacy-budget page's frames along k)
@@ -141,14 +145,13 @@ class ProcessMemo:
                                 k: self._sizes[k] if k in self._sizes and _cannot_grow(v) else nbytes_of(v)
                                 for k, v in self._items.items()
                             }
+                            self._total = sum(self._sizes.values())
                             self._measured = self.clock()
                     while len(self._items) > self.maxsize or (
-                        len(self._items) > 1
-                        and self.max_bytes is not None
-                        and sum(self._sizes.values()) > self.max_bytes
+                        len(self._items) > 1 and self.max_bytes is not None and self._total > self.max_bytes
                     ):
                         old, _ = self._items.popitem(last=False)
-                        self._sizes.pop(old, None)
+                        self._total -= self._sizes.pop(old, 0)
             finally:
                 with self._lock:
                     self._computing.pop(key, None)

@@ -136,3 +136,36 @@ def test_peek_reads_a_held_value_and_never_computes_or_keeps_a_missing_one():
     assert memo.peek("a") == 1  # "a" is now the most recently used: "b" goes first
     memo.get("c", lambda: 3)
     assert memo.keys() == ["a", "c"]
+
+
+def test_the_bytes_held_are_the_sum_of_the_entries_sizes_through_inserts_evictions_and_discards():
+    """The memo keeps its total as entries come and go (not summed at every insertion): through a
+    random run of insertions (0-9,000 bytes each, often over the byte bound together), discards,
+    entries that grow after they are stored and remeasurements, it is the sum of the sizes the
+    memo holds for its entries; in a frozen memo (entries never change), each entry measured afresh."""
+    import random
+
+    import numpy as np
+
+    from dpviz.memo import nbytes_of
+
+    rng = random.Random(7)
+    now = [0.0]
+    for frozen in (True, False):
+        memo = ProcessMemo(maxsize=12, max_bytes=40_000, frozen=frozen, clock=lambda: now[0])
+        for step in range(600):
+            key, act = rng.randrange(30), rng.random()
+            if act < 0.6:
+                memo.get(key, lambda: {"x": np.zeros(rng.randrange(0, 1125))})
+            elif act < 0.75:
+                memo.discard(key)
+            elif act < 0.85 and not frozen and memo.contains(key):  # an entry grows after it is stored
+                memo.peek(key)["x"] = np.zeros(rng.randrange(0, 1125))
+            else:
+                now[0] += 1.5  # the next insertion measures every entry again
+            held = memo.keys()
+            assert len(held) <= 12 and set(memo._sizes) == set(held), step
+            assert memo.nbytes() == sum(memo._sizes.values()), step
+            if frozen:
+                assert memo.nbytes() == sum(nbytes_of(memo.peek(k)) for k in held), step
+                assert memo.nbytes() <= 40_000 or len(held) == 1, step

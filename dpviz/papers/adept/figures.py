@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from dpviz import caches
 from dpviz.frontier import frontier_spec
 from dpviz.papers.adept import privacy_loss as loss
 from dpviz.papers.adept import sensitivity as adept
@@ -623,7 +624,19 @@ def _fixes_evaluate(state: dict[int, dict], v: Mapping[str, Any]) -> pd.DataFram
     for n in dims:
         if n not in state:  # draws depend only on (n, C, draws, seed): the same as if prepared
             state[n] = adept.fixes_draws(n, v["clip"], v["draws"], v["seed"])
-    return adept.fixes_evaluate(state, dims, eps, v["clip"], v["delta"])
+    return adept.fixes_evaluate(state, dims, eps, v["clip"], v["delta"], row=_fix_row_kept(v))
+
+
+def _fix_row_kept(v: Mapping[str, Any]):
+    """:func:`adept.fix_row`, each row kept (``adept.fix_rows``) per the setting it depends on: along
+    the slider every frame shares the sweep's rows and adds only the slider's own (the rows were
+    a third of the fixes' frames along ε, computed again at each position)."""
+    memo, fixed = caches.memo("adept.fix_rows"), (v["clip"], v["draws"], v["seed"], v["delta"])
+
+    def row(d, n, eps, clip, delta, mech) -> tuple:
+        return memo.get((n, eps, mech, *fixed), lambda: adept.fix_row(d, n, eps, clip, delta, mech))
+
+    return row
 
 
 def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:

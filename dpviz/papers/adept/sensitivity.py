@@ -11,7 +11,7 @@ attained at x = (C/sqrt(n)) (1, ..., 1) and x' = -x. So ADePT is epsilon*sqrt(n)
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -403,14 +403,17 @@ def fixes_evaluate(
     clip: float,
     delta: float,
     mechanisms: Sequence[str] = FIXES,
+    row: Callable[[Mapping[str, Any], int, float, float, float, str], tuple] | None = None,
 ) -> pd.DataFrame:
-    """Privacy and utility at every (n, epsilon) from :func:`fixes_draws` of each n (no sampling)."""
+    """Privacy and utility at every (n, epsilon) from :func:`fixes_draws` of each n (no sampling).
+    ``row``: what makes each row (:func:`fix_row`, or a caller's memo of it)."""
+    row = row or fix_row
     rows = []
     for n in dims:
         d = draws_by_dim[int(n)]
         for eps in epsilons:
             for mech in mechanisms:
-                rows.append(fix_row(d, int(n), float(eps), clip, delta, mech))
+                rows.append(row(d, int(n), float(eps), clip, delta, mech))
     return pd.DataFrame(rows, columns=FIXES_COLUMNS)
 
 

@@ -520,3 +520,37 @@ def test_the_marked_points_label_sits_beside_its_point_without_an_arrow(figure_i
     assert note.xanchor == ("right" if side == "left" else "left")
     assert np.sign(note.xshift) == (-1 if side == "left" else 1)
     assert f"n = {dim}" in note.text
+
+
+def test_the_fixes_rows_kept_along_a_slider_equal_rows_made_afresh():
+    """The fixes' table keeps each row (``adept.fix_rows``) for the next frame; a move of any
+    setting a row depends on (ε, n, δ, C, draws, seed) gives the table made from scratch, row for
+    row (nothing kept for one setting is read at another)."""
+    from dpviz import caches, registry
+    from dpviz.papers.adept.figures import SWEEP_DIMS, SWEEP_EPSILONS
+
+    spec = registry.get("adept-fixes")
+    caches.empty_all()
+    at = dict(spec.defaults(), draws=40)
+    moves = [
+        {"epsilon": 0.7},  # off the sweep's grid: a row of its own
+        {"epsilon": 2.0},  # on it
+        {"delta": 1e-3},
+        {"seed": 3},
+        {"clip": 2.5},
+        {"draws": 41},
+        {"dim": 9},
+        {"sweep": "dim", "epsilon": 0.7},
+        {"sweep": "dim", "epsilon": 0.7, "dim": 100},
+        {"epsilon": 0.7, "dim": 9},  # back, every row from the memo
+    ]
+    for move in moves:
+        at.update(move)
+        if at["sweep"] == "dim":
+            dims, eps = sorted(set(SWEEP_DIMS) | {at["dim"]}), [at["epsilon"]]
+        else:
+            dims, eps = [at["dim"]], sorted(set(SWEEP_EPSILONS) | {at["epsilon"]})
+        fresh = adept.fixes_utility(dims, eps, at["clip"], at["delta"], at["draws"], at["seed"])
+        kept = spec.table(at)
+        assert kept.equals(fresh), move
+    assert caches.memo("adept.fix_rows").keys()  # (the rows were kept, not only made)
