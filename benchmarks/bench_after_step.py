@@ -51,7 +51,15 @@ PAGES = {  # page: its two sliders, each with the chart that follows it (as benc
     "HoHo_attack": (("Claimed ε", "hoho-live"), ("λ", "hoho-live")),
     "Partial_sensitivity": (("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")),
 }
-ROUTES = {"server runs": {"DPVIZ_FRAMES": "0"}, "frames": {}}
+ROUTES = {
+    "server runs": {"DPVIZ_FRAMES": "0"},
+    "none ahead": {"DPVIZ_FRAMES_AHEAD": "0"},
+    "frames": {"DPVIZ_FRAMES_AHEAD": "1"},
+}
+"""The routes, each on a server of its own: every move drawn by the server; frames without the sets one
+key step ahead (webui.live_frames.ask_ahead; its cache from ``--built-plain``, a build without them:
+``DPVIZ_FRAMES_AHEAD=0 python -m dpviz build``), the route before 2026-11-30's twentieth session; frames
+as a user gets them."""
 TRACE = "/tmp/bench-after-step-messages.txt"
 """Where the server's messages to a page that had an uncaught error are written, decoded (the last
 400 before the error: their type, delta path, fragment and run), to say what the page was sent."""
@@ -317,9 +325,11 @@ def main() -> None:
         lambda ap: (
             ap.add_argument("--presses", type=int, default=8, help="key presses on the second slider"),
             ap.add_argument("--routes", default=",".join(ROUTES), help="which of the routes to run"),
+            ap.add_argument("--built-plain", help="for 'none ahead': a cache built with DPVIZ_FRAMES_AHEAD=0"),
         ),
     )
     built = built_or_new(args.built)
+    plain = Path(args.built_plain) if args.built_plain else built
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(
@@ -329,7 +339,8 @@ def main() -> None:
             for route, env in ROUTES.items():
                 if route not in args.routes.split(","):
                     continue
-                for first, second, r in measure(browser, path, built, env, args.presses):
+                cache = plain if route == "none ahead" else built
+                for first, second, r in measure(browser, path, cache, env, args.presses):
                     results[(path, second, route)] = r
                     t = r["times"]
                     median = statistics.median(t) * 1000 if t else float("nan")
@@ -343,7 +354,7 @@ def main() -> None:
                         f"(+{r['checks']} frames checks); the press's run drawn in {r['run_drawn']:.2f} s, every "
                         f"chart along {second} whole "
                         + (f"{r['sets_whole']:.2f} s after the press" if r["sets_whole"] is not None else "not yet")
-                        + (" (3-s pause)" if route == "frames" else ""),
+                        + (" (3-s pause)" if route != "server runs" else ""),
                         flush=True,
                     )
         browser.close()
@@ -355,11 +366,16 @@ def main() -> None:
         print("a lost press:", lost)
     if LOST:
         print(*CLOSED, sep="\n")
-    print("\nper slider, right after the other slider moved: server runs / frames (ratio of the medians)")
+    for baseline in ("server runs", "none ahead"):
+        _compare(results, baseline)
+
+
+def _compare(results: dict, baseline: str) -> None:
+    print(f"\nper slider, right after the other slider moved: {baseline} / frames (ratio of the medians)")
     for (path, second, route), r in results.items():
-        if route != "frames" or (path, second, "server runs") not in results:
+        if route != "frames" or (path, second, baseline) not in results:
             continue
-        base = results[(path, second, "server runs")]
+        base = results[(path, second, baseline)]
         m_base = statistics.median(base["times"]) if base["times"] else float("nan")
         m_now = statistics.median(r["times"]) if r["times"] else float("nan")
         print(
@@ -367,8 +383,13 @@ def main() -> None:
             f" ({m_base / max(m_now, 1e-3):.1f}x)"
             f"  p95 {_quantile(base['times'], 0.95) * 1000:5.0f} / {_quantile(r['times'], 0.95) * 1000:4.0f} ms"
             f"  drag states {base['states']} / {r['states']}  reruns {base['during'] + base['after']} / "
-            f"{r['during'] + r['after']}"
+            f"{r['during'] + r['after']}  every chart's set whole after the press "
+            f"{_whole(base)} / {_whole(r)}"
         )
+
+
+def _whole(r: dict) -> str:
+    return f"{r['sets_whole']:.2f} s" if r["sets_whole"] is not None else "not yet"
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# where a test turns frames on, no sets are computed ahead of a reader's move (webui.live_frames.ask_ahead,
+# and ``dpviz build``'s: seconds of work behind every settled page, beside the other tests' servers and
+# browsers), for every process the run starts (the warm cache's builders too), except in the tests of
+# them (tests/web/test_frames_ahead.py, tests/browser/test_browser_frames.py)
+os.environ["DPVIZ_FRAMES_AHEAD"] = "0"
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -113,7 +113,7 @@ def chart_frames(
     key, "value": v}, height)``), else None; and what puts each slider's frames element in
     ``where`` (or one that asks again while they are computed:
     :func:`webui.live_frames.pending_element`), to be called last in the column."""
-    sliders, ref, mounts = {}, None, []
+    sliders, ref, mounts, waiting = {}, None, [], False
     own = {p.name for p in spec.params}
     for p in live:
         if p.name not in own or not applies(p, values):  # (a slider that plays no part here is disabled)
@@ -130,12 +130,15 @@ def chart_frames(
                     )
                 )
             mounts.append(lambda p=p, key=key: live_frames.pending_element(where, spec.id, p.name, key))
+            waiting = True
             continue
         mounts.append(
             lambda p=p, key=key, held=held: live_frames.frames_element(where, spec.id, p.name, key, held.blob)
         )
         if ref is None and values[p.name] in held.grid:
             ref = ({"frames": key, "value": values[p.name]}, held.height)
+    if sliders and not waiting:  # every slider followed: the frames one key step away, behind all else
+        live_frames.ask_ahead(spec, values, live)
     return sliders, ref, mounts
 
 

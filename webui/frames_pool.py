@@ -39,7 +39,7 @@ from typing import Any
 from dpviz import hosted_mode, registry
 from dpviz.processes import spawn_context
 from webui import frames_signals, frames_store, frames_worker, visitor_busy
-from webui.frames_schedule import estimate, for_pool, nearest, note, run_all
+from webui.frames_schedule import AHEAD_COST, AHEAD_PART, estimate, for_pool, nearest, note, run_all
 
 log = logging.getLogger("dpviz.frames")
 MAX_BREAKS = 3
@@ -189,22 +189,21 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def compute(task: tuple, key: str, between, near=None) -> bool:
+def compute(task: tuple, key: str, between, near=None, ahead: bool = False) -> bool:
     """Frames ``task`` (:func:`figure_task` or :func:`panel_task`) computed by a worker into the disk
     cache: True once they are there; False when there are no workers or the pool broke (the caller
     computes them itself). ``between()`` is called while the worker computes and raises
     :class:`webui.frames_queue.Withdrawn` when nobody wants them any more: the worker is then told
     to stop at its next position, and the exception goes on. A ``between`` with a
-    ``still_wanted`` attribute (the queue's: it also waits for the visitors' runs to end, which
-    a computation in the server's own thread must) is checked by that instead: the workers'
-    low priority already puts a visitor first, and the nearest part is told at once. An error
-    of the computation itself is raised here, as it would be in the server's thread.
+    ``still_wanted`` attribute (the queue's, which also waits for the visitors' runs) is checked
+    by that instead: the workers' low priority already puts a visitor first. An error of the
+    computation itself is raised here, as it would be in the server's thread.
 
-    A chart's set is computed nearest first: with ``near``, the workers (the queue's thread while
-    they load: :func:`_here_first`) first compute the positions nearest to the slider's value
-    (:func:`webui.frames_schedule.nearest`), ``near(positions, frames)`` is told them (the page can
-    follow a drag near the value while the rest is computed), then the rest; each position is
-    computed once. Without ``near``, one worker computes a set whole."""
+    With ``near``, the workers (the queue's thread while they load: :func:`_here_first`) first
+    compute the positions nearest to the slider's value (:func:`webui.frames_schedule.nearest`),
+    told to ``near(positions, frames)`` (the page follows a drag near the value), then the rest.
+    ``ahead`` (:func:`webui.live_frames.ask_ahead`): parts after every other set's
+    (:data:`webui.frames_schedule.AHEAD_COST`). One worker: a set without ``near`` comes whole."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool()
@@ -218,8 +217,9 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
     try:
         grid = _grid_in_parts(task)
         scheduler = for_pool(pool, size())  # the cheapest task first (webui.frames_schedule)
-        if grid is None or (near is None and size() < 2):
-            run_all(scheduler, [(0.0, frames_worker.whole_set, task, str(stop))], between)
+        extra = AHEAD_COST if ahead else 0.0
+        if grid is None or (near is None and size() < 2 and not ahead):
+            run_all(scheduler, [(extra, frames_worker.whole_set, task, str(stop))], between)
             return True
         # the set in parts, one per worker, nearest first; then put together by one of them
         figures, (_, figure, values, slider) = {}, task
@@ -230,8 +230,10 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
                 frames_signals.trace("near-here", key)
                 figures.update(frames_worker.part(task, first, str(stop)))
             else:
-                parts = _split(positions)
-                calls = [(estimate(figure, slider, len(p)), frames_worker.part, task, p, str(stop)) for p in parts]
+                parts = _split(positions, AHEAD_PART if ahead else None)
+                calls = [
+                    (extra + estimate(figure, slider, len(p)), frames_worker.part, task, p, str(stop)) for p in parts
+                ]
                 done = run_all(scheduler, calls, between)
                 for f, part in zip(done, parts):
                     figures.update(f.result())
@@ -240,7 +242,7 @@ def compute(task: tuple, key: str, between, near=None) -> bool:
             if positions is first and first:
                 near(first, [figures[v] for v in first])
                 frames_signals.trace("near", key)
-        _put_together(scheduler, task, [figures[v] for v in grid], between)
+        _put_together(scheduler, task, [figures[v] for v in grid], between, extra)
         return True
     except frames_worker.Withdrawn:
         stop.touch()
@@ -262,14 +264,14 @@ def _here_first() -> bool:
     return not workers_ready() and _local_and_idle()
 
 
-def _put_together(scheduler, task: tuple, figures: list, between) -> None:
+def _put_together(scheduler, task: tuple, figures: list, between, extra: float = 0.0) -> None:
     """A set's frames put together and written into the disk cache (30-90 ms): here when local and
     idle (its figures are here already), else by a worker, which may be busy with another set's part
     for up to a second (a trace: ADePT's ε set put together 0.85 s after its parts ended)."""
     if _local_and_idle():
         frames_worker.put_together(task, figures)
     else:
-        run_all(scheduler, [(0.0, frames_worker.put_together, task, figures)], between)
+        run_all(scheduler, [(extra, frames_worker.put_together, task, figures)], between)
 
 
 def _grid_in_parts(task: tuple) -> list | None:
@@ -277,16 +279,14 @@ def _grid_in_parts(task: tuple) -> list | None:
     for a set computed whole (a panel's HTML frames, which are quick; a shorter grid)."""
     if task[0] != "figure":
         return None
-
     grid = frames_store.grid(registry.get(task[1]), task[3])
     return grid if len(grid) >= 2 * max(1, size()) else None
 
 
-def _split(positions: list) -> list[list]:
-    """``positions`` split among the workers, every worker's part spread over them (positions k,
-    k + n, k + 2n...): a set costs its slowest part, and a grid's costly end (a frontier's many
-    points at large ε) is shared."""
-    n = max(1, size())
+def _split(positions: list, most: int | None = None) -> list[list]:
+    """``positions`` split among the workers (parts of at most ``most``), each spread over them (k,
+    k + n, k + 2n...): a set costs its slowest part, and a grid's costly end is shared."""
+    n = max(1, size(), -(-len(positions) // most) if most else 0)
     return [positions[k::n] for k in range(n) if positions[k::n]]
 
 

@@ -30,6 +30,7 @@ from webui.visitor_busy import wait_idle
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.frames_store keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
+_AHEAD: set[str] = set()  # keys asked for only ahead of a move (live_frames.ask_ahead): after the others
 _ASKERS: dict[str, set] = {}  # key -> who asks for it now (session, chart, slider; None: anyone)
 _ASKS: dict[tuple, str] = {}  # asker -> the key it asks for now
 _LOCK = threading.Condition()
@@ -41,13 +42,17 @@ frames asks again every 2 s; a slider that moved on asks for others)."""
 log = logging.getLogger("dpviz.frames")
 
 
-def request(key: str, job, by: tuple | None = None) -> None:
+def request(key: str, job, by: tuple | None = None, ahead: bool = False) -> None:
     """Ask the background worker for frames ``key``, made by ``job(progress)``, on behalf of
     ``by`` (:func:`asker`; None: nobody who moves on, such as the warm-up); asking again only
     says they are still wanted. ``by``'s earlier request, for another key, is withdrawn
     (:func:`_withdraw`). The worker takes the most recently asked for first, and drops what
-    nobody asked for in :data:`STALE` seconds."""
+    nobody asked for in :data:`STALE` seconds. ``ahead``: frames a reader's next key step would
+    need (:func:`webui.live_frames.ask_ahead`), taken only when no other set waits, one at a time;
+    the same key asked for without ``ahead`` is a set like any other."""
     with _LOCK:
+        if not ahead:
+            _AHEAD.discard(key)
         if by is not None and _ASKS.get(by, key) != key:
             _withdraw(by, _ASKS.pop(by))
         if _FRAMES.contains(key):
@@ -59,6 +64,8 @@ def request(key: str, job, by: tuple | None = None) -> None:
             return
         if key not in _PENDING:
             trace("asked", key, by)
+            if ahead:
+                _AHEAD.add(key)
         _PENDING[key] = (time.monotonic(), job)
         _WORKER[:] = [t for t in _WORKER if t.is_alive()]
         if len(_WORKER) < frames_pool.concurrency():
@@ -78,6 +85,7 @@ def _withdraw(by: tuple, key: str) -> None:
     if not askers:
         del _ASKERS[key]
         _PENDING.pop(key, None)
+        _AHEAD.discard(key)
 
 
 def _forget(key: str) -> None:
@@ -117,9 +125,15 @@ def _next() -> tuple[str, Any] | None:
             now = time.monotonic()
             for k in [k for k, (t, _) in _PENDING.items() if now - t > STALE]:
                 del _PENDING[k]
+                _AHEAD.discard(k)
                 _forget(k)
-            if _PENDING:
-                key = max(_PENDING, key=lambda k: _PENDING[k][0])
+            # the sets asked for now first; a set ahead of a move only when none waits and no
+            # other set ahead is being computed (what readers wait for keeps the workers)
+            now_wanted = [k for k in _PENDING if k not in _AHEAD]
+            if not now_wanted and not (_WORKING & _AHEAD):
+                now_wanted = list(_PENDING)
+            if now_wanted:
+                key = max(now_wanted, key=lambda k: _PENDING[k][0])
                 _, job = _PENDING.pop(key)
                 _WORKING.add(key)
                 trace("taken", key, sorted(map(str, _ASKERS.get(key, ()))))
@@ -179,4 +193,5 @@ def _work() -> None:
         finally:
             with _LOCK:
                 _WORKING.discard(key)
+                _AHEAD.discard(key)
                 _forget(key)

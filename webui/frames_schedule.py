@@ -161,6 +161,13 @@ class Scheduler:
             out.set_result(real.result())
 
 
+AHEAD_COST = 1e6
+"""Seconds added to the expected cost of a part of a set asked for ahead of a reader's move
+(:func:`webui.live_frames.ask_ahead`): the scheduler hands the workers the cheapest part first,
+so every part of a set someone waits for goes before it."""
+AHEAD_PART = 8
+"""Positions in a part of a set asked for ahead at most: a worker is never held by one for long
+(a part once begun is not stopped, and a set someone then asks for waits for it)."""
 POLL = 0.25
 """Seconds between two looks, while the workers compute, at whether the frames are still wanted."""
 _SCHEDULERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from dpviz import caches, tables
 from dpviz.frames import Frames, compute_frames, slider_grid
 from dpviz.panels import resolve
-from dpviz.params import Param, format_value
+from dpviz.params import Param, applies, format_value
 from dpviz.progress import report
 from dpviz.registry import FigureSpec, hosted_mode
 from webui import frames_fetch
@@ -41,6 +42,30 @@ def frames_key(spec: FigureSpec, values: dict[str, Any], slider: str) -> str:
     others = {p.name: format_value(p, values[p.name]) for p in spec.params if p.name != slider}
     blob = repr((spec.id, slider, sorted(others.items()), _top(spec, slider), hosted_mode()))
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def ahead_settings(spec: FigureSpec, values: dict[str, Any], live) -> list[tuple[str, dict, str]]:
+    """For a chart that follows two of the live sliders ``live`` at ``values``: (the slider, the
+    page's values one key step of the other slider away, a name for that step) for each slider and
+    each side, the sets a reader's next key step would need (:func:`webui.live_frames.ask_ahead`,
+    ``dpviz build``). None for a chart that follows one slider, or more than two (24 sets for
+    four), or when ``DPVIZ_FRAMES_AHEAD=0``."""
+    if spec.on_demand or os.environ.get("DPVIZ_FRAMES_AHEAD") == "0":
+        return []
+    own = {p.name for p in spec.params}
+    moving = [p for p in live if p.name in own and applies(p, values)]
+    if len(moving) != 2:
+        return []
+    out = []
+    for q in moving:
+        options = grid(spec, q.name)
+        if values[q.name] not in options:  # (a link's value off the grid: no step is known)
+            continue
+        at = options.index(values[q.name])
+        for side, j in (("left", at - 1), ("right", at + 1)):
+            moved = dict(values, **{q.name: options[j]}) if 0 <= j < len(options) else None
+            out += [(p.name, moved, f"{p.name} ahead of {q.name} {side}") for p in moving if p is not q and moved]
+    return [(p, moved, name) for p, moved, name in out if applies(spec.param(p), moved)]
 
 
 def canonical(spec: FigureSpec, values: dict[str, Any], slider: str) -> dict[str, str]:

@@ -46,13 +46,16 @@ def _lookup(
     asker: tuple | None = None,
     task: tuple | None = None,
     near=None,
+    ahead: bool = False,
 ) -> Held | None:
     """Frames ``key`` if this process holds them or the disk does; else None, and a request to
     the background worker on behalf of ``asker``, which has a worker process compute ``task``
     (:mod:`webui.frames_pool`, nearest positions first, told to ``near``) or, without one,
-    computes them in its own thread."""
+    computes them in its own thread. ``ahead`` (:func:`ask_ahead`): frames on the disk are not
+    read, and missing ones are asked for behind every other set and only from the workers, into
+    the disk cache, where the page that needs them will find them."""
     if frames_store.ready(key) or tables.blob_cached(kind, canonical):
-        return frames_store.get(key, kind, canonical, compute)
+        return None if ahead else frames_store.get(key, kind, canonical, compute)
 
     def told(positions, figures) -> None:  # the nearest part, published: the sessions waiting told
         near(positions, figures)
@@ -60,12 +63,14 @@ def _lookup(
 
     def job(progress) -> None:
         if task is not None:  # into the disk cache; False: not done, done here
-            frames_pool.compute(task, key, progress, told if near is not None else None)
+            frames_pool.compute(task, key, progress, told if near is not None else None, ahead=ahead)
+        if ahead:  # (on the disk, or not at all when the pool is gone: never in the server's thread)
+            return
         held = frames_store.get(key, kind, canonical, lambda: compute(progress))
         if frames_fetch.publish(key, held.blob):  # for the page waiting for them, without a run
             frames_fetch.tell(frames_queue.sessions(key), key)
 
-    frames_queue.request(key, job, asker)
+    frames_queue.request(key, job, asker, ahead=ahead)
     return None
 
 
@@ -85,19 +90,36 @@ def enabled() -> bool:
 
 
 def frames_for(
-    spec: FigureSpec, values: dict[str, Any], slider: str, by: tuple | None = None
+    spec: FigureSpec, values: dict[str, Any], slider: str, by: tuple | None = None, ahead: bool = False
 ) -> tuple[str, Held | None]:
     """The key and the frames of ``spec`` along ``slider``; None (and a request to the
     background worker on behalf of ``by``, :func:`asker`) while they are not computed. On disk
-    already: read now."""
+    already: read now (``ahead``: see :func:`_lookup`)."""
     own = {p.name: values[p.name] for p in spec.params}
     frames_pool.prestart(spec.page, values)
     key = frames_store.frames_key(spec, own, slider)
     canonical = frames_store.canonical(spec, own, slider)
     compute = functools.partial(frames_store.compute_bytes, spec, own, slider)
     task = frames_pool.figure_task(spec, own, slider)
-    near = functools.partial(frames_store.put_near, spec, own, slider, key)
-    return key, _lookup(key, f"{spec.id}.frames", canonical, compute, by, task, near)
+    near = None if ahead else functools.partial(frames_store.put_near, spec, own, slider, key)
+    return key, _lookup(key, f"{spec.id}.frames", canonical, compute, by, task, near, ahead)
+
+
+def ask_ahead(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> int:
+    """Once the chart holds its frames along every live slider: ask the frame workers, behind
+    every other set (:func:`webui.frames_queue.request`), for its frames along each slider at the
+    settings one key step of the other slider away, both sides
+    (:func:`webui.frames_store.ahead_settings`): a reader who steps that slider and pauses finds
+    the chart's frames along the first one there, rather than a second or more of computing after
+    the step. Each (chart, slider, stepped slider, side) asks on behalf of its own asker, so a
+    reader's next setting withdraws the last setting's. Only with frame worker processes (never in
+    the server's thread). Returns how many sets were looked up."""
+    if not enabled() or not frames_pool.active():
+        return 0
+    steps = frames_store.ahead_settings(spec, values, live)
+    for slider, moved, name in steps:
+        frames_for(spec, moved, slider, by=asker(spec.id, name), ahead=True)
+    return len(steps)
 
 
 def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> bool:

@@ -102,7 +102,7 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
     with failures_as_lines(log) as failed:
         report(progress, 0.0, "every page's charts on its defaults")
         charts = warm_defaults(frames=False, pages=pages)
-        sets = warm_frames(progress, pages=pages, workers=workers)
+        sets = warm_frames(progress, pages=pages, workers=workers, ahead=True)
         report(progress, 1.0, "done")
     said = f"computed {charts} charts and {sets} sets of frames in {time.monotonic() - start:.0f} s"
     if failed.lines:
@@ -112,39 +112,46 @@ def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str
     return said
 
 
-def frame_jobs() -> list[tuple[Any, dict, Any, Any]]:
+def frame_jobs(ahead: bool = False) -> list[tuple[Any, dict, Any, Any]]:
     """Every set of frames a page draws on its defaults: (page, its values, the live chart's
-    spec or the HTML panel, the slider), in page order."""
+    spec or the HTML panel, the slider), in page order; with ``ahead``, then those one key step of
+    another slider away (:func:`webui.frames_store.ahead_settings`: a reader's first step)."""
 
-    jobs = []
+    jobs, later = [], []
     for paper in papers.all_papers():
         values = {p.name: p.default for p in registry.page_params(paper.key)}
         sliders = [p for p in registry.page_params(paper.key) if p.slider and applies(p, values)]
         for spec in registry.paper_figures(paper.key):
             jobs += [(paper, values, spec, p) for p in sliders if _follows(spec, p)]
+            steps = frames_store.ahead_settings(spec, values, sliders) if ahead else []
+            later += [(paper, moved, spec, spec.param(slider)) for slider, moved, _ in steps]
         for panel in paper.panels:  # a panel drawn as HTML follows its sliders too (the try-it box)
             jobs += [
                 (paper, values, panel, p) for p in sliders if panel.html and p.name in {q.name for q in panel.params}
             ]
-    return jobs
+    return jobs + later
 
 
 def _follows(spec, p) -> bool:
     return not spec.on_demand and p.name in {q.name for q in spec.params}
 
 
-def warm_frames(progress=None, pages: set[str] | None = None, values: dict | None = None, workers: int = 1) -> int:
+def warm_frames(
+    progress=None, pages: set[str] | None = None, values: dict | None = None, workers: int = 1, ahead: bool = False
+) -> int:
     """Compute every live chart's frames along each of its sliders on its page's defaults (the
     browser draws them while a slider moves), or those of ``pages`` (keys), at ``values`` if
     given (every parameter of the page); returns how many sets were computed or read. One that
-    fails is logged and skipped. ``workers`` > 1: in that many processes (:func:`_in_pool`)."""
+    fails is logged and skipped. ``workers`` > 1: in that many processes (:func:`_in_pool`).
+    ``ahead`` (on the defaults): also the sets a reader's first key step needs (:func:`frame_jobs`)."""
     from webui import live_frames  # (lazy: as views above)
 
     if not live_frames.enabled():
         return 0
-    jobs = _selected(pages)
+    ahead = ahead and values is None
+    jobs = _selected(pages, ahead)
     if workers > 1 and len(jobs) > 1:
-        return _in_pool(jobs, pages, values, workers, progress)
+        return _in_pool(jobs, pages, values, workers, progress, ahead)
     done, rates = 0, {}
     for k, job in enumerate(jobs):
         report(progress, k / len(jobs), f"{_job_name(job)} ({k + 1} of {len(jobs)})")
@@ -155,8 +162,8 @@ def warm_frames(progress=None, pages: set[str] | None = None, values: dict | Non
     return done
 
 
-def _selected(pages: set[str] | None) -> list:
-    return [j for j in frame_jobs() if pages is None or j[0].key in pages]
+def _selected(pages: set[str] | None, ahead: bool = False) -> list:
+    return [j for j in frame_jobs(ahead) if pages is None or j[0].key in pages]
 
 
 def _job_name(job) -> str:
@@ -209,16 +216,16 @@ def _worker_start() -> None:
     _patient()
 
 
-def _worker_job(pages: tuple | None, index: int, values: dict | None) -> tuple[int, str | None, dict]:
+def _worker_job(pages: tuple | None, index: int, values: dict | None, ahead: bool) -> tuple[int, str | None, dict]:
     """Job ``index`` of :func:`_selected` in a pool worker: (1, None, its rate) when its frames are
     in the cache (:func:`_timed_job`), else (0, the failure's line, {})."""
-    job = _selected(set(pages) if pages is not None else None)[index]
+    job = _selected(set(pages) if pages is not None else None, ahead)[index]
     with failures_as_lines(log) as failed:
         done, rate = _timed_job(job, values)
     return done, (failed.lines[0] if failed.lines else None), rate
 
 
-def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: int, progress) -> int:
+def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: int, progress, ahead: bool) -> int:
     """The jobs in ``workers`` processes (concurrent.futures; each writes its frames into the
     shared disk cache, as a server process would), the longest-looking first; a pool that breaks
     (a worker killed) is logged, and the jobs it left are computed here."""
@@ -231,7 +238,7 @@ def _in_pool(jobs: list, pages: set[str] | None, values: dict | None, workers: i
     report(progress, 0.0, f"{len(jobs)} sets of frames in {workers} processes")
     try:
         with ProcessPoolExecutor(workers, spawn_context(), _worker_start) as pool:
-            futures = {pool.submit(_worker_job, key, i, values): i for i in order}
+            futures = {pool.submit(_worker_job, key, i, values, ahead): i for i in order}
             for future in as_completed(futures):
                 made, line, rate = future.result()
                 left.discard(futures[future])

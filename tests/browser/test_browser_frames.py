@@ -794,3 +794,67 @@ def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_ser
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         page.close()
+
+
+def test_a_step_after_a_pause_finds_the_other_sliders_frames_computed_ahead(
+    tmp_path_factory, warm_cache, warm_frames, browser, monkeypatch
+):
+    """With DPVIZ_FRAMES_AHEAD on (a user's default): once the HoHo page holds its frames, the
+    workers compute each two-slider chart's frames along each slider one key step of the other
+    away (webui.live_frames.ask_ahead), into the disk cache; a reader who then steps ε finds the
+    λ frames at the new ε with the run's answer, whole, with nothing left to wait for."""
+    from dpviz.params import parse_value
+    from webui import frames_store
+
+    tmp = tmp_path_factory.mktemp("ahead")
+    trace = tmp / "frames-trace.txt"
+    env = {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0", "DPVIZ_FRAMES_AHEAD": "1", "DPVIZ_FRAMES_TRACE": str(trace)}
+    proc, url, log = start_server(tmp, env, cache_from=[warm_cache, warm_frames])
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(f"{url}/HoHo_attack?{HOHO_FAST}")
+        step, other = "Claimed ε", "λ"
+        _wait_frames(page, step, ("hoho-live",))
+        _wait_frames(page, other, ("hoho-live",))
+        wait_run_ended(page)
+        # the sets one step away, as the page asks for them (its values: the link's over the defaults)
+        params = registry.page_params("hoho")
+        values = {p.name: p.default for p in params}
+        values.update({k: parse_value(next(p for p in params if p.name == k), v) for k, v in _query(HOHO_FAST).items()})
+        monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp / "cache"))
+        monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+        spec = registry.get("hoho-live")
+        steps = frames_store.ahead_settings(spec, values, [p for p in params if p.slider])
+        assert len(steps) == 4
+        deadline = time.monotonic() + 600
+        while not all(frames_store.on_disk(spec, moved, spec.param(s)) for s, moved, _ in steps):
+            assert time.monotonic() < deadline, "the sets one step away were not computed ahead"
+            page.wait_for_timeout(500)
+        before = _chart(page, ".st-key-chart-hoho-live", "(gd, label) => gd.__dpviz.sliders[label].frames", other)
+        right = next(moved for s, moved, name in steps if name.endswith(f"of {spec.param('epsilon').name} right"))
+        want = frames_store.frames_key(spec, {p.name: right[p.name] for p in spec.params}, "lambda_")
+        pressed = time.time()
+        _press(page, step, "ArrowRight")
+        page.wait_for_function(  # the step's answer: the chart's λ frames are the new ε's
+            "([sel, label, before]) => { const gd = document.querySelector(sel);"
+            " return gd && gd.__dpviz && gd.__dpviz.sliders[label].frames !== before; }",
+            arg=[".st-key-chart-hoho-live .dpviz-chart", other, before],
+        )
+        wait_run_ended(page, hold_ms=1000)
+        after = _chart(
+            page,
+            ".st-key-chart-hoho-live",
+            "(gd, label) => [gd.__dpviz.sliders[label].frames, !!(window.__dpvizFrames"
+            " && window.__dpvizFrames.get(gd.__dpviz.sliders[label].frames))]",
+            other,
+        )
+        assert after == [want, True], after  # the new ε's λ frames, whole, in the browser
+        # and nothing was computed for them after the step: the server asked for them only ahead
+        lines = [line.split() for line in trace.read_text().splitlines()]
+        after_step = [line for line in lines if float(line[0]) >= pressed and line[3] == want]
+        assert not [line for line in after_step if line[2] in ("asked", "taken", "done")], after_step
+        assert [line for line in lines if line[2] == "done" and line[3] == want and float(line[0]) < pressed]
+    finally:
+        page.close()
+        stop_server(proc, log)

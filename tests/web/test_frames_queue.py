@@ -194,3 +194,42 @@ def test_the_sessions_asking_for_a_set_are_known_until_it_is_done():
     gate.set()
     _wait(lambda: not frames_queue.pending([key]))
     assert frames_queue.sessions(key) == set()
+
+
+def test_sets_asked_for_ahead_wait_for_every_other_set():
+    """A set asked for ahead of a reader's move (webui.live_frames.ask_ahead) is taken only once no
+    other set waits, the latest first; the same key asked for again by a reader is a set like
+    any other (taken before a set ahead asked for later)."""
+    jobs, (k0, a1, a2, a3, r1) = _Jobs(), _keys(5)
+    frames_queue.request(k0, jobs.job(k0), ("reader", "chart", "x"))
+    _wait(lambda: jobs.positions == [k0])  # computed while the others are asked for
+    frames_queue.request(a1, jobs.job(a1), ("reader", "chart", "y ahead left"), ahead=True)
+    frames_queue.request(a2, jobs.job(a2), ("reader", "chart", "y ahead right"), ahead=True)
+    frames_queue.request(r1, jobs.job(r1), ("reader", "chart", "y"))
+    frames_queue.request(a3, jobs.job(a3), ("reader", "other", "y ahead right"), ahead=True)
+    frames_queue.request(a1, jobs.job(a1), ("another reader", "chart", "y"))  # now someone waits for it
+    jobs.gate.set()
+    _wait(lambda: len(jobs.finished) == 5)
+    assert jobs.started == [k0, a1, r1, a3, a2]
+
+
+def test_one_set_ahead_at_a_time_beside_the_sets_readers_wait_for(monkeypatch):
+    """With two sets in flight, a second set ahead waits for the first to end, while a set a
+    reader asks for meanwhile starts at once."""
+    monkeypatch.setattr(frames_pool, "concurrency", lambda: 2)
+    jobs, (a1, a2, r1) = _Jobs(), _keys(3)
+    try:
+        frames_queue.request(a1, jobs.job(a1), ("reader", "chart", "y ahead left"), ahead=True)
+        _wait(lambda: jobs.positions == [a1])
+        frames_queue.request(a2, jobs.job(a2), ("reader", "chart", "y ahead right"), ahead=True)
+        frames_queue.request(r1, jobs.job(r1), ("reader", "chart", "y"))
+        _wait(lambda: r1 in jobs.started)
+        time.sleep(0.3)  # (a second thread is free: a set ahead would have started by now)
+        assert jobs.started == [a1, r1]
+        jobs.gate.set()
+        _wait(lambda: len(jobs.finished) == 3)
+        assert jobs.started == [a1, r1, a2]
+    finally:
+        jobs.gate.set()
+        monkeypatch.setattr(frames_pool, "concurrency", lambda: 1)
+        frames_queue.retire_idle()

@@ -399,7 +399,7 @@ def test_a_chart_whose_frames_are_being_computed_sends_their_nearest_part_meanwh
 
     monkeypatch.setenv("DPVIZ_FRAME_WORKERS", "0")
     asked = []
-    monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None: asked.append(key))
+    monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None, ahead=False: asked.append(key))
     monkeypatch.setattr(live_frames, "asker", lambda owner, slider: ("session", owner, slider))
     spec = registry.get("adept-sensitivity")
     values = dict(spec.defaults(), clip=7.25)  # a setting no other test computes

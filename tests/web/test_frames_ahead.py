@@ -1,0 +1,126 @@
+"""Frames asked for ahead of a reader's move (webui.live_frames.ask_ahead): once a chart holds its
+frames along every live slider, its frames along each slider at the settings one key step of
+another slider away, behind every other set, each (chart, slider, stepped slider, side) on behalf
+of an asker of its own; none where they are on the disk, none past a grid's end, none without
+frame worker processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpviz import registry, tables
+from dpviz.params import applies
+from webui import frames_pool, frames_queue, frames_store, live_frames
+from webui.widgets import slider_options
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    calls = []
+    monkeypatch.setenv("DPVIZ_FRAMES", "1")
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+    monkeypatch.setattr(frames_pool, "active", lambda: True)
+    monkeypatch.setattr(frames_pool, "prestart", lambda page, values: None)
+    monkeypatch.setattr(live_frames, "asker", lambda owner, slider: ("session", owner, slider))
+    monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None, ahead=False: calls.append((key, by, ahead)))
+    monkeypatch.setattr(tables, "blob_cached", lambda kind, canonical: False)
+    return calls
+
+
+def _at(page: str, **moved):
+    values = {p.name: p.default for p in registry.page_params(page)}
+    values.update(moved)
+    live = [p for p in registry.page_params(page) if p.slider]
+    return values, live
+
+
+def _neighbour(live, values, name: str, step: int):
+    p = next(q for q in live if q.name == name)
+    options = slider_options(p, values[name])
+    return dict(values, **{name: options[options.index(values[name]) + step]})
+
+
+def test_a_chart_with_two_sliders_asks_for_each_along_the_other_one_step_either_side(asked):
+    spec = registry.get("adept-epsilon")
+    values, live = _at("adept")
+    assert live_frames.ask_ahead(spec, values, live) == 4
+    want = set()
+    for stepped, along in (("dim", "epsilon"), ("epsilon", "dim")):
+        for step, side in ((-1, "left"), (1, "right")):
+            moved = _neighbour(live, values, stepped, step)
+            key = frames_store.frames_key(spec, {p.name: moved[p.name] for p in spec.params}, along)
+            want.add((key, ("session", spec.id, f"{along} ahead of {stepped} {side}"), True))
+    assert set(asked) == want
+    # the keys are those the page asks for once the reader has made that step (not the current ones)
+    here = {frames_store.frames_key(spec, {p.name: values[p.name] for p in spec.params}, s) for s in ("dim", "epsilon")}
+    assert not here & {k for k, _, _ in asked}
+
+
+def test_a_grids_end_has_one_side_and_a_chart_with_one_slider_asks_for_nothing(asked):
+    spec = registry.get("adept-epsilon")
+    values, live = _at("adept")
+    top = slider_options(next(p for p in live if p.name == "dim"), values["dim"])[-1]
+    values["dim"] = top
+    assert live_frames.ask_ahead(spec, values, live) == 3  # n has no step to the right
+    assert not any("ahead of dim right" in by[2] for _, by, _ in asked)
+    asked.clear()
+    one = registry.get("adept-sensitivity")  # follows n only
+    assert live_frames.ask_ahead(one, *_at("adept")) == 0 and not asked
+
+
+def test_frames_on_the_disk_are_not_asked_for_nor_read(asked, monkeypatch):
+    read = []
+    monkeypatch.setattr(tables, "blob_cached", lambda kind, canonical: True)
+    monkeypatch.setattr(frames_store, "get", lambda *a, **k: read.append(a))
+    spec = registry.get("adept-epsilon")
+    assert live_frames.ask_ahead(spec, *_at("adept")) == 4  # (each looked up)
+    assert not asked and not read
+
+
+def test_without_frame_workers_or_when_turned_off_nothing_is_asked_ahead(asked, monkeypatch):
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "0")
+    assert live_frames.ask_ahead(registry.get("adept-epsilon"), *_at("adept")) == 0
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+    monkeypatch.setattr(frames_pool, "active", lambda: False)
+    assert live_frames.ask_ahead(registry.get("adept-epsilon"), *_at("adept")) == 0
+    assert not asked
+
+
+def test_a_chart_that_follows_more_than_two_sliders_asks_for_nothing_ahead(asked):
+    """The privacy-budget page's charts follow up to four sliders (24 sets ahead each): none."""
+    values, live = _at("budget")
+    many = [
+        s for s in registry.paper_figures("budget")
+        if len([p for p in live if p.name in {q.name for q in s.params} and applies(p, values)]) > 2
+    ]  # fmt: skip
+    assert many
+    for spec in many:
+        assert live_frames.ask_ahead(spec, values, live) == 0
+    assert not asked
+
+
+def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(monkeypatch):
+    """``dpviz build`` (webui.warmup.build: ``frame_jobs(ahead=True)``) adds, after every page's
+    defaults, each two-slider chart's sets one key step of its other slider away: the first step
+    of a fresh install's first reader finds them. Without ``ahead`` (the hosted warm-up at a
+    class's setting) or with DPVIZ_FRAMES_AHEAD=0 (the tests' servers), only the defaults."""
+    from webui import warmup
+
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+    plain, both = warmup.frame_jobs(), warmup.frame_jobs(ahead=True)
+    assert both[: len(plain)] == plain
+    extra = both[len(plain) :]
+    assert extra
+    for paper, values, _, p in extra:
+        defaults = {q.name: q.default for q in registry.page_params(paper.key)}
+        moved = [name for name in defaults if values[name] != defaults[name]]
+        assert len(moved) == 1 and moved[0] != p.name  # one other slider, one step
+        live = [q for q in registry.page_params(paper.key) if q.slider]
+        options = slider_options(next(q for q in live if q.name == moved[0]), defaults[moved[0]])
+        assert abs(options.index(values[moved[0]]) - options.index(defaults[moved[0]])) == 1
+    charts = {spec.id for _, _, spec, _ in extra}
+    assert {"adept-privacy-loss", "hoho-live", "partial-individuals"} <= charts
+    assert not {"budget-delta", "budget-composition"} & charts  # (three sliders or more)
+    assert len([j for j in extra if j[2].id == "hoho-live"]) == 4
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "0")
+    assert warmup.frame_jobs(ahead=True) == plain
