@@ -30,7 +30,7 @@ from webui.visitor_busy import wait_idle
 
 _FRAMES = caches.memo("web.frames")  # frames this process holds (webui.frames_store keeps them)
 _PENDING: dict[str, tuple[float, Any]] = {}  # key -> (when last asked for, the job)
-_AHEAD: set[str] = set()  # keys asked for only ahead of a move (live_frames.ask_ahead): after the others
+_AHEAD: dict[str, None] = {}  # keys asked for only ahead of a move (live_frames.ask_ahead), in the order asked
 _ASKERS: dict[str, set] = {}  # key -> who asks for it now (session, chart, slider; None: anyone)
 _ASKS: dict[tuple, str] = {}  # asker -> the key it asks for now
 _LOCK = threading.Condition()
@@ -39,6 +39,10 @@ _WORKING: set[str] = set()
 STALE = 30.0
 """Seconds after which frames nobody asked for again are not computed (a page that waits for
 frames asks again every 2 s; a slider that moved on asks for others)."""
+AHEAD_STALE = 300.0
+"""The same for sets asked for ahead of a move: a settled page does not ask again, and a page's
+sets ahead (16 on the HoHo page) took over 30 s on a loaded machine (CI's clean-clone run 69 lost
+the first chart's last one so)."""
 log = logging.getLogger("dpviz.frames")
 
 
@@ -52,7 +56,7 @@ def request(key: str, job, by: tuple | None = None, ahead: bool = False) -> None
     the same key asked for without ``ahead`` is a set like any other."""
     with _LOCK:
         if not ahead:
-            _AHEAD.discard(key)
+            _AHEAD.pop(key, None)
         if by is not None and _ASKS.get(by, key) != key:
             _withdraw(by, _ASKS.pop(by))
         if _FRAMES.contains(key):
@@ -65,7 +69,7 @@ def request(key: str, job, by: tuple | None = None, ahead: bool = False) -> None
         if key not in _PENDING:
             trace("asked", key, by)
             if ahead:
-                _AHEAD.add(key)
+                _AHEAD[key] = None
         _PENDING[key] = (time.monotonic(), job)
         _WORKER[:] = [t for t in _WORKER if t.is_alive()]
         if len(_WORKER) < frames_pool.concurrency():
@@ -85,7 +89,7 @@ def _withdraw(by: tuple, key: str) -> None:
     if not askers:
         del _ASKERS[key]
         _PENDING.pop(key, None)
-        _AHEAD.discard(key)
+        _AHEAD.pop(key, None)
 
 
 def _forget(key: str) -> None:
@@ -123,17 +127,19 @@ def _next() -> tuple[str, Any] | None:
     with _LOCK:
         while True:
             now = time.monotonic()
-            for k in [k for k, (t, _) in _PENDING.items() if now - t > STALE]:
+            # (a settled page does not ask again: its sets ahead wait AHEAD_STALE, not STALE)
+            for k in [k for k, (t, _) in _PENDING.items() if now - t > (AHEAD_STALE if k in _AHEAD else STALE)]:
                 del _PENDING[k]
-                _AHEAD.discard(k)
+                _AHEAD.pop(k, None)
                 _forget(k)
-            # the sets asked for now first; a set ahead of a move only when none waits and no
-            # other set ahead is being computed (what readers wait for keeps the workers)
+            # the sets asked for now first, the latest first; a set ahead of a move only when none
+            # waits and no other set ahead is being computed, in the order asked (the page's first
+            # chart first: what readers wait for keeps the workers)
             now_wanted = [k for k in _PENDING if k not in _AHEAD]
-            if not now_wanted and not (_WORKING & _AHEAD):
-                now_wanted = list(_PENDING)
-            if now_wanted:
-                key = max(now_wanted, key=lambda k: _PENDING[k][0])
+            key = max(now_wanted, key=lambda k: _PENDING[k][0]) if now_wanted else None
+            if key is None and not _WORKING.intersection(_AHEAD):
+                key = next((k for k in _AHEAD if k in _PENDING), None)
+            if key is not None:
                 _, job = _PENDING.pop(key)
                 _WORKING.add(key)
                 trace("taken", key, sorted(map(str, _ASKERS.get(key, ()))))
@@ -193,5 +199,5 @@ def _work() -> None:
         finally:
             with _LOCK:
                 _WORKING.discard(key)
-                _AHEAD.discard(key)
+                _AHEAD.pop(key, None)
                 _forget(key)

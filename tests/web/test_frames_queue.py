@@ -196,11 +196,13 @@ def test_the_sessions_asking_for_a_set_are_known_until_it_is_done():
     assert frames_queue.sessions(key) == set()
 
 
-def test_sets_asked_for_ahead_wait_for_every_other_set():
+def test_sets_asked_for_ahead_wait_for_every_other_set(monkeypatch):
     """A set asked for ahead of a reader's move (webui.live_frames.ask_ahead) is taken only once no
-    other set waits, the latest first; the same key asked for again by a reader is a set like
-    any other (taken before a set ahead asked for later)."""
-    jobs, (k0, a1, a2, a3, r1) = _Jobs(), _keys(5)
+    other set waits, in the order asked (the page's first chart first); the same key asked for
+    again by a reader is a set like any other. A settled page does not ask again: a set ahead
+    waits longer than STALE (AHEAD_STALE), where a reader's set nobody asks for again is dropped."""
+    monkeypatch.setattr(frames_queue, "STALE", 0.3)
+    jobs, (k0, a1, a2, a3, r1, r_old, a_old) = _Jobs(), _keys(7)
     frames_queue.request(k0, jobs.job(k0), ("reader", "chart", "x"))
     _wait(lambda: jobs.positions == [k0])  # computed while the others are asked for
     frames_queue.request(a1, jobs.job(a1), ("reader", "chart", "y ahead left"), ahead=True)
@@ -208,9 +210,19 @@ def test_sets_asked_for_ahead_wait_for_every_other_set():
     frames_queue.request(r1, jobs.job(r1), ("reader", "chart", "y"))
     frames_queue.request(a3, jobs.job(a3), ("reader", "other", "y ahead right"), ahead=True)
     frames_queue.request(a1, jobs.job(a1), ("another reader", "chart", "y"))  # now someone waits for it
+    frames_queue.request(r_old, jobs.job(r_old), ("a reader who left", "chart", "y"))
+    frames_queue.request(a_old, jobs.job(a_old), ("a reader who left", "chart", "y ahead left"), ahead=True)
+    time.sleep(0.6)  # (past STALE: the first three were asked for then too, and are asked again now)
+    for key, by, ahead in (
+        (r1, ("reader", "chart", "y"), False),
+        (a1, ("another reader", "chart", "y"), False),
+        (a2, ("reader", "chart", "y ahead right"), True),
+        (a3, ("reader", "other", "y ahead right"), True),
+    ):
+        frames_queue.request(key, jobs.job(key), by, ahead=ahead)
     jobs.gate.set()
-    _wait(lambda: len(jobs.finished) == 5)
-    assert jobs.started == [k0, a1, r1, a3, a2]
+    _wait(lambda: len(jobs.finished) == 6)
+    assert jobs.started == [k0, a1, r1, a2, a3, a_old]  # r_old dropped; a_old kept though not asked again
 
 
 def test_one_set_ahead_at_a_time_beside_the_sets_readers_wait_for(monkeypatch):
