@@ -63,9 +63,15 @@ def ahead_settings(spec: FigureSpec, values: dict[str, Any], live) -> list[tuple
             continue
         at = options.index(values[q.name])
         for side, j in (("left", at - 1), ("right", at + 1)):
-            moved = dict(values, **{q.name: options[j]}) if 0 <= j < len(options) else None
-            out += [(p.name, moved, f"{p.name} ahead of {q.name} {side}") for p in moving if p is not q and moved]
-    return [(p, moved, name) for p, moved, name in out if applies(spec.param(p), moved)]
+            if not 0 <= j < len(options):  # (a grid's end: no step that way)
+                continue
+            moved = dict(values, **{q.name: options[j]})
+            out += [
+                (p.name, moved, f"{p.name} ahead of {q.name} {side}")
+                for p in moving
+                if p is not q and applies(p, moved)
+            ]
+    return out
 
 
 def canonical(spec: FigureSpec, values: dict[str, Any], slider: str) -> dict[str, str]:
