@@ -68,6 +68,12 @@ EVERY_WHOLE = """(label) => { const all = [...document.querySelectorAll('.dpviz-
   .map((gd) => gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label]).filter(Boolean);
   return all.length > 0 && all.every((s) => !s.frames.endsWith('-near') && !!window.__dpvizFrames.get(s.frames)); }"""
 # whether the chart holds the whole set of its frames along the slider (not only its nearest part)
+# how many of the chart's positions along the slider have a shot ready, of how many (shots.js)
+SHOTS_HELD = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
+  const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
+  if (!s || !window.__dpvizShotKey) return [0, 0];
+  const held = s.options.filter((_, i) => gd.__dpvizShots && gd.__dpvizShots.has(window.__dpvizShotKey(gd, label, i)));
+  return [held.length, s.options.length]; }"""
 WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
   return !!(s && !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)); }"""
@@ -206,12 +212,15 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
     page.wait_for_timeout(300)
     # the drag: the mouse that does not wait, at a mouse's report rate
     whole = page.evaluate(WHOLE, [fid, second])
+    shots = page.evaluate(SHOTS_HELD, [fid, second])
     x, y, left, width = slider_geometry(b)
     page.evaluate("window.__drawn = []")
+    shown_before = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0")
     sent_before, checks_before = len(sent), len(checks)
     start = time.monotonic()
     free_drag(page, x, y, left, width, MOUSE_HZ)
     released = time.monotonic()
+    shown = page.evaluate("window.__dpvizShots ? window.__dpvizShots.shown : 0") - shown_before
     page.wait_for_timeout(1500)
     during = sum(1 for t in sent[sent_before:] if t < released - 0.05)
     after = len(sent) - sent_before - during
@@ -225,6 +234,8 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
         "others": others,
         "lost": lost,
         "states": states,
+        "shots": shots,
+        "shown": shown,
         "during": during,
         "after": after,
         "checks": len(checks) - checks_before,
@@ -350,7 +361,8 @@ def main() -> None:
                         f" ms ({r['from_frames']} of {len(t)} from frames, {r['lost']} lost, others {r['others']});"
                         " 1-s drag: "
                         f"{r['states']} chart states ({'whole set' if r['whole'] else 'not the whole set'} held"
-                        f" as it began), reruns {r['during']} during + {r['after']} after "
+                        f" as it began, shots of {r['shots'][0]} of {r['shots'][1]} positions, {r['shown']} shown),"
+                        f" reruns {r['during']} during + {r['after']} after "
                         f"(+{r['checks']} frames checks); the press's run drawn in {r['run_drawn']:.2f} s, every "
                         f"chart along {second} whole "
                         + (f"{r['sets_whole']:.2f} s after the press" if r["sets_whole"] is not None else "not yet")

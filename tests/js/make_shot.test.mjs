@@ -80,3 +80,41 @@ test("a shot made from a nearest part is the whole set's shot too: not made agai
   gd.__dpviz.sliders.v.frames = "set-b"; // another setting's set: another shot
   assert.ok(!gd.__dpvizShots.has(shotKey(gd, "v", 4)));
 });
+
+test("a drag shows a shot made from a nearest part once the whole set came, as the whole set's frame", async () => {
+  const { SHOTS, shotKey } = await import("../../webui/live_js/shots.js");
+  const { MOVED, follow } = await import("../../webui/live_js/sliders.js");
+  const { CHARTS } = await import("../../webui/live_js/state.js");
+  FRAMES.set("set-d-near", frames([3, 4, 5, 6]));
+  const gd = chart("set-d-near");
+  await makeShot(gd, "v", 4); // v = 5, from the nearest part
+  const made = gd.__dpvizShots.get(shotKey(gd, "v", 4));
+  FRAMES.set("set-d", frames(OPTIONS)); // the whole set came: the chart follows it
+  gd.__dpviz.sliders.v.frames = "set-d";
+  const box = { insertBefore() {}, querySelectorAll: () => [], firstChild: null };
+  Object.assign(gd, {
+    isConnected: true,
+    getBoundingClientRect: () => ({ top: 0, bottom: 400, left: 0, right: 600, width: 600, height: 400 }),
+    querySelector: (sel) => (sel === ".svg-container" ? box : null),
+    dispatchEvent: () => true,
+  });
+  window.innerWidth = 1280;
+  window.innerHeight = 800;
+  window.cancelAnimationFrame = window.cancelAnimationFrame || (() => {});
+  CHARTS.add(gd);
+  const shown = SHOTS.shown;
+  SHOTS.dragging = true;
+  try {
+    MOVED.set("v", 4);
+    follow();
+  } finally {
+    SHOTS.dragging = false;
+    CHARTS.delete(gd);
+  }
+  assert.equal(SHOTS.shown, shown + 1); // the shot, not a Plotly drawing
+  assert.equal(gd.__dpvizShot, made);
+  assert.equal(gd.__dpvizDrawn.tag, "v=4");
+  const whole = FRAMES.get("set-d").made.get(4); // the whole set's frame of v = 5, now the shot's
+  assert.equal(made.figure, whole);
+  assert.equal(whole.data[0].name, "v=5");
+});

@@ -1,7 +1,7 @@
 import { CHARTS, FRAMES } from "./state.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
 import { AT, current, frameOf } from "./positions.js";
-import { MOVED, follow } from "./sliders.js";
+import { DRAGGED_FROM, MOVED, flushDeferred, follow } from "./sliders.js";
 import { inWindow, keepSides, plotly, sayDrawn, show, size } from "./chart.js";
 import { NEAR_SUFFIX } from "./fetch_frames.js";
 
@@ -52,14 +52,32 @@ function shotHost(box) {
 // at its positions (the whole is put together from the same figures, webui/frames_pool.py), so a
 // shot made from the nearest part is kept when the whole set comes: keyed by the set's own key.
 // (Before, every shot made in the second or two after a step was made again once the whole set
-// came, and a drag right after the step met none.)
+// came, and a drag right after the step met none. A shot is shown by its key (sliders.js follow):
+// the whole set's frame is another object than the nearest part's, with the same figure.)
 export function shotKey(gd, label, index, box = size(gd)) {
   const s = gd.__dpviz.sliders[label];
+  const set = s.frames.endsWith(NEAR_SUFFIX) ? s.frames.slice(0, -NEAR_SUFFIX.length) : s.frames;
+  return `${set}|${s.options[index]}|${shotLook(gd, box)}`; // (by value: a link's value shifts the indexes)
+}
+
+// the part of a shot's key that its look depends on: the chart's size, margins and legend shift
+function shotLook(gd, box) {
   const k = `${box.width}x${box.height}`;
   const sides = gd.__dpvizSides && gd.__dpvizSides.get(k);
   const shift = gd.__dpvizShift && gd.__dpvizShift.get(k);
-  const set = s.frames.endsWith(NEAR_SUFFIX) ? s.frames.slice(0, -NEAR_SUFFIX.length) : s.frames;
-  return `${set}|${index}|${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
+  return `${k}|${sides ? `${sides.l},${sides.r}` : ""}|${shift || ""}`;
+}
+
+// a chart's shots at a size made with margins it has since outgrown: never shown again, dropped
+// (they stayed until the chart held SHOT_LIMIT of them)
+export function dropOutgrown(gd, box) {
+  if (!gd.__dpvizShots) return;
+  const look = shotLook(gd, box);
+  const k = `${box.width}x${box.height}`;
+  for (const key of [...gd.__dpvizShots.keys()]) {
+    const parts = key.split("|");
+    if (parts[parts.length - 3] === k && !key.endsWith(`|${look}`)) gd.__dpvizShots.delete(key);
+  }
 }
 
 window.__dpvizShotKey = shotKey; // for the browser tests
@@ -120,7 +138,7 @@ export async function makeShot(gd, label, index) {
     await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
     if (gd.__dpviz !== state) return void SHOTS.tried.delete(key); // the page drew the chart anew meanwhile: not a failure
     keepSides(gd, box, host);
-    if (shotKey(gd, label, index) !== key) return; // the margins grew: this frame again, later
+    if (shotKey(gd, label, index) !== key) return void dropOutgrown(gd, box); // the margins grew: this frame again, later
     gd.__dpvizShots = gd.__dpvizShots || new Map();
     if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
     gd.__dpvizShots.set(key, { node: takeShot(host), figure });
@@ -131,7 +149,37 @@ export async function makeShot(gd, label, index) {
   }
 }
 
-// the shots a chart lacks along a slider, nearest the slider's position first
+// The order a slider's shots are made in: the grid's two ends, the positions a key reaches next
+// (within NEAR_SHOTS of the slider's), then the rest coarse to fine (every 16th position from
+// the slider's, then every 8th, 4th, 2nd, then all), each pass nearest first. A drag crosses the
+// whole grid: with a third of its shots made, it meets one every third position, not only the
+// ones near where it began (ADePT's ε, 97 positions: a 1-s drag right after a step of n met shots
+// of 3 of them). The ends come first because a chart's margins follow its widest tick labels,
+// mostly at an end: when a shot's margins grow, the chart's shots made before are made again
+// (ADePT's ε chart's left margin grew five times along ε, nearest first, and its shots with it).
+export const NEAR_SHOTS = 3;
+const STRIDES = [16, 8, 4, 2, 1];
+export function shotOrder(at, n) {
+  const rank = new Array(n);
+  const d = (i) => Math.abs(i - at);
+  for (let i = 0; i < n; i++) {
+    if (i === 0 || i === n - 1) rank[i] = [0, d(i)];
+    else if (d(i) <= NEAR_SHOTS) rank[i] = [1, d(i)];
+    else rank[i] = [2 + STRIDES.findIndex((s) => d(i) % s === 0), d(i)];
+  }
+  return [...rank.keys()].sort((a, b) => rank[a][0] - rank[b][0] || rank[a][1] - rank[b][1] || a - b)
+    .map((i, place) => [i, place, rank[i][0] < 2]);
+}
+
+// Across the sliders of the charts in view, shots go by their place in each slider's shotOrder, a
+// chart half in view at half the pace. The slider the reader moved last keeps its ends and the
+// positions a key reaches in that order, and the rest of it comes after the other sliders': a
+// slider's set changes when another slider moves, so the one just moved usually holds its shots
+// from before the move, and the slider that lost them is the one the reader goes to next (ADePT:
+// a step of n, then a drag of ε, met 13 shots of ε's 97 while the pause went to n's and ε's alike).
+const LAST_MOVED_LATER = 1e6;
+
+// the shots a chart lacks along a slider, in shotOrder
 function plannedShots(gd, label) {
   const s = gd.__dpviz.sliders[label];
   const doc = s && FRAMES.get(s.frames);
@@ -139,17 +187,16 @@ function plannedShots(gd, label) {
   const at = AT.has(label) ? AT.get(label) : s.options.indexOf(s.at);
   const box = size(gd);
   const wanted = [];
-  const n = s.options.length;
-  for (let d = 0; d < n; d++) {
-    for (const i of d ? [at + d, at - d] : [at]) {
-      if (i < 0 || i >= n || !doc.index.has(s.options[i])) continue;
-      const key = shotKey(gd, label, i, box);
-      if ((SHOTS.tried.get(key) || 0) >= SHOT_TRIES) continue; // this one fails: drawn by Plotly
-      if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, d]);
-    }
+  const later = label === SHOTS.lastMoved && Object.keys(gd.__dpviz.sliders).length > 1 ? LAST_MOVED_LATER : 0;
+  for (const [i, place, first] of shotOrder(Math.max(0, at), s.options.length)) {
+    if (!doc.index.has(s.options[i])) continue;
+    const key = shotKey(gd, label, i, box);
+    if ((SHOTS.tried.get(key) || 0) >= SHOT_TRIES) continue; // this one fails: drawn by Plotly
+    if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, place + (first ? 0 : later)]);
   }
   return wanted;
 }
+
 
 // the shots of the charts in view along one slider (or all), nearest their slider's position first
 export function planShots(label, again = false) {
@@ -157,13 +204,34 @@ export function planShots(label, again = false) {
   if (!again && SHOTS.planned === (label || "") && now - SHOTS.plannedAt < 250) return; // (the pointer's moves over a slider)
   SHOTS.planned = label || "";
   SHOTS.plannedAt = now;
+  watchScroll();
   const jobs = [];
   for (const gd of CHARTS) {
     if (!gd.isConnected || !gd._fullLayout || !inWindow(gd)) continue;
-    for (const l of label ? [label] : Object.keys(gd.__dpviz.sliders)) jobs.push(...plannedShots(gd, l));
+    const share = Math.max(seenShare(gd), 0.25); // a chart half in view: its shots at half the pace
+    for (const l of label ? [label] : Object.keys(gd.__dpviz.sliders)) {
+      for (const job of plannedShots(gd, l)) jobs.push([...job.slice(0, 3), job[3] / share]);
+    }
   }
   SHOTS.queue = jobs.sort((a, b) => a[3] - b[3]);
   if (jobs.length) nextShot();
+}
+
+// how much of a chart is in the window: the share of its height (or of the window's, for a chart
+// taller than it) that shows
+export function seenShare(gd) {
+  const r = gd.getBoundingClientRect();
+  const shown = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0);
+  return Math.max(0, Math.min(1, shown / Math.max(1, Math.min(r.height, window.innerHeight))));
+}
+
+// a scroll plans the shots again soon (the charts in view changed; a chart already within the
+// watchers' 200 px of the window when the reader scrolled to it told no one: ADePT's shots along n
+// of the chart above went on for 2 s after a reader scrolled to the ε chart)
+function watchScroll() {
+  if (window.__dpvizShotScroll) return;
+  window.__dpvizShotScroll = true;
+  window.addEventListener("scroll", () => planSoon(300), { passive: true, capture: true });
 }
 
 // shots planned a while after the page last drew or scrolled a chart into view: `ms` from now at
@@ -258,7 +326,9 @@ export function endDrag() {
   if (!SHOTS.dragging) return;
   SHOTS.dragging = false;
   SHOTS.dragged = true;
+  DRAGGED_FROM.clear();
   if (MOVED.size) follow();
+  flushDeferred();
   drawShown();
   planSoon(300);
 }

@@ -11,7 +11,11 @@ function watchDrags() {
     const input = el && el.querySelector('input[type="range"][aria-label]');
     return input ? input.getAttribute("aria-label") : null;
   };
-  window.addEventListener("pointerdown", (e) => { if (slider(e)) SHOTS.dragging = true; }, true);
+  window.addEventListener("pointerdown", (e) => {
+    if (!slider(e)) return;
+    SHOTS.dragging = true;
+    DRAGGED_FROM.clear();
+  }, true);
   window.addEventListener("pointerup", endDrag, true);
   window.addEventListener("pointercancel", endDrag, true);
   window.addEventListener("blur", endDrag);
@@ -44,6 +48,62 @@ function settleKeys(ms = KEY_SETTLE) {
   }, ms);
 }
 
+// During a drag, a position with no shot is drawn by Plotly, which holds the tab for 40-80 ms on
+// ADePT's and HoHo's charts while the mouse crosses five positions, shots among them, unseen. So
+// when the chart changed less than DRAG_WAIT ms ago and a shot lies within DRAG_NEAR positions,
+// the drawing waits: the drag's next move most likely shows a shot, and if none has come when the
+// wait is up (the mouse stopped there), Plotly draws the position. A drag over few shots is drawn
+// as before. (HoHo's ε after a step of λ: 59 of 113 shots held, a 1-s drag showed 7 of them.)
+export const DRAG_WAIT = { ms: 120 }; // (an object: Node's tests lengthen it)
+const DRAG_NEAR = 3;
+function shotNear(gd, label, index, box) {
+  if (!gd.__dpvizShots || !gd.__dpvizShots.size) return false;
+  const n = gd.__dpviz.sliders[label].options.length;
+  for (let d = 1; d <= DRAG_NEAR; d++) {
+    for (const i of [index - d, index + d]) if (i >= 0 && i < n && gd.__dpvizShots.has(shotKey(gd, label, i, box))) return true;
+  }
+  return false;
+}
+// the shot of a position the drag crossed since its last move, nearest where the slider is now (at
+// most DRAG_NEAR back): shown while the position the slider is at waits for its drawing. A drag's
+// moves come every 15-40 ms and skip one to three positions (nine after a busy moment), so a shot
+// every fourth position was landed on once in three moves; the exact figure of a position a
+// moment behind the slider, as a drawing by Plotly would show it, is shown instead of none
+export const DRAGGED_FROM = new Map();
+function passedShot(gd, label, index, box) {
+  const from = DRAGGED_FROM.has(label) ? DRAGGED_FROM.get(label) : index;
+  if (from === index) return null; // (never a position the slider has not reached)
+  const step = from < index ? -1 : 1;
+  for (let i = index + step, k = 0; i !== from && k < DRAG_NEAR; i += step, k++) {
+    const shot = gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, i, box));
+    if (shot && figureAt(gd, label, i)) {
+      shot.figure = figureAt(gd, label, i);
+      return { shot, tag: `${label}=${i}` };
+    }
+  }
+  return null;
+}
+function defer(gd, figure, tag) {
+  const wait = { figure, tag };
+  gd.__dpvizDeferred = wait;
+  setTimeout(() => {
+    if (gd.__dpvizDeferred !== wait) return; // a shot or a drawing came meanwhile
+    gd.__dpvizDeferred = null;
+    gd.__dpvizChangedAt = performance.now();
+    show(gd, figure, tag, true);
+  }, Math.max(0, (gd.__dpvizChangedAt || 0) + DRAG_WAIT.ms - performance.now()));
+}
+// the mouse let go: a drawing that waits is drawn now (the drag's end draws the rest)
+export function flushDeferred() {
+  for (const gd of CHARTS) {
+    const wait = gd.__dpvizDeferred;
+    if (!wait) continue;
+    gd.__dpvizDeferred = null;
+    gd.__dpvizChangedAt = performance.now();
+    show(gd, wait.figure, wait.tag, true);
+  }
+}
+
 // every slider move: the latest position per label, drawn at once for a key when nothing was
 // drawn in the last animation frame, else at the next one (a drag: the moves in between are skipped)
 export const MOVED = new Map();
@@ -65,10 +125,27 @@ export function follow() {
       const figure = figureAt(gd, label, index);
       if (!figure) continue;
       const shot = byShot && seen && gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, index, box));
-      if (shot && shot.figure === figure && showShot(gd, shot, `${label}=${index}`)) {
+      // the shot of this set at this value: made from this figure, or from the set's nearest part's
+      // frame of the same value, which is the same figure (the whole set is put together from the
+      // figures its nearest part was; before, such a shot was kept but never shown: a drag of ADePT's
+      // ε after a step of n met 20 shots and showed 2). From now on the shot stands for this object.
+      if (shot) shot.figure = figure;
+      const tag = `${label}=${index}`;
+      const passed = !shot && SHOTS.dragging && seen ? passedShot(gd, label, index, box) : null;
+      if (shot && showShot(gd, shot, tag)) {
+        gd.__dpvizDeferred = null;
+        gd.__dpvizChangedAt = performance.now();
         if (!SHOTS.dragging) settleKeys();
-      } else show(gd, figure, `${label}=${index}`, seen);
+      } else if (passed || (SHOTS.dragging && seen && performance.now() - (gd.__dpvizChangedAt || 0) < DRAG_WAIT.ms && shotNear(gd, label, index, box))) {
+        if (passed && gd.__dpvizShot !== passed.shot && showShot(gd, passed.shot, passed.tag)) gd.__dpvizChangedAt = performance.now();
+        defer(gd, figure, tag);
+      } else {
+        gd.__dpvizDeferred = null;
+        gd.__dpvizChangedAt = performance.now();
+        show(gd, figure, tag, seen);
+      }
     }
+    if (SHOTS.dragging) DRAGGED_FROM.set(label, index);
     for (const el of TEXTS) {
       if (!el.isConnected) {
         TEXTS.delete(el);
@@ -115,7 +192,10 @@ export function watchSliders() {
       if (el.tagName === "INPUT" && el.type === "range" && el.getAttribute("aria-label")) {
         // a move, not Streamlit drawing the slider again where it was
         const label = el.getAttribute("aria-label");
-        if (known(label) !== +el.value) MOVED.set(label, +el.value);
+        if (known(label) !== +el.value) {
+          MOVED.set(label, +el.value);
+          SHOTS.lastMoved = label; // (shots.js: the other sliders' shots come first)
+        }
         AT.set(label, +el.value);
       }
     }
