@@ -118,3 +118,35 @@ test("a drag shows a shot made from a nearest part once the whole set came, as t
   assert.equal(made.figure, whole);
   assert.equal(whole.data[0].name, "v=5");
 });
+
+test("a shot whose margins outgrow the chart's: the chart's older shots dropped and the plan made again", async () => {
+  const { SHOTS, shotKey } = await import("../../webui/live_js/shots.js");
+  FRAMES.set("set-e", frames(OPTIONS));
+  const gd = chart("set-e");
+  gd.__dpvizSides = new Map([["600x400", { l: 70, r: 30 }]]); // (as the chart's own drawing left them)
+  const react = window.Plotly.react;
+  try {
+    window.Plotly.react = (host, data) => {
+      host.data = data;
+      host._fullLayout = { _size: { l: 70, r: 30 } };
+      return Promise.resolve();
+    };
+    await makeShot(gd, "v", 1);
+    const older = shotKey(gd, "v", 1);
+    assert.ok(gd.__dpvizShots.has(older));
+    SHOTS.replan = false;
+    window.Plotly.react = (host, data) => {
+      host.data = data;
+      host._fullLayout = { _size: { l: 88, r: 30 } }; // a wider tick label at this position
+      return Promise.resolve();
+    };
+    await makeShot(gd, "v", 7);
+    assert.equal(gd.__dpvizShots.size, 0); // the older one dropped, this one made again later
+    assert.equal(SHOTS.replan, true);
+    await makeShot(gd, "v", 7); // now at the margins it needs
+    assert.deepEqual([...gd.__dpvizShots.keys()], [shotKey(gd, "v", 7)]);
+  } finally {
+    window.Plotly.react = react;
+    SHOTS.replan = false;
+  }
+});

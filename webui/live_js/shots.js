@@ -138,7 +138,11 @@ export async function makeShot(gd, label, index) {
     await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
     if (gd.__dpviz !== state) return void SHOTS.tried.delete(key); // the page drew the chart anew meanwhile: not a failure
     keepSides(gd, box, host);
-    if (shotKey(gd, label, index) !== key) return void dropOutgrown(gd, box); // the margins grew: this frame again, later
+    if (shotKey(gd, label, index) !== key) { // the margins grew: this frame again, later
+      dropOutgrown(gd, box);
+      SHOTS.replan = true; // (the shots dropped, those a key reaches among them, planned again in their order)
+      return;
+    }
     gd.__dpvizShots = gd.__dpvizShots || new Map();
     if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
     gd.__dpvizShots.set(key, { node: takeShot(host), figure });
@@ -277,8 +281,14 @@ function nextShot() {
     const [gd, label, index] = SHOTS.queue.shift();
     const done = () => {
       SHOTS.busy = false;
-      if (SHOTS.queue.length) nextShot();
-      else planShots(undefined, true); // what is in view now, and shots whose chart's margins grew meanwhile
+      if (SHOTS.replan && SHOTS.queue.length) {
+        SHOTS.replan = false;
+        planShots(SHOTS.planned || undefined, true); // the same plan, the dropped shots back in their places
+      } else if (SHOTS.queue.length) nextShot();
+      else {
+        SHOTS.replan = false;
+        planShots(undefined, true); // what is in view now, and shots whose chart's margins grew meanwhile
+      }
     };
     if (!gd.isConnected || !gd.__dpviz.sliders[label]) return void done();
     const key = shotKey(gd, label, index);
