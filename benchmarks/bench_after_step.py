@@ -2,7 +2,7 @@
 fresh install does it (issue: live from the first second).
 
 Per page with two sliders (ADePT ε and n, HoHo ε and λ, Partial σ and α) and each order of its two
-sliders, on a freshly started server with a copy of a cache ``python -m dpviz build`` filled,
+sliders (and Metric DP's one slider, ε, with no step before the pause: its first view), on a freshly started server with a copy of a cache ``python -m dpviz build`` filled,
 headless Chromium at 1280 x 800; nothing waits for the server to be quiet:
 
 1. the page opened by its plain link, its first view drawn and its run ended;
@@ -50,6 +50,7 @@ PAGES = {  # page: its two sliders, each with the chart that follows it (as benc
     "ADePT_sensitivity": (("Dimension n", "adept-sensitivity"), ("Privacy budget ε (claimed)", "adept-epsilon")),
     "HoHo_attack": (("Claimed ε", "hoho-live"), ("λ", "hoho-live")),
     "Partial_sensitivity": (("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")),
+    "Metric_DP": ((None, None), ("ε", "metric-live")),  # one slider: the page opened, a 3-s pause, then ε
 }
 ROUTES = {
     "server runs": {"DPVIZ_FRAMES": "0"},
@@ -169,15 +170,20 @@ def _mark(what: str) -> None:
 
 
 def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -> dict:
-    """Slider ``first`` pressed once, a 3-s pause, then ``second`` pressed and dragged."""
-    a = page.get_by_role("slider", name=first)
+    """Slider ``first`` pressed once (None: a page with one slider, opened and not moved), a 3-s
+    pause, then ``second`` pressed and dragged."""
     before = page.evaluate(KEYS)
-    a.focus()
-    _mark(f"press {first}")
-    pressed = time.monotonic()
-    page.keyboard.press("ArrowRight")
     frames_on = any(before.values())
-    if frames_on:  # frames on: the run at the new setting has drawn the charts (their keys changed)
+    pressed = time.monotonic()
+    if first is not None:
+        a = page.get_by_role("slider", name=first)
+        a.focus()
+        _mark(f"press {first}")
+        pressed = time.monotonic()
+        page.keyboard.press("ArrowRight")
+    if (
+        frames_on and first is not None
+    ):  # frames on: the run at the new setting has drawn the charts (their keys changed)
         page.wait_for_function(MOVED, arg=[first, before], timeout=60_000, polling=50)
     page.wait_for_timeout(300)
     page.wait_for_function(IDLE, timeout=120_000)  # the page's answer to the press is in
@@ -253,7 +259,8 @@ def measure(browser, path: str, built: Path, route_env: dict, presses: int) -> l
     rows = []
     try:
         sliders = PAGES[path]
-        for (first, _), (second, fid) in (sliders, sliders[::-1]):
+        pairs = (sliders, sliders[::-1]) if sliders[0][0] is not None else (sliders,)
+        for (first, _), (second, fid) in pairs:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.add_init_script(FRAME_CLOCK)
             sent: list[float] = []
@@ -356,7 +363,7 @@ def main() -> None:
                     t = r["times"]
                     median = statistics.median(t) * 1000 if t else float("nan")
                     print(
-                        f"{path:20s} {route:12s} {first} pressed, 3 s, then {second:28s}: key -> chart median "
+                        f"{path:20s} {route:12s} {first + ' pressed' if first else 'opened'}, 3 s, then {second:28s}: key -> chart median "
                         f"{median:5.0f} ms, p95 {_quantile(t, 0.95) * 1000:5.0f}"
                         f" ms ({r['from_frames']} of {len(t)} from frames, {r['lost']} lost, others {r['others']});"
                         " 1-s drag: "
