@@ -2,7 +2,8 @@
 fresh install does it (issue: live from the first second).
 
 Per page with two sliders (ADePT ε and n, HoHo ε and λ, Partial σ and α) and each order of its two
-sliders (and Metric DP's one slider, ε, with no step before the pause: its first view), on a freshly started server with a copy of a cache ``python -m dpviz build`` filled,
+sliders (and Metric DP's one slider, ε, with no step before the pause: its first view), on a
+freshly started server with a copy of a cache ``python -m dpviz build`` filled,
 headless Chromium at 1280 x 800; nothing waits for the server to be quiet:
 
 1. the page opened by its plain link, its first view drawn and its run ended;
@@ -363,7 +364,8 @@ def main() -> None:
                     t = r["times"]
                     median = statistics.median(t) * 1000 if t else float("nan")
                     print(
-                        f"{path:20s} {route:12s} {first + ' pressed' if first else 'opened'}, 3 s, then {second:28s}: key -> chart median "
+                        f"{path:20s} {route:12s} {first + ' pressed' if first else 'opened'}, 3 s, "
+                        f"then {second:28s}: key -> chart median "
                         f"{median:5.0f} ms, p95 {_quantile(t, 0.95) * 1000:5.0f}"
                         f" ms ({r['from_frames']} of {len(t)} from frames, {r['lost']} lost, others {r['others']});"
                         " 1-s drag: "
