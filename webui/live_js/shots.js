@@ -267,12 +267,15 @@ export function pageRuns() {
   return !!document.querySelector('[data-testid="stStatusWidget"]');
 }
 
+// while the page runs, the shot maker looks again this often (it waited 500 ms: a run that ended
+// just after a look left the reader's pause up to half a second shorter for shots)
+const RUN_POLL = 100;
 function nextShot() {
   if (SHOTS.busy || !SHOTS.queue.length) return;
   SHOTS.busy = true;
   const run = (deadline) => {
     // not while the page runs (its answer redraws charts) nor just after a key press
-    const quiet = pageRuns() ? 500 : (SHOTS.quiet || 0) - performance.now();
+    const quiet = pageRuns() ? RUN_POLL : (SHOTS.quiet || 0) - performance.now();
     if (quiet > 0) return void setTimeout(() => requestIdleCallback(run, { timeout: 1000 }), quiet);
     if (SHOTS.dragging || (deadline && deadline.timeRemaining() < SHOT_IDLE && !deadline.didTimeout)) {
       return void requestIdleCallback(run, { timeout: 1000 });
