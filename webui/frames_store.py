@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpviz import caches, tables
-from dpviz.frames import Frames, compute_frames, slider_grid
+from dpviz.frames import Frames, compute_frames, head, slider_grid
 from dpviz.panels import resolve
 from dpviz.params import Param, applies, format_value
 from dpviz.progress import report
@@ -114,8 +114,10 @@ class Held:
 
 
 def held(blob: bytes) -> Held:
-    doc = json.loads(zlib.decompress(blob))
-    height = (doc.get("base") or {}).get("layout", {}).get("height")
+    """A set's bytes as this process keeps them: its grid and height read from the start of its
+    document (:func:`dpviz.frames.head`), the rest left packed for the browser."""
+    doc = head(blob)
+    height = doc["height"] if "height" in doc else (doc.get("base") or {}).get("layout", {}).get("height")
     return Held(blob, frozenset(doc["grid"]), int(height or 450))
 
 
