@@ -222,7 +222,7 @@ def head(blob: bytes) -> dict:
     cut = start.find(b',"base":')
     if start.startswith(b'{"figure":') and cut > 0 and b',"height":' in start[:cut]:
         return json.loads(start[:cut] + b"}")
-    return json.loads(zlib.decompress(blob))
+    return json.loads(start + unpack.decompress(unpack.unconsumed_tail) + unpack.flush())  # (the rest of it)
 
 
 def decode(blob: bytes) -> dict:

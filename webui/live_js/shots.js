@@ -1,7 +1,7 @@
 import { CHARTS, FRAMES } from "./state.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
 import { AT, current, frameOf } from "./positions.js";
-import { DRAGGED_FROM, MOVED, flushDeferred, follow } from "./sliders.js";
+import { MOVED, flushDeferred, follow } from "./sliders.js";
 import { inWindow, keepSides, plotly, sayDrawn, show, size } from "./chart.js";
 import { NEAR_SUFFIX } from "./fetch_frames.js";
 
@@ -201,8 +201,7 @@ function plannedShots(gd, label) {
   return wanted;
 }
 
-
-// the shots of the charts in view along one slider (or all), nearest their slider's position first
+// the shots of the charts in view along one slider (or all), each slider's in shotOrder
 export function planShots(label, again = false) {
   const now = performance.now();
   if (!again && SHOTS.planned === (label || "") && now - SHOTS.plannedAt < 250) return; // (the pointer's moves over a slider)
@@ -339,7 +338,6 @@ export function endDrag() {
   if (!SHOTS.dragging) return;
   SHOTS.dragging = false;
   SHOTS.dragged = true;
-  DRAGGED_FROM.clear();
   if (MOVED.size) follow();
   flushDeferred();
   drawShown();

@@ -76,8 +76,9 @@ function passedShot(gd, label, index, box) {
   const step = from < index ? -1 : 1;
   for (let i = index + step, k = 0; i !== from && k < DRAG_NEAR; i += step, k++) {
     const shot = gd.__dpvizShots && gd.__dpvizShots.get(shotKey(gd, label, i, box));
-    if (shot && figureAt(gd, label, i)) {
-      shot.figure = figureAt(gd, label, i);
+    const figure = shot && figureAt(gd, label, i);
+    if (figure) {
+      shot.figure = figure;
       return { shot, tag: `${label}=${i}` };
     }
   }
@@ -87,21 +88,18 @@ function defer(gd, figure, tag) {
   const wait = { figure, tag };
   gd.__dpvizDeferred = wait;
   setTimeout(() => {
-    if (gd.__dpvizDeferred !== wait) return; // a shot or a drawing came meanwhile
-    gd.__dpvizDeferred = null;
-    gd.__dpvizChangedAt = performance.now();
-    show(gd, figure, tag, true);
+    if (gd.__dpvizDeferred === wait) drawNow(gd, figure, tag, true); // (else a shot or a drawing came meanwhile)
   }, Math.max(0, (gd.__dpvizChangedAt || 0) + DRAG_WAIT.ms - performance.now()));
+}
+// a chart given to Plotly: a drawing that waited is no longer due, and the chart changed now
+function drawNow(gd, figure, tag, now) {
+  gd.__dpvizDeferred = null;
+  gd.__dpvizChangedAt = performance.now();
+  show(gd, figure, tag, now);
 }
 // the mouse let go: a drawing that waits is drawn now (the drag's end draws the rest)
 export function flushDeferred() {
-  for (const gd of CHARTS) {
-    const wait = gd.__dpvizDeferred;
-    if (!wait) continue;
-    gd.__dpvizDeferred = null;
-    gd.__dpvizChangedAt = performance.now();
-    show(gd, wait.figure, wait.tag, true);
-  }
+  for (const gd of CHARTS) if (gd.__dpvizDeferred) drawNow(gd, gd.__dpvizDeferred.figure, gd.__dpvizDeferred.tag, true);
 }
 
 // every slider move: the latest position per label, drawn at once for a key when nothing was
@@ -139,11 +137,7 @@ export function follow() {
       } else if (passed || (SHOTS.dragging && seen && performance.now() - (gd.__dpvizChangedAt || 0) < DRAG_WAIT.ms && shotNear(gd, label, index, box))) {
         if (passed && gd.__dpvizShot !== passed.shot && showShot(gd, passed.shot, passed.tag)) gd.__dpvizChangedAt = performance.now();
         defer(gd, figure, tag);
-      } else {
-        gd.__dpvizDeferred = null;
-        gd.__dpvizChangedAt = performance.now();
-        show(gd, figure, tag, seen);
-      }
+      } else drawNow(gd, figure, tag, seen);
     }
     if (SHOTS.dragging) DRAGGED_FROM.set(label, index);
     for (const el of TEXTS) {
