@@ -238,12 +238,15 @@ def test_the_windows_orders_are_nearly_the_best_the_bound_can_do(kind, setting, 
     assert (b - a + 1) <= 1.05 * (best_upper - best_lower + 1)
 
 
-@pytest.mark.parametrize("sigma, k", [(40.0, 20_000), (4.0, 1000), (1.0, 100), (100.0, 100_000)])
+@pytest.mark.parametrize(
+    "sigma, k", [(40.0, 20_000), (4.0, 1000), (1.0, 100), (100.0, 100_000), (2.0, 3000), (8.0, 5000)]
+)
 def test_the_composed_gaussian_meets_its_exact_curve_down_to_one_in_a_trillion(sigma, k):
     """k Gaussian releases composed as a PLD (q = 1) against the exact ε of μ-GDP (Balle and Wang's
     analytic Gaussian at μ = √k/σ): never below it (pessimistic) and within 0.05% of it at δ from
     10⁻¹² to 0.1. At 10⁻¹² the plain FFT's rounding alone moved the answer by more than that; the
-    tilted upper tail is what holds it."""
+    tilted upper tail is what holds it. (σ = 4, 2 and 8 read 10⁻⁶-10⁻⁴ below the exact ε at 10⁻⁹-10⁻¹²
+    on an AVX2 machine while such readings were taken from the plain masses: dpviz.budget.pld.TAIL_MARGIN.)"""
     from dpviz.budget.releases import gaussian_mu, gdp_epsilon
 
     composed = subsampled_gaussian_pld(sigma, 1.0, 2e-4).self_compose(k)
@@ -290,5 +293,10 @@ def test_the_tilted_tail_is_composed_only_for_the_readings_that_need_it():
     eps = np.linspace(0, 12, 61)
     mixed, plain, tail = composed.delta(eps), composed._delta(eps), composed.tail_view()._delta(eps)
     np.testing.assert_array_equal(mixed, np.where(plain < margin, tail, plain))
-    quiet = pld.laplace_pld(0.1, 1e-2).self_compose(2).remove  # (21 losses twice: rounding ~10⁻¹⁶)
-    assert "tail" not in quiet._kept and quiet.tail_view() is quiet
+    quiet = pld.laplace_pld(0.13, 1e-2).self_compose(2).remove  # (27 losses twice: rounding ~10⁻¹⁶)
+    margin, _ = quiet._kept["tail"]
+    assert margin < 1e-8  # (every reading the page makes, 10⁻¹² and up, from the plain masses but the tiniest)
+    quiet.epsilon(1e-5), quiet.delta(np.linspace(0, 0.1, 5))
+    assert "tail_view" not in quiet._kept
+    one = pld.laplace_pld(0.13, 1e-2).remove
+    assert one.self_compose(1) is one and one.tail_view() is one  # (one release: nothing composed)
