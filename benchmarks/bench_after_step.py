@@ -65,10 +65,17 @@ as a user gets them."""
 TRACE = "/tmp/bench-after-step-messages.txt"
 """Where the server's messages to a page that had an uncaught error are written, decoded (the last
 400 before the error: their type, delta path, fragment and run), to say what the page was sent."""
-# whether every chart that follows the slider holds the whole set of its frames along it
-EVERY_WHOLE = """(label) => { const all = [...document.querySelectorAll('.dpviz-chart')]
-  .map((gd) => gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label]).filter(Boolean);
-  return all.length > 0 && all.every((s) => !s.frames.endsWith('-near') && !!window.__dpvizFrames.get(s.frames)); }"""
+# whether every chart that follows the slider holds the whole set of its frames along it for where
+# the other sliders are now: the set it reads (positions.js setOf: its own, or one the server named a
+# key step ahead, fetched at the step), new since ``before`` (KEYS, before the step; on a page without
+# setOf, its own set once the run at the new setting brought a new key)
+EVERY_WHOLE = """([label, before]) => { const all = [...document.querySelectorAll('.dpviz-chart')]
+  .filter((gd) => gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label]);
+  return all.length > 0 && all.every((gd) => {
+    const key = window.__dpvizSetOf ? window.__dpvizSetOf(gd, label) : gd.__dpviz.sliders[label].frames;
+    const id = (gd.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/) || [''])[0];
+    const old = before[id] && before[id][label];
+    return !!key && key !== old && !key.endsWith('-near') && !!window.__dpvizFrames.get(key); }); }"""
 # whether the chart holds the whole set of its frames along the slider (not only its nearest part)
 # how many of the chart's positions along the slider have a shot ready, of how many (shots.js)
 SHOTS_HELD = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
@@ -182,6 +189,15 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
         _mark(f"press {first}")
         pressed = time.monotonic()
         page.keyboard.press("ArrowRight")
+    sets_whole = None  # seconds from the press until every chart following B held its whole set
+    if frames_on:  # (from the press: a set fetched at the step is there before the step's run answers)
+        try:
+            page.wait_for_function(
+                EVERY_WHOLE, arg=[second, before if first is not None else {}], timeout=3000, polling=20
+            )
+            sets_whole = time.monotonic() - pressed
+        except PlaywrightTimeout:
+            pass
     if (
         frames_on and first is not None
     ):  # frames on: the run at the new setting has drawn the charts (their keys changed)
@@ -191,13 +207,6 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
     look_at(page, f".st-key-chart-{fid}")
     _mark(f"run drawn after the press of {first}; the pause")
     paused = time.monotonic()
-    sets_whole = None  # seconds from the press until every chart following B held its whole set
-    if frames_on:
-        try:
-            page.wait_for_function(EVERY_WHOLE, arg=second, timeout=3000, polling=50)
-            sets_whole = time.monotonic() - pressed
-        except PlaywrightTimeout:
-            pass
     page.wait_for_timeout(
         max(0.0, 3.0 - (time.monotonic() - paused)) * 1000
     )  # the reader's pause; the server is not waited for

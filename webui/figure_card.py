@@ -138,7 +138,8 @@ def chart_frames(
         if ref is None and values[p.name] in held.grid:
             ref = ({"frames": key, "value": values[p.name]}, held.height)
     if sliders and not waiting:  # every slider followed: the frames one key step away, behind all else
-        live_frames.ask_ahead(spec, values, live)
+        for label, steps in live_frames.ahead_for_browser(spec, values, live).items():
+            sliders[label]["ahead"] = steps  # (fetched by the tab at that step)
     return sliders, ref, mounts
 
 

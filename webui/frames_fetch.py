@@ -178,6 +178,45 @@ def publish(key: str, blob: bytes) -> bool:
     return True
 
 
+_SOON: dict[str, None] = {}  # keys handed to the publishing thread and not yet written
+_SOON_POOL: list = []
+
+
+def published(key: str) -> bool:
+    """Whether frames ``key``'s file is where the browser fetches it."""
+    where = folder()
+    return where is not None and (where / name(key)).exists()
+
+
+def publish_soon(key: str, read) -> None:
+    """Publish frames ``key`` (:func:`publish`), their bytes from ``read()`` (the disk cache; None
+    when they are not there), in a thread of this module's, not the caller's: a page's run names
+    the sets one key step ahead of every chart (16 on the ADePT page), and reading each from the
+    disk cache in the run would hold its answer. Nothing when the file is there or on its way."""
+    if folder() is None or key in _SOON or published(key):
+        return
+    with _LOCK:
+        if key in _SOON:
+            return
+        _SOON[key] = None
+        if not _SOON_POOL:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _SOON_POOL.append(ThreadPoolExecutor(1, thread_name_prefix="dpviz-publish"))
+
+    def job() -> None:
+        try:
+            blob = read()
+            if blob is not None:
+                publish(key, blob)
+        except Exception as err:  # noqa: BLE001 - a file not published: the page's run brings the set
+            log.warning("frames %s not published for the browser to fetch: %s", key, err)
+        finally:
+            _SOON.pop(key, None)
+
+    _SOON_POOL[0].submit(job)
+
+
 def _write(path: Path, blob: bytes) -> bool:
     """``blob`` written whole to a file beside ``path``, then renamed into place (a request never
     reads half a file); False on a failure (logged)."""

@@ -55,16 +55,22 @@ def _lookup(
     read, and missing ones are asked for behind every other set and only from the workers, into
     the disk cache, where the page that needs them will find them."""
     if frames_store.ready(key) or tables.blob_cached(kind, canonical):
-        return None if ahead else frames_store.get(key, kind, canonical, compute)
+        if ahead:  # on the disk: where the tab fetches it at the reader's step, if not there yet
+            frames_fetch.publish_soon(key, lambda: tables.read_shared(kind, canonical))
+            return None
+        return frames_store.get(key, kind, canonical, compute)
 
     def told(positions, figures) -> None:  # the nearest part, published: the sessions waiting told
         near(positions, figures)
         frames_fetch.tell(frames_queue.sessions(key), frames_store.near_key(key))
 
     def job(progress) -> None:
-        if task is not None:  # into the disk cache; False: not done, done here
-            frames_pool.compute(task, key, progress, told if near is not None else None, ahead=ahead)
+        done = task is not None and frames_pool.compute(
+            task, key, progress, told if near is not None else None, ahead=ahead
+        )  # into the disk cache; False: not done, done here
         if ahead:  # (on the disk, or not at all when the pool is gone: never in the server's thread)
+            if done:  # where the tab fetches it at the reader's step
+                frames_fetch.publish_soon(key, lambda: tables.read_shared(kind, canonical))
             return
         held = frames_store.get(key, kind, canonical, lambda: compute(progress))
         if frames_fetch.publish(key, held.blob):  # for the page waiting for them, without a run
@@ -114,12 +120,37 @@ def ask_ahead(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -
     the step. Each (chart, slider, stepped slider, side) asks on behalf of its own asker, so a
     reader's next setting withdraws the last setting's. Only with frame worker processes (never in
     the server's thread). Returns how many sets were looked up."""
+    return len(_asked_ahead(spec, values, live))
+
+
+def _asked_ahead(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> list[tuple[str, str, Any, str]]:
+    """:func:`ask_ahead`'s requests, each as (the slider, the stepped slider, its value there, the key)."""
     if not enabled() or not frames_pool.active():
-        return 0
-    steps = frames_store.ahead_settings(spec, values, live)
-    for slider, moved, name in steps:
-        frames_for(spec, moved, slider, by=asker(spec.id, name), ahead=True)
-    return len(steps)
+        return []
+    out = []
+    for slider, moved, name in frames_store.ahead_settings(spec, values, live):
+        key, _ = frames_for(spec, moved, slider, by=asker(spec.id, name), ahead=True)
+        stepped = next(n for n, v in moved.items() if v != values.get(n))
+        out.append((slider, stepped, moved[stepped], key))
+    return out
+
+
+def ahead_for_browser(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> dict[str, dict]:
+    """:func:`ask_ahead`, and where the tab fetches each of those sets, for the chart's sliders: the
+    label of the slider the set follows -> the label of the slider one key step away -> [[that
+    slider's value there, the set's key, its file's address], ...] (``webui/live_js/positions.js``
+    ``setOf``). At that key step the tab fetches the file (written once the set is on the disk:
+    :func:`webui.frames_fetch.publish_soon`) and draws the other slider's moves from it before the
+    step's own run has answered (0.6-1.0 s on the 2-core machine). Empty when frames are not
+    published as files."""
+    out: dict[str, dict] = {}
+    for slider, stepped, value, key in _asked_ahead(spec, values, live):
+        where = frames_fetch.addresses(key, None)
+        if where is None:
+            return {}
+        labels = {p.name: widget_label(p) for p in live}
+        out.setdefault(labels[slider], {}).setdefault(labels[stepped], []).append([value, key, where["whole"]])
+    return out
 
 
 def covers(spec: FigureSpec, values: dict[str, Any], live: Sequence[Param]) -> bool:

@@ -124,3 +124,125 @@ def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(
     assert len([j for j in extra if j[2].id == "hoho-live"]) == 4
     monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "0")
     assert warmup.frame_jobs(ahead=True) == plain
+
+
+@pytest.fixture
+def published(tmp_path, monkeypatch):
+    """Frames published into a folder of the test's own (as if Streamlit served it)."""
+    from webui import frames_fetch
+
+    out = tmp_path / "frames"
+    out.mkdir()
+    monkeypatch.setattr(frames_fetch, "folder", lambda: out)
+    monkeypatch.setattr(frames_fetch, "_secret", lambda: b"s" * 32)
+    return out
+
+
+def _wait_for(path, seconds: float = 10.0) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists():
+            return True
+        time.sleep(0.02)
+    return path.exists()
+
+
+def test_the_browser_is_told_each_set_ahead_by_the_other_sliders_value_with_its_file(asked, published):
+    """webui.live_frames.ahead_for_browser: per slider label the chart follows, per label of the
+    other slider, [its value one key step away, the set's key there, the file's address]: the same
+    keys the page asks the workers for, at the grid's neighbours of the other slider's value."""
+    from webui import frames_fetch
+    from webui.widgets import widget_label
+
+    spec = registry.get("adept-epsilon")
+    values, live = _at("adept")
+    told = live_frames.ahead_for_browser(spec, values, live)
+    labels = {p.name: widget_label(p) for p in live}
+    assert set(told) == {labels["dim"], labels["epsilon"]}
+    for along, stepped in (("epsilon", "dim"), ("dim", "epsilon")):
+        steps = told[labels[along]]
+        assert set(steps) == {labels[stepped]}
+        got = sorted(steps[labels[stepped]])
+        want = []
+        for step in (-1, 1):
+            moved = _neighbour(live, values, stepped, step)
+            key = frames_store.frames_key(spec, {p.name: moved[p.name] for p in spec.params}, along)
+            want.append([moved[stepped], key, f"{frames_fetch.ROUTE}/{frames_fetch.name(key)}"])
+        assert got == sorted(want)
+    assert {k for k, _, _ in asked} == {step[1] for s in told.values() for v in s.values() for step in v}
+    # nothing named for a chart that follows one slider, nor when frames are not published as files
+    assert live_frames.ahead_for_browser(registry.get("adept-sensitivity"), values, live) == {}
+    import webui.frames_fetch as ff
+
+    ff_folder = ff.folder
+    try:
+        ff.folder = lambda: None
+        assert live_frames.ahead_for_browser(spec, values, live) == {}
+    finally:
+        ff.folder = ff_folder
+
+
+def test_a_set_ahead_on_the_disk_is_published_for_the_tab_to_fetch_at_the_step(asked, published, monkeypatch):
+    """A set the build (or the workers, earlier) left on the disk is written where the tab fetches
+    it, from the disk cache's bytes, in a thread of its own (not the page's run); once."""
+    from webui import frames_fetch
+
+    reads = []
+    monkeypatch.setattr(tables, "blob_cached", lambda kind, canonical: True)
+    monkeypatch.setattr(
+        tables, "read_shared", lambda kind, canonical: reads.append(canonical) or b"set " + repr(canonical).encode()
+    )
+    spec = registry.get("adept-epsilon")
+    values, live = _at("adept")
+    told = live_frames.ahead_for_browser(spec, values, live)
+    keys = [step[1] for s in told.values() for v in s.values() for step in v]
+    assert len(keys) == 4 and not asked
+    for key in keys:
+        assert _wait_for(published / frames_fetch.name(key))
+        assert (published / frames_fetch.name(key)).read_bytes().startswith(b"set ")
+    n = len(reads)
+    assert n == 4
+    live_frames.ahead_for_browser(spec, values, live)  # published already: not read again
+    import time
+
+    time.sleep(0.2)
+    assert len(reads) == n
+
+
+def test_a_set_ahead_the_workers_computed_is_published_once_on_the_disk(asked, published, monkeypatch):
+    """The queue's job for a set ahead: the workers put it on the disk, and the file the tab
+    fetches is written from there; a pool that could not compute it publishes nothing."""
+    from webui import frames_fetch
+
+    jobs = []  # (the queue's requests, with their jobs; `asked` set the rest up)
+    monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None, ahead=False: jobs.append((key, job)))
+    on_disk = {}
+    monkeypatch.setattr(tables, "read_shared", lambda kind, canonical: on_disk.get(repr(sorted(canonical.items()))))
+
+    def compute(task, key, progress, near=None, ahead=False):  # the workers: into the disk cache
+        assert ahead and near is None
+        on_disk[repr(sorted(frames_store.canonical(registry.get(task[1]), task[2], task[3]).items()))] = (
+            b"computed " + key.encode()
+        )
+        return True
+
+    monkeypatch.setattr(frames_pool, "compute", compute)
+    spec = registry.get("hoho-live")
+    values, live = _at("hoho")
+    told = live_frames.ahead_for_browser(spec, values, live)
+    assert len(jobs) == 4
+    key, job = jobs[0]
+    path = published / frames_fetch.name(key)
+    assert not path.exists()
+    job(lambda *a: None)
+    assert _wait_for(path) and path.read_bytes() == b"computed " + key.encode()
+    assert key in {step[1] for s in told.values() for v in s.values() for step in v}
+    monkeypatch.setattr(frames_pool, "compute", lambda *a, **k: False)  # the pool broke: nothing on the disk
+    key2, job2 = jobs[1]
+    job2(lambda *a: None)
+    import time
+
+    time.sleep(0.2)
+    assert not (published / frames_fetch.name(key2)).exists()

@@ -85,6 +85,20 @@ export function fetchFrames(key, urls) {
   planFetch();
 }
 
+// a set one key step of another slider away (positions.js setOf), at that step: asked for at
+// once, not at the next turn, and, if its file is not there yet (its set still being computed),
+// in the turns that follow like any waiting set
+export async function fetchAhead(key, url) {
+  if (FRAMES.has(key) || FETCHING.sets.has(key) || AHEAD_ASKED.has(key)) return;
+  AHEAD_ASKED.add(key);
+  try {
+    if (!(await fetchFile(key, url)) && !FRAMES.has(key)) fetchFrames(key, { whole: url });
+  } finally {
+    AHEAD_ASKED.delete(key);
+  }
+}
+const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
+
 function lively() {
   FETCHING.wait = FIRST_MS;
   FETCHING.lively = performance.now();

@@ -35,13 +35,45 @@ export function current(el, label, self = false) {
   return true;
 }
 
+// The key of the frames an element reads along `label` for where its other sliders are now: its
+// own set while they stand where the server drew it (current); while one of them stands one key
+// step away, the set of that setting the server named beside it (the slider's `ahead`: [[the other
+// slider's value, the set's key, its file's address], ...] per other slider's label,
+// webui/live_frames.py ahead_for_browser), which the tab fetches at that step (aheadAt), so the
+// other slider's moves are drawn from frames before the step's own run has answered; else null.
+export function setOf(el, label) {
+  const s = el.__dpviz.sliders[label];
+  if (!s) return null;
+  let moved = null;
+  for (const [other, o] of Object.entries(el.__dpviz.sliders)) {
+    if (other === label || !AT.has(other) || o.options[AT.get(other)] === o.at) continue;
+    if (moved !== null) return null; // two others moved: no set named for that
+    moved = other;
+  }
+  if (moved === null) return s.frames;
+  const step = aheadAt(el, label, moved);
+  return step ? step[1] : null;
+}
+window.__dpvizSetOf = setOf; // for the benchmarks and browser tests
+
+// the entry of slider `label`'s `ahead` for slider `other` where it stands now ([value, key, url]), or null
+export function aheadAt(el, label, other) {
+  const s = el.__dpviz.sliders[label];
+  const o = el.__dpviz.sliders[other];
+  const steps = s && o && s.ahead && s.ahead[other];
+  if (!steps || !AT.has(other)) return null;
+  const value = o.options[AT.get(other)];
+  return steps.find((step) => step[0] === value) || null;
+}
+
 // the figure a chart shows at a slider's option index (null: nothing to draw from here)
 export function figureAt(gd, label, index) {
   const s = gd.__dpviz.sliders[label];
-  if (!s || !current(gd, label)) return null;
-  const frame = frameOf(FRAMES.get(s.frames), s.options[index]);
+  const set = s && setOf(gd, label);
+  if (!set) return null;
+  const frame = frameOf(FRAMES.get(set), s.options[index]);
   if (frame) return frame;
-  if (s.options[index] !== s.at) return null;
+  if (set !== s.frames || s.options[index] !== s.at) return null;
   return gd.__dpviz.figure || refFigure(gd.__dpviz.ref);
 }
 

@@ -1,6 +1,6 @@
 import { CHARTS, FRAMES } from "./state.js";
 import { fitted, fittedData, sized } from "./text_fit.js";
-import { AT, current, frameOf } from "./positions.js";
+import { AT, frameOf, setOf } from "./positions.js";
 import { MOVED, flushDeferred, follow } from "./sliders.js";
 import { inWindow, keepSides, plotly, sayDrawn, show, size } from "./chart.js";
 import { NEAR_SUFFIX } from "./fetch_frames.js";
@@ -56,7 +56,8 @@ function shotHost(box) {
 // the whole set's frame is another object than the nearest part's, with the same figure.)
 export function shotKey(gd, label, index, box = size(gd)) {
   const s = gd.__dpviz.sliders[label];
-  const set = s.frames.endsWith(NEAR_SUFFIX) ? s.frames.slice(0, -NEAR_SUFFIX.length) : s.frames;
+  const read = setOf(gd, label) || s.frames; // (a set one key step of another slider away, fetched at that step)
+  const set = read.endsWith(NEAR_SUFFIX) ? read.slice(0, -NEAR_SUFFIX.length) : read;
   return `${set}|${s.options[index]}|${shotLook(gd, box)}`; // (by value: a link's value shifts the indexes)
 }
 
@@ -126,7 +127,7 @@ function takeShot(host) {
 export async function makeShot(gd, label, index) {
   const state = gd.__dpviz;
   const s = state.sliders[label];
-  const figure = frameOf(FRAMES.get(s.frames), s.options[index]); // (by value, not frameAt(doc, index): a
+  const figure = frameOf(FRAMES.get(setOf(gd, label)), s.options[index]); // (by value, not frameAt(doc, index): a
   // nearest part's frame at the option's index was another position's, or none, and its shot never shown)
   if (!figure) return;
   const box = size(gd);
@@ -186,8 +187,8 @@ const LAST_MOVED_LATER = 1e6;
 // the shots a chart lacks along a slider, in shotOrder
 function plannedShots(gd, label) {
   const s = gd.__dpviz.sliders[label];
-  const doc = s && FRAMES.get(s.frames);
-  if (!doc || !current(gd, label) || document.fullscreenElement === gd) return [];
+  const doc = s && FRAMES.get(setOf(gd, label));
+  if (!doc || document.fullscreenElement === gd) return [];
   const at = AT.has(label) ? AT.get(label) : s.options.indexOf(s.at);
   const box = size(gd);
   const wanted = [];

@@ -1,5 +1,6 @@
 import { CHARTS, TEXTS } from "./state.js";
-import { AT, figureAt, htmlAt, known } from "./positions.js";
+import { AT, aheadAt, figureAt, htmlAt, known, setOf } from "./positions.js";
+import { fetchAhead } from "./fetch_frames.js";
 import { KEY_MOVE, KEY_SETTLE, SHOTS, SHOT_QUIET, drawShown, endDrag, pageRuns, planShots, shotKey, showShot } from "./shots.js";
 import { inWindow, show, size } from "./chart.js";
 
@@ -169,11 +170,23 @@ export function catchUp(name) {
     const index = +input.value;
     for (const el of CHARTS) {
       const s = el.__dpviz && el.__dpviz.sliders[label];
-      if (!s || s.frames !== name || s.options[index] === s.at || el.__dpvizShownTag === `${label}=${index}`) continue;
+      if (!s || setOf(el, label) !== name || s.options[index] === s.at || el.__dpvizShownTag === `${label}=${index}`) continue;
       if (figureAt(el, label, index)) MOVED.set(label, index);
     }
   }
   if (MOVED.size) follow();
+}
+
+// slider `label` moved: each chart's set along another slider at the new setting, when the server
+// named it one key step ahead (positions.js setOf), is fetched now; the other slider's moves are
+// drawn from it before the page's run at the new setting answers
+export function fetchStepped(label) {
+  for (const el of CHARTS) {
+    for (const other of Object.keys(el.__dpviz.sliders)) {
+      const step = other !== label && aheadAt(el, other, label);
+      if (step) fetchAhead(step[1], step[2]);
+    }
+  }
 }
 
 export function watchSliders() {
@@ -191,6 +204,7 @@ export function watchSliders() {
           SHOTS.lastMoved = label; // (shots.js: the other sliders' shots come first)
         }
         AT.set(label, +el.value);
+        fetchStepped(label);
       }
     }
     if (!MOVED.size || window.__dpvizMoveFrame) return;
