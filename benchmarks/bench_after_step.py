@@ -45,7 +45,6 @@ from bench_frames_ready import IDLE, arguments, built_or_new  # noqa: E402
 from bench_frames_step import KEYS, MOVED  # noqa: E402
 from bench_live_browser import DEVTOOLS_PORT, FRAME_CLOCK, MOUSE_HZ, free_drag  # noqa: E402
 from browser_support import CHROMIUM_ARGS, TEST_BROWSER, look_at, slider_geometry, start_server, stop_server  # noqa: E402
-from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 PAGES = {  # page: its two sliders, each with the chart that follows it (as bench_live_browser's)
     "ADePT_sensitivity": (("Dimension n", "adept-sensitivity"), ("Privacy budget ε (claimed)", "adept-epsilon")),
@@ -68,13 +67,15 @@ TRACE = "/tmp/bench-after-step-messages.txt"
 # whether every chart that follows the slider holds the whole set of its frames along it for where
 # the other sliders are now: the set it reads (positions.js setOf: its own, or one the server named a
 # key step ahead, fetched at the step), new since ``before`` (KEYS, before the step; on a page without
-# setOf, its own set once the run at the new setting brought a new key)
-EVERY_WHOLE = """([label, before]) => { const all = [...document.querySelectorAll('.dpviz-chart')]
+# setOf, its own set once the run at the new setting brought a new key) where the chart follows the
+# stepped slider ``first`` too
+EVERY_WHOLE = """([label, before, first]) => { const all = [...document.querySelectorAll('.dpviz-chart')]
   .filter((gd) => gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label]);
   return all.length > 0 && all.every((gd) => {
     const key = window.__dpvizSetOf ? window.__dpvizSetOf(gd, label) : gd.__dpviz.sliders[label].frames;
     const id = (gd.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/) || [''])[0];
-    const old = before[id] && before[id][label];
+    // (a chart that follows B alone keeps its set)
+    const old = first in gd.__dpviz.sliders && before[id] && before[id][label];
     return !!key && key !== old && !key.endsWith('-near') && !!window.__dpvizFrames.get(key); }); }"""
 # whether the chart holds the whole set of its frames along the slider (not only its nearest part)
 # how many of the chart's positions along the slider have a shot ready, of how many (shots.js)
@@ -87,6 +88,26 @@ WHOLE = """([fid, label]) => { const gd = document.querySelector(`.st-key-chart-
   const s = gd && gd.__dpviz && gd.__dpviz.sliders && gd.__dpviz.sliders[label];
   return !!(s && !s.frames.endsWith('-near') && window.__dpvizFrames.get(s.frames)); }"""
 
+
+# the frames files the tab asked for in the 3 s from the press: [ms from the press to the request,
+# ms it took, its HTTP status], a 404 a set not published yet
+FETCHES = """(t0) => performance.getEntriesByType('resource')
+  .filter((e) => e.name.includes('/static/frames/') && !e.name.endsWith('.json')
+    && e.startTime >= t0 && e.startTime < t0 + 3000)
+  .map((e) => [Math.round(e.startTime - t0), Math.round(e.responseEnd - e.startTime), e.responseStatus])"""
+WATCH_STEP = """([whole, moved, wholeArg, movedArg]) => {
+  const fw = eval(whole), fm = eval(moved), t0 = performance.now(), s = (window.__step = {done: false});
+  s.pressedAt = t0; // (until the key goes down: the times below are from that moment)
+  window.addEventListener('keydown', () => { s.pressedAt = performance.now(); }, {capture: true, once: true});
+  const id = setInterval(() => {
+    const t = performance.now();
+    if (s.whole === undefined && fw(wholeArg)) s.whole = t - s.pressedAt;
+    if (s.moved === undefined && (movedArg === null || fm(movedArg))) s.moved = t - s.pressedAt;
+    if (t - t0 > 60000 || (s.moved !== undefined && (s.whole !== undefined || t - s.pressedAt > 3000))) {
+      s.done = true; clearInterval(id); }
+  }, 20); }"""
+"""Watches, from the key going down, when every chart along B holds its whole set for the new
+setting (EVERY_WHOLE; given up after 3 s) and when the run at the new setting drew the charts (MOVED)."""
 
 ERRORS: list = []
 """The pages' uncaught errors and crashes (printed at the end, and when a slider is not found)."""
@@ -182,6 +203,10 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
     pause, then ``second`` pressed and dragged."""
     before = page.evaluate(KEYS)
     frames_on = any(before.values())
+    if frames_on:  # watched in the page from the press: the sets whole (a set fetched at the step comes
+        # before the step's run answers) and the run at the new setting drawn (the charts' keys changed)
+        whole_arg = [second, before if first is not None else {}, first]
+        page.evaluate(WATCH_STEP, [EVERY_WHOLE, MOVED, whole_arg, [first, before] if first is not None else None])
     pressed = time.monotonic()
     if first is not None:
         a = page.get_by_role("slider", name=first)
@@ -189,19 +214,13 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
         _mark(f"press {first}")
         pressed = time.monotonic()
         page.keyboard.press("ArrowRight")
-    sets_whole = None  # seconds from the press until every chart following B held its whole set
-    if frames_on:  # (from the press: a set fetched at the step is there before the step's run answers)
-        try:
-            page.wait_for_function(
-                EVERY_WHOLE, arg=[second, before if first is not None else {}], timeout=3000, polling=20
-            )
-            sets_whole = time.monotonic() - pressed
-        except PlaywrightTimeout:
-            pass
-    if (
-        frames_on and first is not None
-    ):  # frames on: the run at the new setting has drawn the charts (their keys changed)
-        page.wait_for_function(MOVED, arg=[first, before], timeout=60_000, polling=50)
+    sets_whole, fetches = None, []  # seconds from the press until every chart following B held its whole set
+    if frames_on:
+        page.wait_for_function("() => window.__step.done", timeout=60_000, polling=50)
+        step = page.evaluate("() => window.__step")
+        sets_whole = step["whole"] / 1000 if step.get("whole") is not None else None
+        fetches = page.evaluate(FETCHES, step["pressedAt"])
+    run_drawn = step["moved"] / 1000 if frames_on and step.get("moved") is not None else None
     page.wait_for_timeout(300)
     page.wait_for_function(IDLE, timeout=120_000)  # the page's answer to the press is in
     look_at(page, f".st-key-chart-{fid}")
@@ -259,7 +278,8 @@ def _pair(page, sent, checks, first: str, second: str, fid: str, presses: int) -
         "chart": fid,
         "whole": whole,
         "sets_whole": sets_whole,
-        "run_drawn": paused - pressed,
+        "fetches": fetches,
+        "run_drawn": run_drawn if run_drawn is not None else paused - pressed,
     }
 
 
@@ -384,7 +404,12 @@ def main() -> None:
                         f"(+{r['checks']} frames checks); the press's run drawn in {r['run_drawn']:.2f} s, every "
                         f"chart along {second} whole "
                         + (f"{r['sets_whole']:.2f} s after the press" if r["sets_whole"] is not None else "not yet")
-                        + (" (3-s pause)" if route != "server runs" else ""),
+                        + (" (3-s pause)" if route != "server runs" else "")
+                        + (
+                            f"; frames files asked for [ms from the press, ms, status]: {r['fetches']}"
+                            if r["fetches"]
+                            else ""
+                        ),
                         flush=True,
                     )
         browser.close()

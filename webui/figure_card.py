@@ -138,8 +138,9 @@ def chart_frames(
         if ref is None and values[p.name] in held.grid:
             ref = ({"frames": key, "value": values[p.name]}, held.height)
     if sliders and not waiting:  # every slider followed: the frames one key step away, behind all else
+        idle = not registry.hosted_mode()  # (fetched before any step in the tab's quiet moments: locally)
         for label, steps in live_frames.ahead_for_browser(spec, values, live).items():
-            sliders[label]["ahead"] = steps  # (fetched by the tab at that step)
+            sliders[label].update(ahead=steps, aheadIdle=idle)  # (else fetched by the tab at that step)
     return sliders, ref, mounts
 
 

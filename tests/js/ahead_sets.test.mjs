@@ -10,13 +10,17 @@ import assert from "node:assert/strict";
 import { deflateSync } from "node:zlib";
 
 globalThis.dispatchEvent = () => true;
-globalThis.document = { hidden: false, baseURI: "http://server/", fullscreenElement: null, querySelectorAll: () => [] };
+globalThis.document = { hidden: false, baseURI: "http://server/", fullscreenElement: null, querySelectorAll: () => [], querySelector: () => null };
+globalThis.innerWidth = 1280;
+globalThis.innerHeight = 800;
 window.requestAnimationFrame = (f) => setTimeout(f, 0);
 window.cancelAnimationFrame = (id) => clearTimeout(id);
 const { CHARTS, FRAMES } = await import("../../webui/live_js/state.js");
 const { SHOTS } = await import("../../webui/live_js/shots.js");
 const { AT, figureAt, setOf } = await import("../../webui/live_js/positions.js");
 const { fetchStepped } = await import("../../webui/live_js/sliders.js");
+const { AHEAD_WAIT, planAheadIdle } = await import("../../webui/live_js/fetch_frames.js");
+Object.assign(AHEAD_WAIT, { first: 1, next: 1, again: 5, missing: 5 });
 SHOTS.soon = 1; // no shots planned here (they draw with Plotly)
 
 const EPS = "ε";
@@ -33,9 +37,10 @@ function setAlongLambda(eps) {
   };
 }
 const packed = (doc) => new Uint8Array(deflateSync(Buffer.from(JSON.stringify(doc))));
-function chart() {
+function chart(idle = false) {
   const gd = {
     isConnected: true,
+    getBoundingClientRect: () => ({ top: 0, bottom: 400, left: 0, right: 600, width: 600, height: 400 }),
     __dpviz: {
       sliders: {
         [EPS]: { frames: "eps-at-lam-20", options: EPS_OPTIONS, at: 1 },
@@ -45,6 +50,7 @@ function chart() {
           at: 20,
           // the sets along λ one key step of ε away, both sides (the server's ahead_for_browser)
           ahead: { [EPS]: [[0.5, "lam-at-eps-0.5", "app/static/frames/a.bin"], [2, "lam-at-eps-2", "app/static/frames/b.bin"]] },
+          aheadIdle: idle, // (a local server: fetched before any step)
         },
       },
     },
@@ -52,6 +58,13 @@ function chart() {
   CHARTS.clear();
   CHARTS.add(gd);
   return gd;
+}
+// the tab's waiting sets forgotten (a file asked for again every 150 ms would keep Node running)
+function forgetWaiting() {
+  const fetching = window.__dpvizFetching;
+  fetching.sets.clear();
+  clearTimeout(fetching.timer);
+  fetching.timer = null;
 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 async function held(key) {
@@ -74,6 +87,7 @@ test("the set read along a slider follows the other slider: its own, the one a k
   AT.set(LAM, 2); // λ moved: ε's own set no longer holds, and none was named for ε
   assert.equal(setOf(gd, EPS), null);
   AT.clear();
+  forgetWaiting();
 });
 
 test("at a key step the set is fetched at once and the other slider's moves are drawn from it", async () => {
@@ -102,6 +116,29 @@ test("at a key step the set is fetched at once and the other slider's moves are 
   assert.equal(asked.length, 1);
   assert.equal(figureAt(gd, LAM, 2), null);
   AT.clear();
+  forgetWaiting();
+});
+
+test("a drag fetches no set ahead: only a key's step does", async () => {
+  chart();
+  AT.clear();
+  FRAMES.clear();
+  const asked = [];
+  globalThis.fetch = async (url) => {
+    asked.push(String(url));
+    return { ok: false, status: 404 };
+  };
+  SHOTS.dragging = true;
+  AT.set(EPS, 2);
+  fetchStepped(EPS);
+  await settle();
+  assert.deepEqual(asked, []);
+  SHOTS.dragging = false;
+  fetchStepped(EPS);
+  await settle();
+  assert.equal(asked.length, 1);
+  AT.clear();
+  forgetWaiting();
 });
 
 test("a set one step away that is not there yet is asked for again until it is", async () => {
@@ -124,4 +161,61 @@ test("a set one step away that is not there yet is asked for again until it is",
   assert.ok(await held("lam-at-eps-0.5"));
   assert.equal(figureAt(gd, LAM, 0).data[0].name, "ε=0.5 λ=10");
   AT.clear();
+  forgetWaiting();
+});
+
+test("on a local server the sets ahead are fetched before any step, and a step takes one at once", async () => {
+  const gd = chart(true);
+  AT.clear();
+  FRAMES.clear();
+  const asked = [];
+  globalThis.fetch = async (url) => {
+    asked.push(String(url).split("/").pop());
+    const eps = String(url).endsWith("/a.bin") ? 0.5 : 2;
+    return { ok: true, arrayBuffer: async () => packed(setAlongLambda(eps)).buffer };
+  };
+  planAheadIdle();
+  for (let i = 0; i < 100 && window.__dpvizAheadDocs.size < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(asked.sort(), ["a.bin", "b.bin"]); // both sides, one request each
+  assert.equal(FRAMES.size, 0); // kept apart until a step needs one
+  AT.set(EPS, 2);
+  fetchStepped(EPS); // the step: the set is the tab's at once, no request
+  assert.ok(FRAMES.get("lam-at-eps-2"));
+  assert.equal(figureAt(gd, LAM, 0).data[0].name, "ε=2 λ=10");
+  assert.equal(asked.length, 2);
+  assert.ok(!window.__dpvizAheadDocs.has("lam-at-eps-2"));
+  // a new setting names other sets: the ones kept for the last are let go at the next turn
+  gd.__dpviz.sliders[LAM].ahead = { [EPS]: [[4, "lam-at-eps-4", "app/static/frames/c.bin"]] };
+  planAheadIdle();
+  for (let i = 0; i < 100 && !window.__dpvizAheadDocs.has("lam-at-eps-4"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual([...window.__dpvizAheadDocs.keys()], ["lam-at-eps-4"]);
+  AT.clear();
+  window.__dpvizAheadDocs.clear();
+  forgetWaiting();
+});
+
+test("on a hosted demo, or while the page runs, nothing is fetched before a step", async () => {
+  chart(false);
+  AT.clear();
+  FRAMES.clear();
+  const asked = [];
+  globalThis.fetch = async (url) => {
+    asked.push(String(url));
+    return { ok: false, status: 404 };
+  };
+  planAheadIdle();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(asked, []); // hosted: only at a step
+  chart(true);
+  const running = { id: "status" };
+  globalThis.document.querySelector = (sel) => (sel.includes("stStatusWidget") ? running : null);
+  planAheadIdle();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(asked, []); // the page runs: later
+  globalThis.document.querySelector = () => null;
+  for (let i = 0; i < 100 && asked.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(asked.length >= 1);
+  clearTimeout(window.__dpvizAheadIdle.timer);
+  window.__dpvizAheadIdle.missed.clear();
+  forgetWaiting();
 });

@@ -5,7 +5,7 @@ import { describeBox, describeSoon } from "./describe.js";
 import { current, refFigure } from "./positions.js";
 import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { watchSliders } from "./sliders.js";
-import { fetchFrames, holdBody, upgrade } from "./fetch_frames.js";
+import { fetchFrames, holdBody, planAheadIdle, upgrade } from "./fetch_frames.js";
 import { firstTurn } from "./first_draws.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
@@ -319,6 +319,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
   if (Object.keys(state.sliders).length) {
     CHARTS.add(gd);
     watchSliders();
+    if (Object.values(state.sliders).some((s) => s.aheadIdle)) planAheadIdle(); // (the sets one key step ahead)
   }
   if (Object.keys(state.sliders).some((label) => !current(gd, label, true))) {
     // a late answer: a slider has moved on since this run began, and the chart shows its frame of

@@ -1,6 +1,7 @@
 import { CHARTS, FRAMES, TEXTS } from "./state.js";
 import { inflateFrames } from "./frames.js";
-import { planForFrames } from "./shots.js";
+import { SHOTS, SHOT_QUIET, pageRuns, planForFrames } from "./shots.js";
+import { inWindow } from "./chart.js";
 
 // Frames fetched by the tab itself (webui/frames_fetch.py): a "P" element (frames still being
 // computed) says where the server will put them, and their nearest part, once they are computed;
@@ -59,16 +60,23 @@ export function upgradeAll() {
 export async function holdBody(name, body) {
   if (FRAMES.has(name)) return false;
   FRAMES.set(name, null); // being inflated (a frames element or file of the same key waits)
+  let doc;
   try {
-    FRAMES.set(name, await inflateFrames(body));
+    doc = await inflateFrames(body);
   } catch (err) {
     FRAMES.delete(name);
     return false;
   }
+  held(name, doc);
+  return true;
+}
+
+// frames `name` inflated: kept, the charts told
+function held(name, doc) {
+  FRAMES.set(name, doc);
   upgradeAll();
   window.dispatchEvent(new CustomEvent("dpviz-frames", { detail: name }));
   planForFrames();
-  return true;
 }
 
 // the frames `key` (a set's key) are being computed: fetch them from `urls` ({whole, near}) once
@@ -89,7 +97,7 @@ export function fetchFrames(key, urls) {
 // once, not at the next turn, and, if its file is not there yet (its set still being computed),
 // in the turns that follow like any waiting set
 export async function fetchAhead(key, url) {
-  if (FRAMES.has(key) || FETCHING.sets.has(key) || AHEAD_ASKED.has(key)) return;
+  if (takeAhead(key) || FRAMES.has(key) || FETCHING.sets.has(key) || AHEAD_ASKED.has(key)) return;
   AHEAD_ASKED.add(key);
   try {
     if (!(await fetchFile(key, url)) && !FRAMES.has(key)) fetchFrames(key, { whole: url });
@@ -98,6 +106,81 @@ export async function fetchAhead(key, url) {
   }
 }
 const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
+
+// On a local server (the slider's `aheadIdle`, webui/figure_card.py), the sets one key step ahead are
+// fetched and inflated before any step, in the tab's quiet moments: one set at a time, the charts in
+// view first, none while the page runs, during a drag, or within a second of a key press. At the step
+// such a set is the tab's at once (takeAhead): fetched at the step, a set was held 0.2-0.8 s after
+// the key on the 2-core machine, its file in within 0.1 s and its inflating waiting behind the step's
+// own drawings. They are kept apart from the tab's frames, and only those the charts name now
+// (a new setting names others): at most four sets a chart. Not on a hosted demo, where thirty
+// students' pauses would fetch four files a chart each, of which one step uses at most one.
+const AHEAD_DOCS = (window.__dpvizAheadDocs = window.__dpvizAheadDocs || new Map()); // key -> frames
+const AHEAD_IDLE = (window.__dpvizAheadIdle = window.__dpvizAheadIdle || { timer: null, busy: false, missed: new Map() });
+export const AHEAD_WAIT = { first: 300, next: 60, again: 300, missing: 2000 }; // ms (an object: Node's tests shorten them)
+const AHEAD_TRIES = 4; // a file not there this often (a set still computed) is left to the step
+
+// the set `key`, fetched ahead in idle time, made the tab's frames now; false if it was not
+function takeAhead(key) {
+  const doc = AHEAD_DOCS.get(key);
+  if (!doc) return false;
+  AHEAD_DOCS.delete(key);
+  if (!FRAMES.has(key)) held(key, doc);
+  return true;
+}
+
+// the sets one step ahead the charts name now, [key, url] each, the charts in view first
+function aheadWanted() {
+  const charts = [...CHARTS].filter((gd) => gd.isConnected && gd.__dpviz);
+  const order = [...charts.filter((gd) => inWindow(gd)), ...charts.filter((gd) => !inWindow(gd))];
+  const wanted = new Map();
+  for (const gd of order) {
+    for (const s of Object.values(gd.__dpviz.sliders || {})) {
+      if (!s.aheadIdle || !s.ahead) continue;
+      for (const steps of Object.values(s.ahead)) for (const [, key, url] of steps) if (!wanted.has(key)) wanted.set(key, url);
+    }
+  }
+  return wanted;
+}
+
+// a chart's state came: the sets ahead it names are fetched in the quiet moments after it
+export function planAheadIdle(ms = AHEAD_WAIT.first) {
+  clearTimeout(AHEAD_IDLE.timer);
+  AHEAD_IDLE.timer = setTimeout(aheadTurn, ms);
+}
+
+async function aheadTurn() {
+  AHEAD_IDLE.timer = null;
+  if (AHEAD_IDLE.busy) return;
+  const wanted = aheadWanted();
+  for (const key of [...AHEAD_DOCS.keys()]) if (!wanted.has(key)) AHEAD_DOCS.delete(key); // another setting's
+  const next = [...wanted].find(
+    ([key]) => !FRAMES.has(key) && !AHEAD_DOCS.has(key) && (AHEAD_IDLE.missed.get(key) || 0) < AHEAD_TRIES,
+  );
+  if (!next) return;
+  if (document.hidden || pageRuns() || SHOTS.dragging || performance.now() - (SHOTS.keyAt || -1e9) < SHOT_QUIET) {
+    return void planAheadIdle(AHEAD_WAIT.again);
+  }
+  const [key, url] = next;
+  AHEAD_IDLE.busy = true;
+  let wait = AHEAD_WAIT.next;
+  try {
+    const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
+    if (response.ok) {
+      const doc = await inflateFrames(new Uint8Array(await response.arrayBuffer()));
+      if (!FRAMES.has(key)) AHEAD_DOCS.set(key, doc);
+    } else {
+      AHEAD_IDLE.missed.set(key, (AHEAD_IDLE.missed.get(key) || 0) + 1); // (not computed yet: asked again later)
+      wait = AHEAD_WAIT.missing;
+    }
+  } catch (err) {
+    AHEAD_IDLE.missed.set(key, (AHEAD_IDLE.missed.get(key) || 0) + 1);
+    wait = AHEAD_WAIT.missing;
+  } finally {
+    AHEAD_IDLE.busy = false;
+  }
+  planAheadIdle(wait);
+}
 
 function lively() {
   FETCHING.wait = FIRST_MS;

@@ -177,10 +177,13 @@ export function catchUp(name) {
   if (MOVED.size) follow();
 }
 
-// slider `label` moved: each chart's set along another slider at the new setting, when the server
-// named it one key step ahead (positions.js setOf), is fetched now; the other slider's moves are
-// drawn from it before the page's run at the new setting answers
+// slider `label` moved by a key: each chart's set along another slider at the new setting, when the
+// server named it one key step ahead (positions.js setOf), is fetched now; the other slider's moves
+// are drawn from it before the page's run at the new setting answers. Not during a drag, which
+// crosses the positions one step either side of where it began: inflating those sets (1-3 MB of
+// JSON each on the ADePT page) held the tab while the drag wanted its frames drawn
 export function fetchStepped(label) {
+  if (SHOTS.dragging) return;
   for (const el of CHARTS) {
     for (const other of Object.keys(el.__dpviz.sliders)) {
       const step = other !== label && aheadAt(el, other, label);
