@@ -858,3 +858,96 @@ def test_a_step_after_a_pause_finds_the_other_sliders_frames_computed_ahead(
     finally:
         page.close()
         stop_server(proc, log)
+
+
+def test_a_step_draws_the_other_slider_from_its_set_ahead_before_the_run_answers(
+    tmp_path_factory, warm_cache, warm_frames, browser, monkeypatch
+):
+    """The chart's element names the sets one key step ahead (webui.live_frames.ahead_for_browser)
+    and the tab fetches the other slider's at the step (live_js sliders.js fetchStepped). With the
+    page's messages to the server held from the step on, so that no run at the new ε can answer,
+    the tab still holds the λ frames at the new ε, and a press of λ is drawn from them: the very
+    figure of that set at the new λ. Once the messages go, the run's answer names the same set."""
+    from dpviz.params import parse_value
+    from webui import frames_store
+
+    tmp = tmp_path_factory.mktemp("ahead-fetched")
+    env = {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0", "DPVIZ_FRAMES_AHEAD": "1"}
+    proc, url, log = start_server(tmp, env, cache_from=[warm_cache, warm_frames])
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    held = {"on": False, "queue": [], "server": None}
+
+    def route(ws):  # the page's messages to the server go through here; the server's come as they are
+        server = held["server"] = ws.connect_to_server()
+        ws.on_message(lambda message: held["queue"].append(message) if held["on"] else server.send(message))
+
+    page.route_web_socket(re.compile(r".*/_stcore/stream.*"), route)
+    try:
+        page.goto(f"{url}/HoHo_attack?{HOHO_FAST}")
+        step, other = "Claimed ε", "λ"
+        _wait_frames(page, step, ("hoho-live",))
+        _wait_frames(page, other, ("hoho-live",))
+        wait_run_ended(page)
+        params = registry.page_params("hoho")
+        values = {p.name: p.default for p in params}
+        values.update({k: parse_value(next(p for p in params if p.name == k), v) for k, v in _query(HOHO_FAST).items()})
+        monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp / "cache"))
+        monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+        spec = registry.get("hoho-live")
+        steps = frames_store.ahead_settings(spec, values, [p for p in params if p.slider])
+        right = next(moved for s, moved, name in steps if name == "lambda_ ahead of epsilon right")
+        want = frames_store.frames_key(spec, {p.name: right[p.name] for p in spec.params}, "lambda_")
+        named = _chart(  # the λ set at ε one step right, as the chart's element names it
+            page,
+            ".st-key-chart-hoho-live",
+            "(gd, [label, step]) => ((gd.__dpviz.sliders[label].ahead || {})[step] || []).map((s) => [s[1], s[2]])",
+            [other, step],
+        )
+        address = dict(named).get(want)
+        assert address, named
+        deadline = time.monotonic() + 600  # computed ahead by the workers, then published as a file
+        while page.evaluate("(a) => fetch(a, {cache: 'no-store'}).then((r) => r.status)", address) != 200:
+            assert time.monotonic() < deadline, "the λ set one step of ε away was not published"
+            page.wait_for_timeout(500)
+        held["on"] = True
+        slider = page.get_by_role("slider", name=step)
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "([sel, label, want]) => { const gd = document.querySelector(sel);"
+            " return window.__dpvizSetOf(gd, label) === want && !!window.__dpvizFrames.get(want); }",
+            arg=[".st-key-chart-hoho-live .dpviz-chart", other, want],
+            timeout=30_000,
+        )
+        assert held["queue"], "the step sent the server nothing"  # (held: no run at the new ε answered)
+        lam = page.get_by_role("slider", name=other)
+        lam.focus()
+        at = _position(page, other)
+        page.keyboard.press("ArrowRight")
+        shown = page.wait_for_function(
+            "([sel, label, want, i]) => { const gd = document.querySelector(sel);"
+            " if (!gd.__dpvizDrawn || gd.__dpvizDrawn.tag !== `${label}=${i}`) return null;"
+            " const s = gd.__dpviz.sliders[label], doc = window.__dpvizFrames.get(want);"
+            " const f = doc.made && doc.made.get(doc.index.get(s.options[i]));"
+            " const plain = (v) => (v && ArrayBuffer.isView(v)) ? Array.from(v) : v;"
+            " const y = (d) => d.map((t) => [t.name, plain(t.y)]);"
+            " return f ? [JSON.stringify(y(gd.data)) === JSON.stringify(y(f.data)), s.at] : null; }",
+            arg=[".st-key-chart-hoho-live .dpviz-chart", other, want, at + 1],
+            timeout=30_000,
+        ).json_value()
+        assert shown[0], "the press of λ did not draw the set's frame"
+        assert shown[1] == values["lambda_"]  # (the chart's state is still the server's at the old ε)
+        held["on"] = False
+        for message in held["queue"]:
+            held["server"].send(message)
+        held["queue"].clear()
+        page.wait_for_function(
+            "([sel, label, want]) => { const gd = document.querySelector(sel);"
+            " return gd && gd.__dpviz && gd.__dpviz.sliders[label].frames === want; }",
+            arg=[".st-key-chart-hoho-live .dpviz-chart", other, want],
+        )
+    finally:
+        held["on"] = False
+        page.close()
+        stop_server(proc, log)

@@ -108,8 +108,10 @@ export async function fetchAhead(key, url) {
 const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
 
 // On a local server (the slider's `aheadIdle`, webui/figure_card.py), the sets one key step ahead are
-// fetched and inflated before any step, in the tab's quiet moments: one set at a time, the charts in
-// view first, none while the page runs, during a drag, or within a second of a key press. At the step
+// fetched and inflated before any step, in the tab's quiet moments: four sets at a time, the charts in
+// view first, none while the page runs, while shots wait to be made (ADePT's ε after a step of n held
+// shots of 17 of its 97 positions as a drag began with the sets fetched beside them, 22-27 without),
+// during a drag, or within a second of a key press. At the step
 // such a set is the tab's at once (takeAhead): fetched at the step, a set was held 0.2-0.8 s after
 // the key on the 2-core machine, its file in within 0.1 s and its inflating waiting behind the step's
 // own drawings. They are kept apart from the tab's frames, and only those the charts name now
@@ -119,6 +121,7 @@ const AHEAD_DOCS = (window.__dpvizAheadDocs = window.__dpvizAheadDocs || new Map
 const AHEAD_IDLE = (window.__dpvizAheadIdle = window.__dpvizAheadIdle || { timer: null, busy: false, missed: new Map() });
 export const AHEAD_WAIT = { first: 300, next: 60, again: 300, missing: 2000 }; // ms (an object: Node's tests shorten them)
 const AHEAD_TRIES = 4; // a file not there this often (a set still computed) is left to the step
+const AHEAD_TURN = 4; // files asked for side by side in one turn (a chart's four sets)
 
 // the set `key`, fetched ahead in idle time, made the tab's frames now; false if it was not
 function takeAhead(key) {
@@ -154,32 +157,34 @@ async function aheadTurn() {
   if (AHEAD_IDLE.busy) return;
   const wanted = aheadWanted();
   for (const key of [...AHEAD_DOCS.keys()]) if (!wanted.has(key)) AHEAD_DOCS.delete(key); // another setting's
-  const next = [...wanted].find(
-    ([key]) => !FRAMES.has(key) && !AHEAD_DOCS.has(key) && (AHEAD_IDLE.missed.get(key) || 0) < AHEAD_TRIES,
-  );
-  if (!next) return;
-  if (document.hidden || pageRuns() || SHOTS.dragging || performance.now() - (SHOTS.keyAt || -1e9) < SHOT_QUIET) {
+  const next = [...wanted]
+    .filter(([key]) => !FRAMES.has(key) && !AHEAD_DOCS.has(key) && (AHEAD_IDLE.missed.get(key) || 0) < AHEAD_TRIES)
+    .slice(0, AHEAD_TURN);
+  if (!next.length) return;
+  const shooting = SHOTS.busy || SHOTS.queue.length > 0; // (shots first: a drag's states are theirs)
+  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || performance.now() - (SHOTS.keyAt || -1e9) < SHOT_QUIET) {
     return void planAheadIdle(AHEAD_WAIT.again);
   }
-  const [key, url] = next;
   AHEAD_IDLE.busy = true;
-  let wait = AHEAD_WAIT.next;
-  try {
-    const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-    if (response.ok) {
+  const missed = (key) => AHEAD_IDLE.missed.set(key, (AHEAD_IDLE.missed.get(key) || 0) + 1); // (not computed yet)
+  const one = async ([key, url]) => {
+    try {
+      const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
+      if (!response.ok) return void missed(key);
       const doc = await inflateFrames(new Uint8Array(await response.arrayBuffer()));
       if (!FRAMES.has(key)) AHEAD_DOCS.set(key, doc);
-    } else {
-      AHEAD_IDLE.missed.set(key, (AHEAD_IDLE.missed.get(key) || 0) + 1); // (not computed yet: asked again later)
-      wait = AHEAD_WAIT.missing;
+      return true;
+    } catch (err) {
+      missed(key);
     }
-  } catch (err) {
-    AHEAD_IDLE.missed.set(key, (AHEAD_IDLE.missed.get(key) || 0) + 1);
-    wait = AHEAD_WAIT.missing;
+  };
+  let got = [];
+  try {
+    got = await Promise.all(next.map(one));
   } finally {
     AHEAD_IDLE.busy = false;
   }
-  planAheadIdle(wait);
+  planAheadIdle(got.every(Boolean) ? AHEAD_WAIT.next : AHEAD_WAIT.missing);
 }
 
 function lively() {
