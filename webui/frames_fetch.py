@@ -30,6 +30,10 @@ process).
   side by side, the files it names (``fetch_frames.js``). One small request a turn tells the tab
   of every set; the files themselves are asked for once they are there. ``DPVIZ_FRAMES_NEWS=0``
   writes none (the tab then asks for each file in turn: the benchmarks' baseline).
+- **Sets one key step ahead** (:func:`webui.live_frames.ahead_for_browser`) are published too, from
+  the disk cache, by :func:`publish_soon` in a thread of this module's: the chart's element names
+  them, and the tab fetches one at a key step (and, locally, before it) rather than waiting for
+  the step's run.
 - **How much.** At most :data:`MAX_FILES` files; every :data:`SWEEP_EVERY` writes the oldest
   beyond it are deleted (a deleted file is a 404, and the page's 2-s ask finds the frames in the
   disk cache).
