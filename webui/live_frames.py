@@ -54,9 +54,13 @@ def _lookup(
     computes them in its own thread. ``ahead`` (:func:`ask_ahead`): frames on the disk are not
     read, and missing ones are asked for behind every other set and only from the workers, into
     the disk cache, where the page that needs them will find them."""
+
+    def publish_ahead() -> None:  # a set ahead on the disk: where the tab fetches it at the reader's step
+        frames_fetch.publish_soon(key, lambda: tables.read_shared(kind, canonical))
+
     if frames_store.ready(key) or tables.blob_cached(kind, canonical):
-        if ahead:  # on the disk: where the tab fetches it at the reader's step, if not there yet
-            frames_fetch.publish_soon(key, lambda: tables.read_shared(kind, canonical))
+        if ahead:  # (if its file is not there yet)
+            publish_ahead()
             return None
         return frames_store.get(key, kind, canonical, compute)
 
@@ -69,8 +73,8 @@ def _lookup(
             task, key, progress, told if near is not None else None, ahead=ahead
         )  # into the disk cache; False: not done, done here
         if ahead:  # (on the disk, or not at all when the pool is gone: never in the server's thread)
-            if done:  # where the tab fetches it at the reader's step
-                frames_fetch.publish_soon(key, lambda: tables.read_shared(kind, canonical))
+            if done:
+                publish_ahead()
             return
         held = frames_store.get(key, kind, canonical, lambda: compute(progress))
         if frames_fetch.publish(key, held.blob):  # for the page waiting for them, without a run
@@ -144,11 +148,11 @@ def ahead_for_browser(spec: FigureSpec, values: dict[str, Any], live: Sequence[P
     step's own run has answered (0.6-1.0 s on the 2-core machine). Empty when frames are not
     published as files."""
     out: dict[str, dict] = {}
+    labels = {p.name: widget_label(p) for p in live}
     for slider, stepped, value, key in _asked_ahead(spec, values, live):
         where = frames_fetch.addresses(key, None)
         if where is None:
             return {}
-        labels = {p.name: widget_label(p) for p in live}
         out.setdefault(labels[slider], {}).setdefault(labels[stepped], []).append([value, key, where["whole"]])
     return out
 

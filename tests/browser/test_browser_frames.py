@@ -796,6 +796,33 @@ def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_ser
         page.close()
 
 
+def _hoho_values() -> dict:
+    """The HoHo page's values at its fast link (the link's over the defaults)."""
+    from dpviz.params import parse_value
+
+    params = registry.page_params("hoho")
+    values = {p.name: p.default for p in params}
+    values.update({k: parse_value(next(p for p in params if p.name == k), v) for k, v in _query(HOHO_FAST).items()})
+    return values
+
+
+def _hoho_sets_ahead(page, url: str, tmp, monkeypatch) -> tuple:
+    """The HoHo page opened at its fast link, its live chart holding its frames along ε and λ and
+    its run ended; the chart and the settings of its sets one key step away (frames_store.ahead_settings),
+    as the page asks for them, this process reading the server's cache (``tmp``)."""
+    from webui import frames_store
+
+    page.goto(f"{url}/HoHo_attack?{HOHO_FAST}")
+    _wait_frames(page, "Claimed ε", ("hoho-live",))
+    _wait_frames(page, "λ", ("hoho-live",))
+    wait_run_ended(page)
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp / "cache"))
+    monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
+    spec = registry.get("hoho-live")
+    live = [p for p in registry.page_params("hoho") if p.slider]
+    return spec, frames_store.ahead_settings(spec, _hoho_values(), live)
+
+
 def test_a_step_after_a_pause_finds_the_other_sliders_frames_computed_ahead(
     tmp_path_factory, warm_cache, warm_frames, browser, monkeypatch
 ):
@@ -803,7 +830,6 @@ def test_a_step_after_a_pause_finds_the_other_sliders_frames_computed_ahead(
     workers compute each two-slider chart's frames along each slider one key step of the other
     away (webui.live_frames.ask_ahead), into the disk cache; a reader who then steps ε finds the
     λ frames at the new ε with the run's answer, whole, with nothing left to wait for."""
-    from dpviz.params import parse_value
     from webui import frames_store
 
     tmp = tmp_path_factory.mktemp("ahead")
@@ -813,19 +839,8 @@ def test_a_step_after_a_pause_finds_the_other_sliders_frames_computed_ahead(
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(120_000)
     try:
-        page.goto(f"{url}/HoHo_attack?{HOHO_FAST}")
         step, other = "Claimed ε", "λ"
-        _wait_frames(page, step, ("hoho-live",))
-        _wait_frames(page, other, ("hoho-live",))
-        wait_run_ended(page)
-        # the sets one step away, as the page asks for them (its values: the link's over the defaults)
-        params = registry.page_params("hoho")
-        values = {p.name: p.default for p in params}
-        values.update({k: parse_value(next(p for p in params if p.name == k), v) for k, v in _query(HOHO_FAST).items()})
-        monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp / "cache"))
-        monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
-        spec = registry.get("hoho-live")
-        steps = frames_store.ahead_settings(spec, values, [p for p in params if p.slider])
+        spec, steps = _hoho_sets_ahead(page, url, tmp, monkeypatch)
         assert len(steps) == 4
         deadline = time.monotonic() + 600
         while not all(frames_store.on_disk(spec, moved, spec.param(s)) for s, moved, _ in steps):
@@ -868,7 +883,6 @@ def test_a_step_draws_the_other_slider_from_its_set_ahead_before_the_run_answers
     page's messages to the server held from the step on, so that no run at the new ε can answer,
     the tab still holds the λ frames at the new ε, and a press of λ is drawn from them: the very
     figure of that set at the new λ. Once the messages go, the run's answer names the same set."""
-    from dpviz.params import parse_value
     from webui import frames_store
 
     tmp = tmp_path_factory.mktemp("ahead-fetched")
@@ -884,18 +898,9 @@ def test_a_step_draws_the_other_slider_from_its_set_ahead_before_the_run_answers
 
     page.route_web_socket(re.compile(r".*/_stcore/stream.*"), route)
     try:
-        page.goto(f"{url}/HoHo_attack?{HOHO_FAST}")
         step, other = "Claimed ε", "λ"
-        _wait_frames(page, step, ("hoho-live",))
-        _wait_frames(page, other, ("hoho-live",))
-        wait_run_ended(page)
-        params = registry.page_params("hoho")
-        values = {p.name: p.default for p in params}
-        values.update({k: parse_value(next(p for p in params if p.name == k), v) for k, v in _query(HOHO_FAST).items()})
-        monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp / "cache"))
-        monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "1")
-        spec = registry.get("hoho-live")
-        steps = frames_store.ahead_settings(spec, values, [p for p in params if p.slider])
+        spec, steps = _hoho_sets_ahead(page, url, tmp, monkeypatch)
+        values = _hoho_values()
         right = next(moved for s, moved, name in steps if name == "lambda_ ahead of epsilon right")
         want = frames_store.frames_key(spec, {p.name: right[p.name] for p in spec.params}, "lambda_")
         named = _chart(  # the λ set at ε one step right, as the chart's element names it

@@ -66,6 +66,26 @@ function forgetWaiting() {
   clearTimeout(fetching.timer);
   fetching.timer = null;
 }
+// a fresh tab (the chart, no slider moved, no frames held) before a server whose file at `url` holds
+// the λ set at ε = serve(url), or is not there (null: a 404); the addresses the tab asked for, in `asked`
+function begin(serve, idle = false) {
+  const gd = chart(idle);
+  AT.clear();
+  FRAMES.clear();
+  const asked = [];
+  globalThis.fetch = async (url) => {
+    asked.push(String(url));
+    const eps = serve(String(url));
+    if (eps === null) return { ok: false, status: 404 };
+    return { ok: true, arrayBuffer: async () => packed(setAlongLambda(eps)).buffer };
+  };
+  return { gd, asked };
+}
+const fileOf = (url) => url.split("/").pop();
+function end() {
+  AT.clear();
+  forgetWaiting();
+}
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 async function held(key) {
   for (let i = 0; i < 100 && !FRAMES.get(key); i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -86,20 +106,11 @@ test("the set read along a slider follows the other slider: its own, the one a k
   assert.equal(setOf(gd, LAM), "lam-at-eps-1");
   AT.set(LAM, 2); // λ moved: ε's own set no longer holds, and none was named for ε
   assert.equal(setOf(gd, EPS), null);
-  AT.clear();
-  forgetWaiting();
+  end();
 });
 
 test("at a key step the set is fetched at once and the other slider's moves are drawn from it", async () => {
-  const gd = chart();
-  AT.clear();
-  FRAMES.clear();
-  const asked = [];
-  globalThis.fetch = async (url) => {
-    asked.push(String(url));
-    if (String(url).endsWith("/b.bin")) return { ok: true, arrayBuffer: async () => packed(setAlongLambda(2)).buffer };
-    return { ok: false, status: 404 };
-  };
+  const { gd, asked } = begin((url) => (url.endsWith("/b.bin") ? 2 : null));
   AT.set(EPS, 2); // the reader steps ε to 2
   assert.equal(figureAt(gd, LAM, 2), null); // not held yet: nothing drawn from frames
   fetchStepped(EPS);
@@ -115,19 +126,11 @@ test("at a key step the set is fetched at once and the other slider's moves are 
   await settle();
   assert.equal(asked.length, 1);
   assert.equal(figureAt(gd, LAM, 2), null);
-  AT.clear();
-  forgetWaiting();
+  end();
 });
 
 test("a drag fetches no set ahead: only a key's step does", async () => {
-  chart();
-  AT.clear();
-  FRAMES.clear();
-  const asked = [];
-  globalThis.fetch = async (url) => {
-    asked.push(String(url));
-    return { ok: false, status: 404 };
-  };
+  const { asked } = begin(() => null);
   SHOTS.dragging = true;
   AT.set(EPS, 2);
   fetchStepped(EPS);
@@ -137,46 +140,28 @@ test("a drag fetches no set ahead: only a key's step does", async () => {
   fetchStepped(EPS);
   await settle();
   assert.equal(asked.length, 1);
-  AT.clear();
-  forgetWaiting();
+  end();
 });
 
 test("a set one step away that is not there yet is asked for again until it is", async () => {
-  const gd = chart();
-  AT.clear();
-  FRAMES.clear();
   let there = false;
-  const asked = [];
-  globalThis.fetch = async (url) => {
-    asked.push(String(url).split("/").pop());
-    if (there && String(url).endsWith("/a.bin")) return { ok: true, arrayBuffer: async () => packed(setAlongLambda(0.5)).buffer };
-    return { ok: false, status: 404 };
-  };
+  const { gd, asked } = begin((url) => (there && url.endsWith("/a.bin") ? 0.5 : null));
   AT.set(EPS, 0);
   fetchStepped(EPS);
   await settle();
-  assert.deepEqual(asked, ["a.bin"]);
+  assert.deepEqual(asked.map(fileOf), ["a.bin"]);
   assert.equal(figureAt(gd, LAM, 0), null);
   there = true; // the workers finished it
   assert.ok(await held("lam-at-eps-0.5"));
   assert.equal(figureAt(gd, LAM, 0).data[0].name, "ε=0.5 λ=10");
-  AT.clear();
-  forgetWaiting();
+  end();
 });
 
 test("on a local server the sets ahead are fetched before any step, and a step takes one at once", async () => {
-  const gd = chart(true);
-  AT.clear();
-  FRAMES.clear();
-  const asked = [];
-  globalThis.fetch = async (url) => {
-    asked.push(String(url).split("/").pop());
-    const eps = String(url).endsWith("/a.bin") ? 0.5 : 2;
-    return { ok: true, arrayBuffer: async () => packed(setAlongLambda(eps)).buffer };
-  };
+  const { gd, asked } = begin((url) => (url.endsWith("/a.bin") ? 0.5 : 2), true);
   planAheadIdle();
   for (let i = 0; i < 100 && window.__dpvizAheadDocs.size < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(asked.sort(), ["a.bin", "b.bin"]); // both sides, one request each
+  assert.deepEqual(asked.map(fileOf).sort(), ["a.bin", "b.bin"]); // both sides, one request each
   assert.equal(FRAMES.size, 0); // kept apart until a step needs one
   AT.set(EPS, 2);
   fetchStepped(EPS); // the step: the set is the tab's at once, no request
@@ -189,20 +174,12 @@ test("on a local server the sets ahead are fetched before any step, and a step t
   planAheadIdle();
   for (let i = 0; i < 100 && !window.__dpvizAheadDocs.has("lam-at-eps-4"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual([...window.__dpvizAheadDocs.keys()], ["lam-at-eps-4"]);
-  AT.clear();
   window.__dpvizAheadDocs.clear();
-  forgetWaiting();
+  end();
 });
 
 test("on a hosted demo, or while the page runs, nothing is fetched before a step", async () => {
-  chart(false);
-  AT.clear();
-  FRAMES.clear();
-  const asked = [];
-  globalThis.fetch = async (url) => {
-    asked.push(String(url));
-    return { ok: false, status: 404 };
-  };
+  const { asked } = begin(() => null, false);
   planAheadIdle();
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(asked, []); // hosted: only at a step

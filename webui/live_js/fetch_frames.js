@@ -1,6 +1,6 @@
 import { CHARTS, FRAMES, TEXTS } from "./state.js";
 import { inflateFrames } from "./frames.js";
-import { SHOTS, SHOT_QUIET, pageRuns, planForFrames } from "./shots.js";
+import { SHOTS, pageRuns, planForFrames } from "./shots.js";
 import { inWindow } from "./chart.js";
 
 // Frames fetched by the tab itself (webui/frames_fetch.py): a "P" element (frames still being
@@ -111,7 +111,7 @@ const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
 // fetched and inflated before any step, in the tab's quiet moments: four sets at a time, the charts in
 // view first, none while the page runs, while shots wait to be made (ADePT's ε after a step of n held
 // shots of 17 of its 97 positions as a drag began with the sets fetched beside them, 22-27 without),
-// during a drag, or within a second of a key press. At the step
+// during a drag, or within a second of a key press (SHOTS.quiet, as for a shot). At the step
 // such a set is the tab's at once (takeAhead): fetched at the step, a set was held 0.2-0.8 s after
 // the key on the 2-core machine, its file in within 0.1 s and its inflating waiting behind the step's
 // own drawings. They are kept apart from the tab's frames, and only those the charts name now
@@ -162,7 +162,7 @@ async function aheadTurn() {
     .slice(0, AHEAD_TURN);
   if (!next.length) return;
   const shooting = SHOTS.busy || SHOTS.queue.length > 0; // (shots first: a drag's states are theirs)
-  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || performance.now() - (SHOTS.keyAt || -1e9) < SHOT_QUIET) {
+  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || performance.now() < (SHOTS.quiet || 0)) {
     return void planAheadIdle(AHEAD_WAIT.again);
   }
   AHEAD_IDLE.busy = true;

@@ -29,10 +29,15 @@ export function known(label) {
 // another setting, until the server's answer brings this setting's); with `self`, every slider,
 // the one of `label` too (whether a server's drawing is of where the sliders are now)
 export function current(el, label, self = false) {
-  for (const [other, s] of Object.entries(el.__dpviz.sliders)) {
-    if ((self || other !== label) && AT.has(other) && s.options[AT.get(other)] !== s.at) return false;
-  }
-  return true;
+  return movedAway(el, label, self).length === 0;
+}
+
+// the labels of the sliders an element follows, other than `label` (with `self`, `label` too), that
+// stand elsewhere than where the server drew it
+function movedAway(el, label, self = false) {
+  return Object.entries(el.__dpviz.sliders)
+    .filter(([other, s]) => (self || other !== label) && AT.has(other) && s.options[AT.get(other)] !== s.at)
+    .map(([other]) => other);
 }
 
 // The key of the frames an element reads along `label` for where its other sliders are now: its
@@ -44,14 +49,9 @@ export function current(el, label, self = false) {
 export function setOf(el, label) {
   const s = el.__dpviz.sliders[label];
   if (!s) return null;
-  let moved = null;
-  for (const [other, o] of Object.entries(el.__dpviz.sliders)) {
-    if (other === label || !AT.has(other) || o.options[AT.get(other)] === o.at) continue;
-    if (moved !== null) return null; // two others moved: no set named for that
-    moved = other;
-  }
-  if (moved === null) return s.frames;
-  const step = aheadAt(el, label, moved);
+  const moved = movedAway(el, label);
+  if (!moved.length) return s.frames;
+  const step = moved.length === 1 && aheadAt(el, label, moved[0]); // (two others moved: no set named for that)
   return step ? step[1] : null;
 }
 window.__dpvizSetOf = setOf; // for the benchmarks and browser tests
