@@ -119,7 +119,7 @@ test("a drag shows a shot made from a nearest part once the whole set came, as t
   assert.equal(whole.data[0].name, "v=5");
 });
 
-test("a shot whose margins outgrow the chart's: the chart's older shots dropped and the plan made again", async () => {
+test("a shot whose margins outgrow the chart's: the chart's older shots dropped, the plan made again, the shot kept at the new margins", async () => {
   const { SHOTS, shotKey } = await import("../../webui/live_js/shots.js");
   FRAMES.set("set-e", frames(OPTIONS));
   const gd = chart("set-e");
@@ -141,10 +141,22 @@ test("a shot whose margins outgrow the chart's: the chart's older shots dropped 
       return Promise.resolve();
     };
     await makeShot(gd, "v", 7);
-    assert.equal(gd.__dpvizShots.size, 0); // the older one dropped, this one made again later
-    assert.equal(SHOTS.replan, true);
-    await makeShot(gd, "v", 7); // now at the margins it needs
+    // the older one dropped; this one, drawn at the margins the chart keeps from now on, kept
     assert.deepEqual([...gd.__dpvizShots.keys()], [shotKey(gd, "v", 7)]);
+    assert.ok(shotKey(gd, "v", 7).endsWith("|88,30|"));
+    assert.equal(SHOTS.replan, true);
+    SHOTS.replan = false;
+    window.Plotly.react = (host, data, layout) => {
+      host.data = data;
+      // Plotly widens the margin past the one asked for (layout.margin.l) to a part of a pixel
+      host._fullLayout = { _size: { l: Math.max(layout.margin.l, 95.4), r: 30 } };
+      return Promise.resolve();
+    };
+    await makeShot(gd, "v", 3);
+    assert.equal(gd.__dpvizShots.size, 0); // not the margins the chart keeps (95): made again later
+    assert.equal(SHOTS.replan, true);
+    await makeShot(gd, "v", 3); // now at the margins it needs
+    assert.deepEqual([...gd.__dpvizShots.keys()], [shotKey(gd, "v", 3)]);
   } finally {
     window.Plotly.react = react;
     SHOTS.replan = false;

@@ -6,7 +6,7 @@ import "./dom_stub.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-const { NEAR_SHOTS, shotOrder, dropOutgrown, shotKey } = await import("../../webui/live_js/shots.js");
+const { NEAR_SHOTS, shotOrder, dropOutgrown, shotKey, grewHere } = await import("../../webui/live_js/shots.js");
 
 // the largest run of positions without a shot among the first `m` of the order
 function widestGap(order, n, m) {
@@ -69,6 +69,27 @@ test("a shot made with margins the chart has outgrown is dropped; the others sta
   gd.__dpvizShots.set(kept, {});
   dropOutgrown(gd, box);
   assert.deepEqual([...gd.__dpvizShots.keys()].sort(), [other, kept].sort());
+});
+
+test("a shot whose drawing widened the margins is kept when it drew them as the chart keeps them", () => {
+  const box = { width: 600, height: 400 };
+  const options = [1, 2, 3, 4];
+  const chart = () => ({ __dpviz: { sliders: { v: { frames: "set-a", options } } }, __dpvizSides: new Map([["600x400", { l: 70, r: 30 }]]) });
+  // what makeShot sees: the key and look before Plotly drew, keepSides' margins after
+  const drawn = (gd, got, change = () => {}) => {
+    const key = shotKey(gd, "v", 1, box);
+    const look = key.slice(key.indexOf("600x400"));
+    gd.__dpvizSides.set("600x400", { l: Math.max(70, Math.round(got.l)), r: Math.max(30, Math.round(got.r)) });
+    change(gd);
+    return grewHere(gd, box, { _fullLayout: { _size: got } }, key, look, shotKey(gd, "v", 1, box));
+  };
+  assert.equal(drawn(chart(), { l: 88, r: 30 }), true); // Plotly widened the left margin for this frame
+  assert.equal(drawn(chart(), { l: 88, r: 24 }), false); // its right margin narrower than the chart's: drawn again
+  assert.equal(drawn(chart(), { l: 87.6, r: 30 }), false); // not a whole pixel: the chart keeps 88
+  const shifted = (gd) => (gd.__dpvizShift = new Map([["600x400", 12]]));
+  assert.equal(drawn(chart(), { l: 88, r: 30 }, shifted), false); // the legend moved meanwhile
+  const otherSet = (gd) => (gd.__dpviz.sliders.v.frames = "set-b");
+  assert.equal(drawn(chart(), { l: 88, r: 30 }, otherSet), false); // the chart reads another set now
 });
 
 test("the slider moved last: its ends and near positions in turn, the rest after the other slider's", async () => {

@@ -131,7 +131,8 @@ export async function makeShot(gd, label, index) {
   // nearest part's frame at the option's index was another position's, or none, and its shot never shown)
   if (!figure) return;
   const box = size(gd);
-  const key = shotKey(gd, label, index);
+  let key = shotKey(gd, label, index);
+  const look = shotLook(gd, box);
   const Plotly = await plotly(state.plotly);
   const host = shotHost(box);
   const config = Object.assign({}, state.config, { staticPlot: true, displayModeBar: false, responsive: false });
@@ -139,10 +140,12 @@ export async function makeShot(gd, label, index) {
     await Plotly.react(host, fittedData(figure, box.width), sized(fitted(figure, box.width, box.height), box, gd), config);
     if (gd.__dpviz !== state) return void SHOTS.tried.delete(key); // the page drew the chart anew meanwhile: not a failure
     keepSides(gd, box, host);
-    if (shotKey(gd, label, index) !== key) { // the margins grew: this frame again, later
+    const now = shotKey(gd, label, index);
+    if (now !== key) { // the margins grew
       dropOutgrown(gd, box);
       SHOTS.replan = true; // (the shots dropped, those a key reaches among them, planned again in their order)
-      return;
+      if (!grewHere(gd, box, host, key, look, now)) return; // this frame again, later
+      key = now;
     }
     gd.__dpvizShots = gd.__dpvizShots || new Map();
     if (gd.__dpvizShots.size >= SHOT_LIMIT) gd.__dpvizShots.clear();
@@ -152,6 +155,21 @@ export async function makeShot(gd, label, index) {
   } finally {
     host.remove();
   }
+}
+
+// whether a shot whose drawing made the chart's margins grow shows the chart as it is now: its
+// key changed in the margins alone (the same set, position, size and legend shift), and Plotly drew
+// it with the margins the chart keeps from now on (it widened them for this frame's tick labels;
+// keepSides took them, whole pixels). Drawn again at those margins it is the same picture, so it is
+// kept under its new key rather than made again (ADePT's ε chart drew 11 shots for its sliders'
+// four ends on a step of n, each end widening the margins in turn: 0.1 s each of the reader's pause)
+export function grewHere(gd, box, host, key, look, now) {
+  const got = host._fullLayout && host._fullLayout._size;
+  const sides = gd.__dpvizSides && gd.__dpvizSides.get(`${box.width}x${box.height}`);
+  const shift = (l) => l.slice(l.lastIndexOf("|"));
+  const after = shotLook(gd, box);
+  return Boolean(got && sides) && got.l === sides.l && got.r === sides.r && shift(look) === shift(after)
+    && key.endsWith(look) && now === key.slice(0, key.length - look.length) + after;
 }
 
 // The order a slider's shots are made in: the grid's two ends, the positions a key reaches next
