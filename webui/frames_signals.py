@@ -4,8 +4,10 @@ trace of the frames' events for a benchmark (``DPVIZ_FRAMES_TRACE``)."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -21,10 +23,40 @@ MARKER_AGE = 600.0
 """Seconds after which a stop marker is deleted (its worker has long stopped at its next position)."""
 
 
+PREFIX = "dpviz-frames-stop-"
+"""The markers' folders' names in the temporary folder: this prefix, the server process's id, a dash."""
+
+
 @functools.cache
 def markers() -> Path:
-    """This server process's folder of markers (one per process, made when first asked for)."""
-    return Path(tempfile.mkdtemp(prefix="dpviz-frames-stop-"))
+    """This server process's folder of markers (one per process, made when first asked for, removed
+    when the process ends). The folders of server processes that are gone (killed, so that their own
+    removal never ran) are removed first: every server a test suite, a benchmark or a restarted
+    hosted demo started left one behind (85 in one machine's temporary folder)."""
+    sweep_orphans()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def sweep_orphans() -> None:
+    """Remove the markers' folders of server processes no longer running on this machine (by the
+    process id in the folder's name; a folder named otherwise is left alone)."""
+    for entry in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid = entry.name[len(PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def sweep_markers() -> None:

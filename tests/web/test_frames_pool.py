@@ -8,9 +8,11 @@ import json
 import logging
 import os
 import signal
+import tempfile
 import threading
 import time
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -448,6 +450,50 @@ def test_old_stop_markers_are_swept_and_new_ones_kept(pool):
     frames_signals.sweep_markers()
     assert not old.exists() and new.exists()
     new.unlink()
+
+
+def test_the_markers_folders_of_servers_gone_are_removed_and_a_running_ones_kept(monkeypatch, tmp_path):
+    """A server's markers' folder is named by its process id and removed when it ends; the folders of
+    processes that are gone (killed before their removal ran) are removed by the next server's first
+    marker; a running process's folder, and a folder named otherwise, stay."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = tmp_path / f"{frames_signals.PREFIX}{int(done.stdout)}-abc"
+    running = tmp_path / f"{frames_signals.PREFIX}{os.getppid()}-def"
+    other = tmp_path / f"{frames_signals.PREFIX}q7x9"  # (a folder of the naming before: left alone)
+    for folder in (gone, running, other):
+        folder.mkdir()
+        (folder / "asked").touch()
+    frames_signals.markers.cache_clear()
+    try:
+        mine = frames_signals.markers()
+        assert mine.parent == tmp_path and mine.name.startswith(f"{frames_signals.PREFIX}{os.getpid()}-")
+        assert not gone.exists() and running.exists() and other.exists() and mine.exists()
+    finally:
+        frames_signals.markers.cache_clear()  # (the next test's markers in the real temporary folder)
+
+
+def test_a_server_process_removes_its_markers_folder_when_it_ends(tmp_path):
+    """The folder a process made for its markers is gone once the process has ended."""
+    import subprocess
+    import sys
+
+    code = "from webui import frames_signals; print(frames_signals.markers())"
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
+    made = Path(out.stdout.strip())
+    assert made.parent == tmp_path and made.name.startswith(frames_signals.PREFIX)
+    assert not made.exists()
 
 
 def test_an_error_of_the_computation_is_raised_and_is_no_break_of_the_pool(pool, monkeypatch):
