@@ -5,11 +5,12 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_support import cli
+from cli_support import cli, python
 
 from dpviz import registry
 from dpviz.export import find_chromium
@@ -210,6 +211,38 @@ def test_figures_quick_regenerates_every_paper_figure(tmp_path):
             assert len(data) > 100  # every file written and non-trivial
         assert (tmp_path / "r" / f["files"][1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert pd.read_csv(tmp_path / "r" / f["files"][0]).shape[0] > 0
+
+
+def test_a_command_that_hangs_fails_with_where_it_stood_and_leaves_nothing_running(tmp_path):
+    """The tests' command runner: a run past its time fails the test with its last output and the
+    stack of each of its threads, and what it started is stopped with it."""
+    started = tmp_path / "started"
+    code = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"open({str(started)!r}, 'w').write(str(child.pid))\n"
+        "print('\\r[###  ] 3/11 computing the slow one', end='', file=sys.stderr, flush=True)\n"
+        "def stuck_here():\n"
+        "    time.sleep(120)\n"
+        "stuck_here()\n"
+    )
+    with pytest.raises(AssertionError) as failed:
+        python("-c", code, timeout=3)
+    said = str(failed.value)
+    assert "was not done in 3 s" in said
+    assert "3/11 computing the slow one" in said  # the last progress line
+    assert "stuck_here" in said  # the stack: where it stood
+    pid = int(started.read_text())  # the process the run started: stopped with it
+    for _ in range(50):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the process the run started ({pid}) still runs")
 
 
 def test_a_bug_keeps_its_traceback_while_bad_input_exits_2(monkeypatch, capsys, tmp_path):
