@@ -40,6 +40,7 @@ const packed = (doc) => new Uint8Array(deflateSync(Buffer.from(JSON.stringify(do
 function chart(idle = false) {
   const gd = {
     isConnected: true,
+    _fullLayout: {}, // (drawn)
     getBoundingClientRect: () => ({ top: 0, bottom: 400, left: 0, right: 600, width: 600, height: 400 }),
     __dpviz: {
       sliders: {
@@ -175,6 +176,21 @@ test("on a local server the sets ahead are fetched before any step, and a step t
   for (let i = 0; i < 100 && !window.__dpvizAheadDocs.has("lam-at-eps-4"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual([...window.__dpvizAheadDocs.keys()], ["lam-at-eps-4"]);
   window.__dpvizAheadDocs.clear();
+  end();
+});
+
+test("on a local server the sets ahead wait for the page's first drawings", async () => {
+  const { gd, asked } = begin((url) => (url.endsWith("/a.bin") ? 0.5 : 2), true);
+  const other = { isConnected: true, getBoundingClientRect: gd.getBoundingClientRect, __dpviz: { sliders: {} } };
+  CHARTS.add(other); // a chart whose first drawing is still to come (plotly.js loading)
+  planAheadIdle();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(asked, []);
+  other._fullLayout = {}; // drawn
+  for (let i = 0; i < 100 && window.__dpvizAheadDocs.size < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.deepEqual(asked.map(fileOf).sort(), ["a.bin", "b.bin"]);
+  window.__dpvizAheadDocs.clear();
+  clearTimeout(window.__dpvizAheadIdle.timer);
   end();
 });
 

@@ -109,7 +109,7 @@ const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
 
 // On a local server (the slider's `aheadIdle`, webui/figure_card.py), the sets one key step ahead are
 // fetched and inflated before any step, in the tab's quiet moments: four sets at a time, the charts in
-// view first, none while the page runs, while shots wait to be made (ADePT's ε after a step of n held
+// view first, none while the page runs, before every chart's first drawing, while shots wait to be made (ADePT's ε after a step of n held
 // shots of 17 of its 97 positions as a drag began with the sets fetched beside them, 22-27 without),
 // during a drag, or within a second of a key press (SHOTS.quiet, as for a shot). At the step
 // such a set is the tab's at once (takeAhead): fetched at the step, a set was held 0.2-0.8 s after
@@ -162,7 +162,10 @@ async function aheadTurn() {
     .slice(0, AHEAD_TURN);
   if (!next.length) return;
   const shooting = SHOTS.busy || SHOTS.queue.length > 0; // (shots first: a drag's states are theirs)
-  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || performance.now() < (SHOTS.quiet || 0)) {
+  // (a page's first drawings first: fetched 0.3 s after the first chart's state came, HoHo's four
+  // sets were inflated before plotly.js had drawn anything, 0.4-0.6 s of the first view)
+  const undrawn = [...CHARTS].some((gd) => gd.isConnected && !gd._fullLayout);
+  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || undrawn || performance.now() < (SHOTS.quiet || 0)) {
     return void planAheadIdle(AHEAD_WAIT.again);
   }
   AHEAD_IDLE.busy = true;
