@@ -452,7 +452,7 @@ def test_old_stop_markers_are_swept_and_new_ones_kept(pool):
     new.unlink()
 
 
-def test_the_markers_folders_of_servers_gone_are_removed_and_a_running_ones_kept(monkeypatch, tmp_path):
+def test_the_markers_folders_of_servers_gone_are_removed_and_a_running_servers_kept(monkeypatch, tmp_path):
     """A server's markers' folder is named by its process id and removed when it ends; the folders of
     processes that are gone (killed before their removal ran) are removed by the next server's first
     marker; a running process's folder, and a folder named otherwise, stay."""

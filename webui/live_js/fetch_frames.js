@@ -109,9 +109,10 @@ const AHEAD_ASKED = new Set(); // being asked for by fetchAhead
 
 // On a local server (the slider's `aheadIdle`, webui/figure_card.py), the sets one key step ahead are
 // fetched and inflated before any step, in the tab's quiet moments: four sets at a time, the charts in
-// view first, none while the page runs, before every chart's first drawing, while shots wait to be made (ADePT's ε after a step of n held
-// shots of 17 of its 97 positions as a drag began with the sets fetched beside them, 22-27 without),
-// during a drag, or within a second of a key press (SHOTS.quiet, as for a shot). At the step
+// view first, none while the page runs, before every chart's first drawing, while shots wait to be
+// made (ADePT's ε after a step of n held shots of 17 of its 97 positions as a drag began with the
+// sets fetched beside them, 22-27 without), during a drag, or within a second of a key press
+// (SHOTS.quiet, as for a shot). At the step
 // such a set is the tab's at once (takeAhead): fetched at the step, a set was held 0.2-0.8 s after
 // the key on the 2-core machine, its file in within 0.1 s and its inflating waiting behind the step's
 // own drawings. They are kept apart from the tab's frames, and only those the charts name now

@@ -169,7 +169,7 @@ export function grewHere(gd, box, host, key, look, now) {
   const shift = (l) => l.slice(l.lastIndexOf("|"));
   const after = shotLook(gd, box);
   return Boolean(got && sides) && got.l === sides.l && got.r === sides.r && shift(look) === shift(after)
-    && key.endsWith(look) && now === key.slice(0, key.length - look.length) + after;
+    && now === key.slice(0, key.length - look.length) + after; // (key ends with look: makeShot made both)
 }
 
 // The order a slider's shots are made in: the grid's two ends, the positions a key reaches next
