@@ -300,3 +300,97 @@ def test_the_tilted_tail_is_composed_only_for_the_readings_that_need_it():
     assert "tail_view" not in quiet._kept
     one = pld.laplace_pld(0.13, 1e-2).remove
     assert one.self_compose(1) is one and one.tail_view() is one  # (one release: nothing composed)
+
+
+def test_a_composition_that_leaves_the_negligible_transform_out_is_the_convolution():
+    """spectrum_power leaves at 0 every transform value whose k-th power is below 10⁻³⁰: after 2,000
+    releases of a Laplace PLD of 11 losses it powers a few hundred of 11,001 values, and the composed
+    masses are still the k-fold convolution computed directly (one np.convolve per release, in
+    extended precision), to the FFT's own rounding; the values it does power are NumPy's."""
+    one = pld.laplace_pld(0.5, 0.1).remove
+    k = 2000
+    spectrum = np.fft.rfft(one.probs, one.probs.size * k)
+    powered = pld.spectrum_power(spectrum, k)
+    kept = powered != 0
+    assert 0 < kept.sum() < spectrum.size / 50
+    np.testing.assert_array_equal(powered[kept], spectrum[kept] ** k)
+    assert (np.abs(spectrum[~kept]) ** k < pld.SPECTRUM_FLOOR).all()
+    direct = np.array([1.0], dtype=np.longdouble)
+    for _ in range(k):
+        direct = np.convolve(direct, one.probs.astype(np.longdouble))
+    composed = one.self_compose(k)
+    assert composed.lower == one.lower * k and composed.probs.size == direct.size
+    np.testing.assert_allclose(composed.probs, direct.astype(float), rtol=0, atol=1e-16 * k)
+    top = np.argsort(direct)[-50:]  # (the bulk: to ten digits, relative)
+    np.testing.assert_allclose(composed.probs[top], direct[top].astype(float), rtol=1e-10)
+
+
+@pytest.mark.parametrize("k", [1, 30, 3000])
+def test_the_compiled_sums_from_the_top_are_numpys(k):
+    """kernels.top_sums and top_stops (one pass each) against the array route they replaced: U and W
+    by ``cumsum`` from p_∞ and the top loss down, δ(ℓ_j) = U_j − e^{ℓ_j + log W_j} and the flat
+    stops by ``maximum.accumulate``; on a PLD whose top losses are so large that e^{−ℓ} underflows
+    (W = 0 there: the flat stops) and on ordinary ones."""
+    pmfs = [pld.laplace_pld(0.5, 0.01).remove.self_compose(k)]
+    pmfs.append(pld.LossPmf(1.0, 743, np.array([0.2, 0.3, 0.1, 0.15, 0.25]), 1e-3))  # (e^{−746} underflows)
+    for pmf in pmfs:
+        top, p = pmf.losses[::-1], pmf.probs[::-1]
+        u = np.cumsum(np.concatenate([[pmf.infinity], p]))
+        w = np.cumsum(np.concatenate([[0.0], p * np.exp(-top)]))
+        got_top, got_u, got_w = pmf._from_top()
+        np.testing.assert_array_equal(got_top, top)
+        np.testing.assert_allclose(got_u, u, rtol=1e-15, atol=0)
+        np.testing.assert_allclose(got_w, w, rtol=1e-14, atol=0)
+        positive = w[:-1] > 0
+        with np.errstate(divide="ignore", over="ignore"):
+            at_loss = np.where(positive, u[:-1] - np.exp(top + np.log(np.where(positive, w[:-1], 1.0))), -np.inf)
+        reached, flat = pmf._stops()
+        np.testing.assert_allclose(reached, np.maximum.accumulate(at_loss), rtol=1e-13, atol=1e-16)
+        np.testing.assert_array_equal(flat, np.maximum.accumulate(np.where(w[1:] == 0, u[1:], -np.inf)))
+    reached, flat = pmfs[1]._stops()
+    assert np.isfinite(flat[0]) and np.isneginf(reached[0]) and np.isfinite(reached[-1])
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 1001, 56_541])
+def test_the_blocked_moment_generating_function_is_the_direct_sum(size):
+    """_log_mgf sums p_i·e^{t·i} by blocks of √N (e^{t·a·w}·e^{t·b}); the direct sum in extended
+    precision over every i gives the same logarithms to 10⁻¹⁴, with zero and negative masses among
+    them (taken as 0)."""
+    rng = np.random.default_rng(size)
+    probs = rng.random(size) ** 4
+    if size > 2:
+        probs[::5], probs[1] = 0.0, -1e-18
+    probs /= np.maximum(probs, 0).sum()
+    t, got = pld._log_mgf(probs)
+    index = np.arange(size, dtype=np.longdouble)
+    direct = np.log(
+        np.exp(t.astype(np.longdouble)[:, None] * index[None, :]) @ np.maximum(probs, 0).astype(np.longdouble)
+    )
+    np.testing.assert_allclose(got, direct.astype(float), rtol=0, atol=1e-14)
+
+
+def test_a_reading_by_the_scan_from_the_top_is_the_reading_by_the_running_maxima():
+    """A PLD's first ε(δ) readings scan its losses from the top (kernels.scan_from_top), later ones
+    search the running maxima: the same answer to the bit at every δ, on composed PLDs (Laplace,
+    DP-SGD, with the tilted tail's readings among them), on one whose top losses have W = 0 (the
+    flat stop), and at a δ no loss reaches (the answer from the lowest loss)."""
+    pmfs = [
+        pld.laplace_pld(0.5, 0.01).remove.self_compose(300),
+        pld.laplace_pld(0.01, 2e-4).self_compose(20_000).remove,
+        subsampled_gaussian_pld(1.0, 0.01, 1e-3).self_compose(1000).add,
+        pld.LossPmf(1.0, 743, np.array([0.2, 0.3, 0.1, 0.15, 0.25]), 1e-3),
+        pld.LossPmf(0.1, -3, np.array([0.5, 0.3, 0.2]), 0.0),
+    ]
+    deltas = [1e-12, 1e-9, 1e-5, 1e-3, 0.05, 0.3, 0.6, 0.999]
+    flat_stops = 0
+    for pmf in pmfs:
+        for delta in deltas:
+            scanned = pld.LossPmf(pmf.interval, pmf.lower, pmf.probs, pmf.infinity, dict(pmf._kept))
+            scanned._kept.pop("reached", None), scanned._kept.pop("top", None)
+            searched = pld.LossPmf(pmf.interval, pmf.lower, pmf.probs, pmf.infinity, dict(pmf._kept))
+            searched._kept["scans"] = pld.SCANS
+            got = scanned.epsilon(delta)
+            assert "reached" not in scanned._kept  # (read by the scan: no arrays made)
+            assert got == searched.epsilon(delta), (pmf.lower, delta)
+            flat_stops += pmf.lower == 743 and got > 700
+    assert flat_stops
