@@ -92,8 +92,8 @@ test("a shot whose drawing widened the margins is kept when it drew them as the 
   assert.equal(drawn(chart(), { l: 88, r: 30 }, otherSet), false); // the chart reads another set now
 });
 
-test("the slider moved last: its ends and near positions in turn, the rest after the other slider's", async () => {
-  const { SHOTS, planShots } = await import("../../webui/live_js/shots.js");
+test("the slider moved last: its ends with the other's, its near positions after the other's first places, the rest after all of it", async () => {
+  const { SHOTS, planShots, LAST_MOVED_NEAR, shotOrder } = await import("../../webui/live_js/shots.js");
   const { CHARTS, FRAMES } = await import("../../webui/live_js/state.js");
   globalThis.document = { fullscreenElement: null, querySelector: () => null, querySelectorAll: () => [] };
   window.innerWidth = 1280;
@@ -119,13 +119,22 @@ test("the slider moved last: its ends and near positions in turn, the rest after
     assert.equal(order.length, 50);
     const firstOfA = order.filter((j) => j.startsWith("a")).slice(0, 9);
     assert.deepEqual(firstOfA, ["a0", "a19", "a9", "a8", "a10", "a7", "a11", "a6", "a12"]); // ends, then near
+    assert.deepEqual(order.slice(0, 4).sort(), ["a0", "a19", "b0", "b29"]); // every slider's ends first
+    // then b's places up to a's first near one's, 2 + LAST_MOVED_NEAR (b's ends, near positions and
+    // every 16th, and some of every 8th), before a's near ones
+    const bFirst = shotOrder(4, 30).filter(([, place]) => place < 2 + LAST_MOVED_NEAR).map(([i]) => `b${i}`);
+    assert.equal(bFirst.length, 2 + LAST_MOVED_NEAR);
+    const firstNearA = order.indexOf("a9");
+    assert.deepEqual(order.slice(0, firstNearA).filter((j) => j.startsWith("b")).sort(), [...bFirst].sort());
     const lastB = order.lastIndexOf(order.filter((j) => j.startsWith("b")).at(-1));
     assert.ok(order.slice(0, lastB).filter((j) => j.startsWith("a")).length === 9); // a's others after all of b
     SHOTS.lastMoved = "b"; // the other way round
     planShots(undefined, true);
     const again = SHOTS.queue.map(([, label, i]) => `${label}${i}`);
     const lastA = again.lastIndexOf(again.filter((j) => j.startsWith("a")).at(-1));
-    assert.equal(again.slice(0, lastA).filter((j) => j.startsWith("b")).length, 9);
+    const bFirstRanked = shotOrder(4, 30).filter(([, , first]) => first).map(([i]) => `b${i}`);
+    const bBefore = again.slice(0, lastA).filter((j) => j.startsWith("b"));
+    assert.ok(bBefore.length >= 2 && bBefore.every((j) => bFirstRanked.includes(j))); // b's others after all of a
   } finally {
     SHOTS.busy = false;
     SHOTS.queue = [];

@@ -200,7 +200,12 @@ export function shotOrder(at, n) {
 // slider's set changes when another slider moves, so the one just moved usually holds its shots
 // from before the move, and the slider that lost them is the one the reader goes to next (ADePT:
 // a step of n, then a drag of ε, met 13 shots of ε's 97 while the pause went to n's and ε's alike).
+// Its ends come with the others' ends (a chart's margins follow them), its near positions after the
+// other sliders' first LAST_MOVED_NEAR places: their ends, near positions and every 16th position.
+// (ADePT's ε chart, a step of n and a 3-s pause: 9 of its first 28 shots went to n's ends and near
+// positions, which a key of n again finds drawn by Plotly in 40-90 ms, while a drag of ε met 19.)
 const LAST_MOVED_LATER = 1e6;
+export const LAST_MOVED_NEAR = 12;
 
 // the shots a chart lacks along a slider, in shotOrder
 function plannedShots(gd, label) {
@@ -210,12 +215,15 @@ function plannedShots(gd, label) {
   const at = AT.has(label) ? AT.get(label) : s.options.indexOf(s.at);
   const box = size(gd);
   const wanted = [];
-  const later = label === SHOTS.lastMoved && Object.keys(gd.__dpviz.sliders).length > 1 ? LAST_MOVED_LATER : 0;
-  for (const [i, place, first] of shotOrder(Math.max(0, at), s.options.length)) {
+  const moved = label === SHOTS.lastMoved && Object.keys(gd.__dpviz.sliders).length > 1;
+  const n = s.options.length;
+  for (const [i, place, first] of shotOrder(Math.max(0, at), n)) {
     if (!doc.index.has(s.options[i])) continue;
     const key = shotKey(gd, label, i, box);
     if ((SHOTS.tried.get(key) || 0) >= SHOT_TRIES) continue; // this one fails: drawn by Plotly
-    if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, place + (first ? 0 : later)]);
+    const end = i === 0 || i === n - 1;
+    const after = !moved || end ? 0 : first ? LAST_MOVED_NEAR : LAST_MOVED_LATER;
+    if (!(gd.__dpvizShots && gd.__dpvizShots.has(key))) wanted.push([gd, label, i, place + after]);
   }
   return wanted;
 }
