@@ -81,9 +81,8 @@ class LossPmf:
         if "top" not in self._kept:
             top = self.losses[::-1]
             # (running sums in the library's order: from p_∞, adding the top loss's mass first)
-            u, w = kernels.top_sums(
-                np.ascontiguousarray(self.probs, dtype=float), np.ascontiguousarray(top), self.infinity
-            )
+            probs = np.ascontiguousarray(self.probs, dtype=float)
+            u, w = kernels.top_sums(probs, self.lower, self.interval, self.infinity)
             self._kept.update(top=top, u=u, w=w)
         return self._kept["top"], self._kept["u"], self._kept["w"]
 
@@ -91,8 +90,8 @@ class LossPmf:
         """For ε(δ): the running maxima from the top of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0,
         and of U_{j+1} where W_{j+1} = 0; kept (a chart that reads only δ(ε) never makes them)."""
         if "reached" not in self._kept:
-            top, u, w = self._from_top()
-            reached, flat = kernels.top_stops(np.ascontiguousarray(top), u, w)
+            _, u, w = self._from_top()
+            reached, flat = kernels.top_stops(self.lower, self.interval, u, w)
             self._kept.update(reached=reached, flat=flat)
         return self._kept["reached"], self._kept["flat"]
 

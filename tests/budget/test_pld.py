@@ -14,7 +14,7 @@ from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as lib
 from dp_accounting.pld.privacy_loss_mechanism import LaplacePrivacyLoss
 
-from dpviz.budget import pld
+from dpviz.budget import kernels, pld
 from dpviz.budget.releases import pure_composition_epsilon
 from dpviz.budget.subsampled_pld import subsampled_gaussian_pld
 
@@ -325,29 +325,49 @@ def test_a_composition_that_leaves_the_negligible_transform_out_is_the_convoluti
     np.testing.assert_allclose(composed.probs[top], direct[top].astype(float), rtol=1e-10)
 
 
-@pytest.mark.parametrize("k", [1, 30, 3000])
-def test_the_compiled_sums_from_the_top_are_numpys(k):
-    """kernels.top_sums and top_stops (one pass each) against the array route they replaced: U and W
-    by ``cumsum`` from p_∞ and the top loss down, δ(ℓ_j) = U_j − e^{ℓ_j + log W_j} and the flat
-    stops by ``maximum.accumulate``; on a PLD whose top losses are so large that e^{−ℓ} underflows
-    (W = 0 there: the flat stops) and on ordinary ones."""
+@pytest.mark.parametrize("k", [1, 30, 3000, 30_000])
+def test_the_compiled_sums_from_the_top_are_the_sums_in_extended_precision(k):
+    """kernels.top_sums and top_stops against the same sums in extended precision from the same
+    losses: U and W from p_∞ and the top loss down, and the running maxima of δ(ℓ_j) = U_j −
+    e^{ℓ_j}·W_j where W_j > 0, and of U_{j+1} where W_{j+1} = 0. W's terms e^{−ℓ} come by blocks
+    (e^{−ℓ₀}·e^{i·h}), which moves each by about |ℓ|·10⁻¹⁶ of itself (ℓ's own rounding); the top
+    masses are rounding of both signs, so W is held to its terms' sum of magnitudes, and δ(ℓ_j) to
+    the masses' above ℓ_j. On composed PLDs whose losses reach past the blocks' range (k = 30,000:
+    past 600) and on one whose top losses have e^{−ℓ} underflow (W = 0 there: the flat stops)."""
     pmfs = [pld.laplace_pld(0.5, 0.01).remove.self_compose(k)]
     pmfs.append(pld.LossPmf(1.0, 743, np.array([0.2, 0.3, 0.1, 0.15, 0.25]), 1e-3))  # (e^{−746} underflows)
     for pmf in pmfs:
-        top, p = pmf.losses[::-1], pmf.probs[::-1]
-        u = np.cumsum(np.concatenate([[pmf.infinity], p]))
-        w = np.cumsum(np.concatenate([[0.0], p * np.exp(-top)]))
+        top = pmf.losses[::-1].astype(np.longdouble)
+        p = pmf.probs[::-1].astype(np.longdouble)
+        terms = p * np.exp(-top)
+        u = np.cumsum(np.concatenate([[np.longdouble(pmf.infinity)], p]))
+        w = np.cumsum(np.concatenate([[np.longdouble(0)], terms]))
+        tol = 1e-14 + 2e-16 * float(np.abs(top).max())
         got_top, got_u, got_w = pmf._from_top()
-        np.testing.assert_array_equal(got_top, top)
-        np.testing.assert_allclose(got_u, u, rtol=1e-15, atol=0)
-        np.testing.assert_allclose(got_w, w, rtol=1e-14, atol=0)
-        positive = w[:-1] > 0
+        np.testing.assert_array_equal(got_top, pmf.losses[::-1])
+        np.testing.assert_array_equal(got_u, np.cumsum(np.concatenate([[pmf.infinity], pmf.probs[::-1]])))
+        size_u = np.cumsum(np.concatenate([[pmf.infinity], np.abs(pmf.probs[::-1])]))
+        size_w = np.cumsum(np.concatenate([[0.0], np.abs(terms).astype(float)]))
+        tol = tol + 1.2e-16 * np.arange(pmf.probs.size + 1)  # (and a sum's own rounding, term by term)
+        assert (np.abs(got_w - w) <= tol * size_w + 1e-300).all()  # (and subnormals' rounding)
+        w64 = np.cumsum(np.concatenate([[0.0], pmf.probs[::-1] * np.exp(-pmf.losses[::-1])]))
+        np.testing.assert_array_equal(got_w == 0, w64 == 0)  # (the NumPy route's flat stops)
+        with np.errstate(over="ignore", invalid="ignore"):
+            at_loss = np.where(w64[:-1] > 0, u[:-1] - np.exp(top) * w[:-1], -np.inf)
+        # (where W is subnormal its few bits are what both routes have: there, NumPy's own δ(ℓ))
+        tiny = (w64[:-1] > 0) & (w64[:-1] < np.finfo(float).tiny)
         with np.errstate(divide="ignore", over="ignore"):
-            at_loss = np.where(positive, u[:-1] - np.exp(top + np.log(np.where(positive, w[:-1], 1.0))), -np.inf)
+            numpy_route = got_u[:-1] - np.exp(pmf.losses[::-1] + np.log(np.where(tiny, w64[:-1], 1.0)))
+        at_loss = np.where(tiny, numpy_route, at_loss.astype(float))
+        want = np.maximum.accumulate(at_loss)
         reached, flat = pmf._stops()
-        np.testing.assert_allclose(reached, np.maximum.accumulate(at_loss), rtol=1e-13, atol=1e-16)
-        np.testing.assert_array_equal(flat, np.maximum.accumulate(np.where(w[1:] == 0, u[1:], -np.inf)))
-    reached, flat = pmfs[1]._stops()
+        finite = np.isfinite(want)
+        np.testing.assert_array_equal(np.isfinite(reached), finite)
+        with np.errstate(invalid="ignore"):
+            assert (np.abs(reached - want)[finite] <= 2 * (tol * size_u)[:-1][finite] + 1e-300).all()
+        np.testing.assert_array_equal(flat, np.maximum.accumulate(np.where(got_w[1:] == 0, got_u[1:], -np.inf)))
+    assert (pmfs[0].losses.max() > kernels.IN_RANGE) == (k == 30_000)  # (past the blocks' range: per loss)
+    reached, flat = pmfs[-1]._stops()
     assert np.isfinite(flat[0]) and np.isneginf(reached[0]) and np.isfinite(reached[-1])
 
 
