@@ -51,6 +51,7 @@ import numpy as np
 from scipy import fft
 
 from dpviz.budget import kernels
+from dpviz.processes import one_numpy_blas_thread
 
 TAIL_MASS = 1e-15
 """The composed mass a composition may leave out of its window (``dp-accounting``'s default)."""
@@ -234,8 +235,9 @@ class LossPmf:
 
 
 SCANS = 2
-"""A PLD's first readings of ε(δ) scan its losses from the top (:func:`dpviz.budget.kernels.scan_from_top`);
-from the next on, the running maxima are made once and searched (a chart along δ reads 23)."""
+"""A PLD's first readings of ε(δ) scan its losses from the top
+(:func:`dpviz.budget.kernels.scan_from_top`); from the next on, the running maxima are made once
+and searched (the δ chart reads 23 δ's of each PLD)."""
 ROUNDING = 1e-16
 """An FFT's rounding, relative to the largest value it transforms, per power of the spectrum."""
 TAIL_MARGIN = 1e7
@@ -299,7 +301,8 @@ def _log_mgf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     blocks[:n] = np.maximum(probs, 0.0)
     inner = np.exp(t[:, None] * np.arange(width, dtype=float)[None, :])  # e^{t·b}
     outer = np.exp(t[:, None] * (np.arange(rows, dtype=float) * width)[None, :])  # e^{t·a·w}
-    sums = inner @ blocks.reshape(rows, width).T  # Σ_b p_{a·w+b}·e^{t·b}, an order and a block a row
+    with one_numpy_blas_thread():  # (a matrix product: one thread, wherever it is called from)
+        sums = inner @ blocks.reshape(rows, width).T  # Σ_b p_{a·w+b}·e^{t·b}: an order a row, a block a column
     with np.errstate(divide="ignore"):
         return t, np.log(np.einsum("ta,ta->t", sums, outer))
 
