@@ -150,12 +150,32 @@ def _steps(interval):
 
 
 @numba.njit(**_JIT)
-def _in_range(lower, n, interval, j0):
-    """Whether block j0 … j0 + BLOCK − 1 (from the top) has its losses within ±IN_RANGE, and its
-    top loss ℓ_{j0} (the losses from the top: ℓ_j = (lower + n − 1 − j)·h, LossPmf.losses[::-1])."""
-    top = (lower + n - 1 - j0) * interval
-    bottom = (lower + n - 1 - min(j0 + BLOCK, n) + 1) * interval
-    return top <= IN_RANGE and bottom >= -IN_RANGE, top
+def _loss(lower, n, interval, j):
+    """The j-th loss from the top, ℓ_j = (lower + n − 1 − j)·h (``LossPmf.losses[::-1]``)."""
+    return (lower + n - 1 - j) * interval
+
+
+@numba.njit(**_JIT)
+def _block(lower, n, interval, j0):
+    """The block of losses j0 … j0 + BLOCK − 1 from the top: whether they all lie within
+    ±IN_RANGE, and e^{−ℓ₀} and e^{ℓ₀} at its top loss ℓ₀ (the latter 0 outside the range)."""
+    top = _loss(lower, n, interval, j0)
+    bottom = _loss(lower, n, interval, min(j0 + BLOCK, n) - 1)
+    blocked = top <= IN_RANGE and bottom >= -IN_RANGE
+    return blocked, math.exp(-top), math.exp(top) if blocked else 0.0
+
+
+@numba.njit(**_JIT)
+def _exp_minus(blocked, base_down, up, i, loss):
+    """e^{−ℓ} at the i-th loss of a block: the block's product, else an exponential of its own."""
+    return base_down * up[i] if blocked else math.exp(-loss)
+
+
+@numba.njit(**_JIT)
+def _delta_at(u, w, blocked, base_up, down, i, loss):
+    """δ(ℓ) = U − e^{ℓ}·W at the i-th loss of a block (W > 0): e^{ℓ} the block's product, else
+    e^{ℓ + log W} (no overflow where e^{ℓ} alone would)."""
+    return u - base_up * down[i] * w if blocked else u - math.exp(loss + math.log(w))
 
 
 @numba.njit(**_JIT)
@@ -174,36 +194,29 @@ def top_sums(probs, lower, interval, infinity):
     w[0] = 0.0
     up, _ = _steps(interval)
     for j0 in range(0, n, BLOCK):
-        blocked, top = _in_range(lower, n, interval, j0)
-        base = math.exp(-top)
+        blocked, base_down, _ = _block(lower, n, interval, j0)
         for j in range(j0, min(j0 + BLOCK, n)):
             p = probs[n - 1 - j]
             u[j + 1] = u[j] + p
-            factor = base * up[j - j0] if blocked else math.exp(-((lower + n - 1 - j) * interval))
-            w[j + 1] = w[j] + p * factor
+            w[j + 1] = w[j] + p * _exp_minus(blocked, base_down, up, j - j0, _loss(lower, n, interval, j))
     return u, w
 
 
 @numba.njit(**_JIT)
 def top_stops(lower, interval, u, w):
     """For a PLD's ε(δ) (:meth:`dpviz.budget.pld.LossPmf.epsilon`): the running maxima from the top
-    of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0 (−∞ elsewhere; e^{ℓ} by blocks as in
-    :func:`top_sums`, e^{ℓ + log W} outside their range), and of U_{j+1} where W_{j+1} = 0 (−∞
-    elsewhere); NumPy's ``maximum.accumulate`` of the same values in one pass."""
+    of δ(ℓ_j) = U_j − e^{ℓ_j}·W_j where W_j > 0 (−∞ elsewhere; :func:`_delta_at`), and of U_{j+1}
+    where W_{j+1} = 0 (−∞ elsewhere); NumPy's ``maximum.accumulate`` of the same values in one pass."""
     n = u.size - 1
     reached = np.empty(n)
     flat = np.empty(n)
     most, most_flat = -np.inf, -np.inf
     _, down = _steps(interval)
     for j0 in range(0, n, BLOCK):
-        blocked, top = _in_range(lower, n, interval, j0)
-        base = math.exp(top) if blocked else 0.0
+        blocked, _, base_up = _block(lower, n, interval, j0)
         for j in range(j0, min(j0 + BLOCK, n)):
             if w[j] > 0:
-                if blocked:
-                    at_loss = u[j] - base * down[j - j0] * w[j]
-                else:
-                    at_loss = u[j] - math.exp((lower + n - 1 - j) * interval + math.log(w[j]))
+                at_loss = _delta_at(u[j], w[j], blocked, base_up, down, j - j0, _loss(lower, n, interval, j))
                 if at_loss > most:
                     most = at_loss
             reached[j] = most
@@ -228,22 +241,14 @@ def scan_from_top(probs, lower, interval, infinity, delta):
     w = 0.0
     up, down = _steps(interval)
     for j0 in range(0, n, BLOCK):
-        blocked, top = _in_range(lower, n, interval, j0)
-        base_up = math.exp(top) if blocked else 0.0
-        base_down = math.exp(-top)
+        blocked, base_down, base_up = _block(lower, n, interval, j0)
         for j in range(j0, min(j0 + BLOCK, n)):
-            loss = (lower + n - 1 - j) * interval
-            if w > 0:
-                if blocked:
-                    at_loss = u - base_up * down[j - j0] * w
-                else:
-                    at_loss = u - math.exp(loss + math.log(w))
-                if at_loss >= delta:
-                    return j, 0, u, w, loss
+            loss = _loss(lower, n, interval, j)
+            if w > 0 and _delta_at(u, w, blocked, base_up, down, j - j0, loss) >= delta:
+                return j, 0, u, w, loss
             p = probs[n - 1 - j]
             u = u + p
-            factor = base_down * up[j - j0] if blocked else math.exp(-loss)
-            w = w + p * factor
+            w = w + p * _exp_minus(blocked, base_down, up, j - j0, loss)
             if w == 0 and u >= delta:
                 return j, 1, u, w, loss
     return n, 0, u, w, 0.0
