@@ -107,6 +107,15 @@ def _numeric_array(value: Any):
     return arr if arr.dtype.kind in "uif" else None
 
 
+_PLAIN_ITEMS = (str, float, int)
+
+
+def _plain_list(value: Any) -> bool:
+    """Whether ``value`` is a list or tuple of Python floats, ints and strings alone (not bools,
+    not numpy scalars: Plotly's validator converts those)."""
+    return type(value) in (list, tuple) and all(type(x) in _PLAIN_ITEMS for x in value)
+
+
 def _nodes(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and isinstance(value[0], Node)
 
@@ -174,6 +183,10 @@ class Node:
             out = np.ascontiguousarray(_numeric_array(value).copy())
             out.flags["WRITEABLE"] = False
             self._keep_or_set(prop, out)
+        elif kind == "data" and _plain_list(value):
+            # what the validator's to_scalar_or_list makes of a list or tuple of Python numbers and
+            # strings: the same items in a new list (a log axis's ticks, a mark's two points)
+            self._keep_or_set(prop, list(value))
         else:
             self._keep_or_set(prop, _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value))
 

@@ -82,8 +82,18 @@ def _equal_again(go, sub):
     return theme.style(fig, "equal again")
 
 
+def _plain_lists(go, sub):
+    """Lists and tuples of Python numbers and strings (taken as they are), beside ones with a bool,
+    a numpy scalar, a nested list or nothing in them (left to Plotly's validator)."""
+    fig = go.Figure(go.Scatter(x=(1, 2.5, 3), y=[0.1, 2, 3e-9], text=["a", "é", ""], customdata=[[1, 2], [3, 4]]))
+    fig.add_trace(go.Scatter(x=[np.float64(1.5), 2, 3], y=[True, False, 1], text=("x", np.str_("y"), "z")))
+    fig.add_trace(go.Scatter(x=[], y=()))
+    fig.update_xaxes(tickvals=[1, 2.0, 3], ticktext=("1", "two", "3"))
+    return theme.style(fig, "plain lists")
+
+
 @pytest.mark.parametrize(
-    "draw", [_styled, _grid, _heatmap, _secondary, _equal_again], ids=lambda f: f.__name__.strip("_")
+    "draw", [_styled, _grid, _heatmap, _secondary, _equal_again, _plain_lists], ids=lambda f: f.__name__.strip("_")
 )
 def test_the_fast_drawing_equals_plotlys(draw):
     plotly, fast = _both(draw)

@@ -115,10 +115,25 @@ def _composition_evaluate(release, v) -> pd.DataFrame:
     return pd.concat([df.assign(here=False), here.assign(here=True)], ignore_index=True)
 
 
-def _gap_sentence(here: pd.DataFrame) -> str:
-    """The loosest and the tightest accountant's ε at the marked setting, how far apart, and the
-    accountants that do not answer there with their reason (plain lists: a frame draws it at every
-    position, and pandas' row access cost more than the rest of the title)."""
+def _columns(df: pd.DataFrame, names: tuple[str, ...], rows: str | None = None) -> tuple[dict, dict]:
+    """The columns ``names`` of ``df`` as NumPy arrays (text as Python strings), split by the boolean
+    column ``rows`` into the rows where it is False and where it is True (all in the first when None):
+    a frame is drawn at every position of a slider, and pandas' filtering and column access cost a
+    budget chart's frame as much as the rest of its drawing."""
+    series = [df[n] for n in names]
+    cols = {n: c.to_numpy() if c.dtype.kind in "biuf" else c.to_numpy(dtype=object) for n, c in zip(names, series)}
+    if rows is None:
+        return cols, {n: c[:0] for n, c in cols.items()}
+    mask = df[rows].to_numpy(dtype=bool)
+    return {n: c[~mask] for n, c in cols.items()}, {n: c[mask] for n, c in cols.items()}
+
+
+ACCOUNTANT_COLUMNS = ("accountant", "k", "delta", "epsilon", "note")
+
+
+def _gap_sentence(here: dict) -> str:
+    """The loosest and the tightest accountant's ε at the marked setting (``here``: its columns, by
+    :func:`_columns`), how far apart, and the accountants that do not answer there with their reason."""
     rows = list(zip(here["accountant"].tolist(), here["epsilon"].tolist(), here["note"].tolist()))
     missing = "; ".join(f"{ACCOUNTANT_LABELS[name]} not drawn: {note}" for name, _, note in rows if note)
     found = [(name, eps) for name, eps, _ in rows if eps == eps]  # not NaN
@@ -134,12 +149,11 @@ def _gap_sentence(here: pd.DataFrame) -> str:
     return f"{said}; {missing}" if missing else said
 
 
-def _accountant_curves(curve: pd.DataFrame, x: str, mode: str, x_hover: str) -> go.Figure:
-    """A figure with each accountant's ε against column ``x`` of ``curve`` (one that answers
-    nowhere is left out: the title says why). The columns are read once as NumPy arrays: a
-    comparison per accountant on pandas' text column took half of a frame's drawing."""
+def _accountant_curves(curve: dict, x: str, mode: str, x_hover: str) -> go.Figure:
+    """A figure with each accountant's ε against column ``x`` of ``curve`` (its columns, by
+    :func:`_columns`; one accountant that answers nowhere is left out: the title says why)."""
     fig = go.Figure()
-    names, xs, ys = curve["accountant"].to_numpy(dtype=object), curve[x].to_numpy(), curve["epsilon"].to_numpy()
+    names, xs, ys = curve["accountant"], curve[x], curve["epsilon"]
     for i, name in enumerate(ACCOUNTANTS):
         mine = names == name
         if np.isnan(ys[mine]).all():
@@ -155,10 +169,11 @@ def _accountant_curves(curve: pd.DataFrame, x: str, mode: str, x_hover: str) -> 
 
 
 def _composition_render(df: pd.DataFrame, v) -> go.Figure:
-    curve, here = df[~df["here"]], df[df["here"]]
+    curve, here = _columns(df, ACCOUNTANT_COLUMNS, "here")
     fig = _accountant_curves(curve, "k", "lines+markers", "k = %{x}")
-    top = float(np.nanmax(curve["epsilon"])) if curve["epsilon"].notna().any() else 1.0
-    bottom = float(np.nanmin(curve["epsilon"][curve["epsilon"] > 0])) if (curve["epsilon"] > 0).any() else 1e-3
+    eps = curve["epsilon"]
+    top = float(np.nanmax(eps)) if (~np.isnan(eps)).any() else 1.0
+    bottom = float(np.nanmin(eps[eps > 0])) if (eps > 0).any() else 1e-3
     log_axis(fig, "y", title=f"ε at δ = {v['delta']:g}")
     mark_x(fig, v["k"], bottom, top, f"k = {v['k']}")
     # short labels, one per decade: plain "10,000" beside "1,000" ran into each other at the page's width
@@ -207,7 +222,7 @@ def _delta_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
 
 
 def _delta_render(df: pd.DataFrame, v) -> go.Figure:
-    curve, here = df[~df["here"]], df[df["here"]]
+    curve, here = _columns(df, ACCOUNTANT_COLUMNS, "here")
     fig = _accountant_curves(curve, "delta", "lines", "δ = %{x:.2g}")
     log_axis(fig, "x", title="δ")
     log_axis(fig, "y", title="ε")
@@ -332,7 +347,8 @@ def _attacker_compute(v, progress=None) -> pd.DataFrame:
 def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
     release = release_of(v)
     fig = go.Figure()
-    composed = df[df["curve"] == "composed"]
+    cols, _ = _columns(df, ("fpr", "tpr", "curve"))
+    composed = {n: c[cols["curve"] == "composed"] for n, c in cols.items()}
     fig.add_trace(
         go.Scatter(
             x=composed["fpr"], y=composed["tpr"], mode="lines", name="best attacker (from the privacy curve)",
@@ -340,8 +356,8 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             hovertemplate="false positives %{x:.3g}<br>true positives %{y:.4g}<extra></extra>",
         )
     )  # fmt: skip
-    gdp = df[df["curve"] == "gdp"]
-    if len(gdp):
+    gdp = {n: c[cols["curve"] == "gdp"] for n, c in cols.items()}
+    if len(gdp["fpr"]):
         from dpviz.budget.releases import gaussian_mu  # (lazy: as above)
 
         mu = gaussian_mu(release.sigma, int(v["k"]))
@@ -352,10 +368,10 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         )  # fmt: skip
     ref_line(fig, [0, 1], [0, 1], "guessing", color="#777", dash="dot", width=1.5)
-    attack = df[df["curve"] == HOHO_CURVE]
+    attack = {n: c[cols["curve"] == HOHO_CURVE] for n, c in cols.items()}
     broken = ""
-    if len(attack):
-        gap, fpr, tpr = promise_excess(composed, attack)
+    if len(attack["fpr"]):
+        gap, fpr, tpr = promise_excess(df[df["curve"] == "composed"], df[df["curve"] == HOHO_CURVE])
         fig.add_trace(
             go.Scatter(
                 x=attack["fpr"], y=attack["tpr"], mode="lines",
@@ -371,9 +387,9 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         else:
             broken = "; HoHo's attack stays under the curve"
-    audit = df[df["curve"] == AUDIT_CURVE]
-    if len(audit):
-        fpr, tpr = float(audit["fpr"].iloc[0]), float(audit["tpr"].iloc[0])
+    audit = {n: c[cols["curve"] == AUDIT_CURVE] for n, c in cols.items()}
+    if len(audit["fpr"]):
+        fpr, tpr = float(audit["fpr"][0]), float(audit["tpr"][0])
         allowed = float(np.interp(fpr, composed["fpr"], composed["tpr"]))
         fig.add_trace(
             go.Scatter(
@@ -395,7 +411,7 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             marker=dict(color="#000", size=8, symbol="diamond"),
         )
     )  # fmt: skip
-    if len(audit):
+    if len(audit["fpr"]):
         # an audit's event is a rare one (ADePT's worst pair: TPR ≥ 0.004 at FPR ≤ 0.0005): on linear axes
         # it sits on the origin, so both axes are logarithmic, as low-FPR attacks are usually drawn
         log_axis(fig, "x", title="false-positive rate (log scale)")
@@ -484,7 +500,9 @@ def _posterior_evaluate(tprs: dict[float, float], v) -> pd.DataFrame:
 def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
     release = release_of(v)
     fig = go.Figure()
-    for k, (a, part) in enumerate(df.groupby("fpr", sort=True)):
+    cols, _ = _columns(df, ("fpr", "tpr", "prior", "posterior", "here"))
+    for k, a in enumerate(np.unique(cols["fpr"])):
+        part = {n: c[cols["fpr"] == a] for n, c in cols.items()}
         fig.add_trace(
             go.Scatter(
                 x=part["prior"], y=part["posterior"], mode="lines", name=f"a 'used' call at FPR {a * 100:g}%",
@@ -500,8 +518,8 @@ def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
     mark_x(fig, prior, 0.0, 1.0, f"prior π = {prior:g}")
     log_axis(fig, "x", title="the attacker's prior belief π (log scale)")
     fig.update_yaxes(title="belief after a 'used' call", range=[0, 1.02])
-    here = df[df["here"] & (df["fpr"] == 0.01)]
-    said = f"{float(here['posterior'].iloc[0]):.3g}" if len(here) else "n/a"
+    here = cols["posterior"][cols["here"] & (cols["fpr"] == 0.01)]
+    said = f"{float(here[0]):.3g}" if len(here) else "n/a"
     title = two_line_title(
         f"What the attacker believes after k = {v['k']} releases",
         f"{release.label}; from a prior of {prior:g}, a 'used' call at FPR 1% is right with probability {said}",
