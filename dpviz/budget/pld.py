@@ -226,12 +226,9 @@ class LossPmf:
             return probs
         length = fft.next_fast_len(max(top - start + 1, at.size, self.probs.size), real=True)
         tilted_one = np.maximum(self.probs, 0.0) * np.exp(theta * np.arange(self.probs.size) - log_m)
-        tilted = np.take(fft.irfft(spectrum_power(fft.rfft(tilted_one, length), k), length), at % length)
-        log_factor = k * log_m - theta * at  # (the tilt undone: decreasing along the window)
-        # each composition's rounding is about the same share of its own largest mass
-        better = log_factor + math.log(np.abs(tilted).max()) < math.log(np.abs(probs).max())
-        with np.errstate(over="ignore"):
-            return np.where(better, tilted * np.exp(np.where(better, log_factor, 0.0)), probs)
+        tilted = fft.irfft(spectrum_power(fft.rfft(tilted_one, length), k), length)
+        # the tilt undone, e^{k·log M(θ) − θj}, where the tilted composition's rounding is the smaller
+        return kernels.tail_merge(np.ascontiguousarray(probs), tilted, int(at[0]), length, k * log_m, theta)
 
 
 SCANS = 2
@@ -275,15 +272,13 @@ def spectrum_power(spectrum: np.ndarray, k: int) -> np.ndarray:
     power taken there). The inverse transform averages the spectrum, x_j = (X_0 + 2·Σ Re(X_m·
     e^{2πimj/L}))/L, so each composed mass moves by at most the floor, 10¹⁴ below the transform's
     own rounding; and after some hundreds of releases all but a few dozen values are below it (the
-    composed distribution is smooth and wide, so its transform is narrow), where NumPy's complex
-    power, exp(k·log z) per value, was most of a composition's time."""
-    size = spectrum.real**2 + spectrum.imag**2
-    kept = size >= math.exp(2 * math.log(SPECTRUM_FLOOR) / k)
-    if kept.all():
-        return spectrum**k
-    out = np.zeros_like(spectrum)
-    out[kept] = spectrum[kept] ** k
-    return out
+    composed distribution is smooth and wide, so its transform is narrow). The powers are taken in
+    one compiled pass by squarings (:func:`dpviz.budget.kernels.power_kept`): NumPy's complex power,
+    exp(k·log z) per value from k = 100 on, was most of a composition's time where many values count
+    (Laplace, whose two end atoms give the transform slowly falling peaks)."""
+    return kernels.power_kept(
+        np.ascontiguousarray(spectrum, dtype=complex), int(k), math.exp(2 * math.log(SPECTRUM_FLOOR) / k)
+    )
 
 
 def _log_mgf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -306,14 +306,16 @@ def test_a_composition_that_leaves_the_negligible_transform_out_is_the_convoluti
     """spectrum_power leaves at 0 every transform value whose k-th power is below 10⁻³⁰: after 2,000
     releases of a Laplace PLD of 11 losses it powers a few hundred of 11,001 values, and the composed
     masses are still the k-fold convolution computed directly (one np.convolve per release, in
-    extended precision), to the FFT's own rounding; the values it does power are NumPy's."""
+    extended precision), to the FFT's own rounding; the values it does power are their k-th powers
+    in extended precision, to k·10⁻¹⁶ of themselves."""
     one = pld.laplace_pld(0.5, 0.1).remove
     k = 2000
     spectrum = np.fft.rfft(one.probs, one.probs.size * k)
     powered = pld.spectrum_power(spectrum, k)
     kept = powered != 0
     assert 0 < kept.sum() < spectrum.size / 50
-    np.testing.assert_array_equal(powered[kept], spectrum[kept] ** k)
+    exact = (spectrum[kept].astype(np.clongdouble) ** k).astype(complex)
+    np.testing.assert_allclose(powered[kept], exact, rtol=k * 2.3e-16, atol=0)
     assert (np.abs(spectrum[~kept]) ** k < pld.SPECTRUM_FLOOR).all()
     direct = np.array([1.0], dtype=np.longdouble)
     for _ in range(k):
@@ -323,6 +325,55 @@ def test_a_composition_that_leaves_the_negligible_transform_out_is_the_convoluti
     np.testing.assert_allclose(composed.probs, direct.astype(float), rtol=0, atol=1e-16 * k)
     top = np.argsort(direct)[-50:]  # (the bulk: to ten digits, relative)
     np.testing.assert_allclose(composed.probs[top], direct[top].astype(float), rtol=1e-10)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 99, 100, 101, 1024, 65_537])
+def test_the_compiled_power_is_the_power_in_extended_precision_where_it_counts(k):
+    """kernels.power_kept: z^k by squarings for every value with |z|² at or above the threshold (a
+    value exactly on it is powered), 0 for the others; each power within about k·10⁻¹⁶ of itself
+    against the power in extended precision (the rounding of NumPy's own power of a complex array:
+    exp(k·log z) from k = 100 on), k = 1 the values themselves, and odd and even k alike."""
+    rng = np.random.default_rng(k)
+    n = 2000
+    z = rng.uniform(0.2, 1.0, n) ** (1 / k) * np.exp(1j * rng.uniform(-np.pi, np.pi, n))
+    z[:3] = [1.0, -1.0, 1j]
+    z[3] = math.sqrt(float(np.median(np.abs(z) ** 2)))
+    threshold = z[3].real * z[3].real  # (a value on the threshold: kept)
+    out = kernels.power_kept(z, k, threshold)
+    kept = z.real * z.real + z.imag * z.imag >= threshold
+    assert kept[3] and 0 < kept.sum() < n
+    assert (out[~kept] == 0).all()
+    exact = (z[kept].astype(np.clongdouble) ** k).astype(complex)
+    np.testing.assert_allclose(out[kept], exact, rtol=k * 2.3e-16, atol=1e-300)
+    np.testing.assert_array_equal(out[:3], [1.0, (-1.0) ** k, (1, 1j, -1, -1j)[k % 4]])  # (exact: parity)
+    if k == 1:
+        np.testing.assert_array_equal(out[kept], z[kept])
+    nkept = int(kept.sum())
+    assert (np.abs(out[kept]) > 0).sum() == nkept  # (none of them underflows here: each |z|^k ≥ 0.2)
+
+
+def test_the_compiled_merge_of_the_tilted_tail_is_numpys():
+    """kernels.tail_merge against the same choice written with NumPy arrays: at each index j of the
+    window, the tilted mass (read around the circular buffer) times e^{k·log M − θj} where that
+    composition's rounding is the smaller, the plain mass elsewhere; on windows that start past the
+    buffer's length (wrapping) and at 0, with masses of both signs (an FFT's rounding)."""
+    rng = np.random.default_rng(7)
+    for start, length, n in ((0, 64, 50), (37, 64, 60), (130, 80, 80)):
+        probs = rng.normal(0, 1e-3, n) + np.exp(-0.5 * ((np.arange(n) - n / 3) / 6) ** 2)
+        tilted = rng.normal(0, 1e-17, length) + np.exp(-0.5 * ((np.arange(length) - length * 0.7) / 5) ** 2)
+        theta = 0.9
+        k_log_m = theta * (start + n // 2)  # (the tilt undone crosses 1 mid-window)
+        at = np.arange(start, start + n)
+        taken = np.take(tilted, at % length)
+        factor = k_log_m - theta * at
+        better = factor + math.log(np.abs(taken).max()) < math.log(np.abs(probs).max())
+        assert 0 < better.sum() < n  # (both kinds of index)
+        expected = np.where(better, taken * np.exp(np.where(better, factor, 0.0)), probs)
+        out = kernels.tail_merge(probs, tilted, start, length, k_log_m, theta)
+        np.testing.assert_allclose(out, expected, rtol=4e-16, atol=0)
+        np.testing.assert_array_equal(out[~better], probs[~better])
+    zero = kernels.tail_merge(np.array([0.25, 0.5]), np.zeros(4), 1, 4, 0.0, 0.1)
+    np.testing.assert_array_equal(zero, [0.25, 0.5])  # (no tilted mass: the plain ones kept)
 
 
 @pytest.mark.parametrize("k", [1, 30, 3000, 30_000])
