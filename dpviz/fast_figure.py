@@ -116,6 +116,17 @@ def _plain_list(value: Any) -> bool:
     return type(value) in (list, tuple) and all(type(x) in _PLAIN_ITEMS for x in value)
 
 
+_SCALARS = (str, float, int, bool)
+
+
+@functools.lru_cache(maxsize=4096)
+def _coerced(path: str, prop: str, kind: type, value: Any) -> Any:
+    """What Plotly's validator makes of a Python scalar (a colour, a mode, a width, a text), kept:
+    the validators are pure functions of the value, and a chart's frames set the same few dozen
+    values at every position (the type is part of the key: 1, 1.0 and True are equal keys)."""
+    return _validator(path, prop).validate_coerce(value)
+
+
 def _nodes(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and isinstance(value[0], Node)
 
@@ -187,6 +198,8 @@ class Node:
             # what the validator's to_scalar_or_list makes of a list or tuple of Python numbers and
             # strings: the same items in a new list (a log axis's ticks, a mark's two points)
             self._keep_or_set(prop, list(value))
+        elif type(value) in _SCALARS:
+            self._keep_or_set(prop, _coerced(self.path, _subplot_key(self.path, prop), type(value), value))
         else:
             self._keep_or_set(prop, _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value))
 
@@ -463,6 +476,11 @@ _INT_RANGES = (("int8", -(2**7), 2**7 - 1), ("int16", -(2**15), 2**15 - 1), ("in
 _UINT_RANGES = (("uint8", 0, 2**8 - 1), ("uint16", 0, 2**16 - 1), ("uint32", 0, 2**32 - 1))
 
 
+@functools.lru_cache(maxsize=64)
+def _dtype_name(dtype) -> str:
+    return str(dtype)
+
+
 def typed_array(value) -> dict | None:
     """A numeric NumPy array (or a pandas Series holding one) as Plotly's typed-array spec, the
     very dict ``_plotly_utils.utils.to_typed_array_spec`` makes of it (64-bit integers narrowed to
@@ -480,7 +498,7 @@ def typed_array(value) -> dict | None:
     if value.dtype.kind not in "uif" or value.size == 0:
         return None
     v = np.ascontiguousarray(value)
-    name = str(v.dtype)
+    name = _dtype_name(v.dtype)
     if name in ("int64", "uint64"):
         low, high = v.min(), v.max()
         for narrow, a, b in _INT_RANGES if name == "int64" else _UINT_RANGES:
