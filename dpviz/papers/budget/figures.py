@@ -81,15 +81,29 @@ def release_of(v: Mapping[str, Any]):
     return Release(v["mechanism"], epsilon0=v["epsilon0"], sigma=v["sigma"], q=v["q"])
 
 
-def _rows(release, ks, deltas) -> list[dict]:
+ACCOUNTANT_COLUMNS = ("accountant", "k", "delta", "epsilon", "note")
+
+
+def _rows(release, ks, deltas) -> dict[str, list]:
+    """Every accountant's ε at each k and δ, as the columns of :data:`ACCOUNTANT_COLUMNS` (lists)."""
     from dpviz.budget import accountants as acc  # (lazy: dp-accounting and SciPy, as above)
 
-    rows = []
+    cols: dict[str, list] = {name: [] for name in ACCOUNTANT_COLUMNS}
     for k in ks:
         for delta in deltas:
             for name, (eps, why) in acc.epsilons(release, int(k), float(delta)).items():
-                rows.append({"accountant": name, "k": int(k), "delta": float(delta), "epsilon": eps, "note": why})
-    return rows
+                for column, value in zip(ACCOUNTANT_COLUMNS, (name, int(k), float(delta), eps, why)):
+                    cols[column].append(value)
+    return cols
+
+
+def _with_here(curve: dict[str, list], here: dict[str, list]) -> pd.DataFrame:
+    """One table of a chart's rows (``here`` False) and the marked setting's (True), made once from
+    the columns: a frame is drawn at every position of a slider, and pandas' tables of row dicts,
+    their copies and their concatenation were most of the δ chart's table along k beside its ε's."""
+    table = {name: curve[name] + here[name] for name in ACCOUNTANT_COLUMNS}
+    table["here"] = [False] * len(curve["k"]) + [True] * len(here["k"])
+    return pd.DataFrame(table)
 
 
 # 1. ε against k -----------------------------------------------------------------------------
@@ -101,18 +115,15 @@ def _composition_prepare(v, progress=None):
     return release_of(v)
 
 
-def _composition_curve(release, delta: float) -> pd.DataFrame:
-    """Every accountant's ε over :data:`K_GRID` at δ, kept per release and δ in the process's
-    memo ``budget.curves``: a move of the k slider (its frames too) computes only the marked k."""
-    return caches.memo("budget.curves").get(
-        (release, float(delta)), lambda: pd.DataFrame(_rows(release, K_GRID, [delta]))
-    )
+def _composition_curve(release, delta: float) -> dict[str, list]:
+    """Every accountant's ε over :data:`K_GRID` at δ (:func:`_rows`' columns), kept per release and δ
+    in the process's memo ``budget.curves``: a move of the k slider (its frames too) computes only
+    the marked k."""
+    return caches.memo("budget.curves").get((release, float(delta)), lambda: _rows(release, K_GRID, [delta]))
 
 
 def _composition_evaluate(release, v) -> pd.DataFrame:
-    df = _composition_curve(release, v["delta"])
-    here = pd.DataFrame(_rows(release, [v["k"]], [v["delta"]]))
-    return pd.concat([df.assign(here=False), here.assign(here=True)], ignore_index=True)
+    return _with_here(_composition_curve(release, v["delta"]), _rows(release, [v["k"]], [v["delta"]]))
 
 
 def _columns(df: pd.DataFrame, names: tuple[str, ...], rows: str | None = None) -> tuple[dict, dict]:
@@ -126,9 +137,6 @@ def _columns(df: pd.DataFrame, names: tuple[str, ...], rows: str | None = None) 
         return cols, {n: c[:0] for n, c in cols.items()}
     mask = df[rows].to_numpy(dtype=bool)
     return {n: c[~mask] for n, c in cols.items()}, {n: c[mask] for n, c in cols.items()}
-
-
-ACCOUNTANT_COLUMNS = ("accountant", "k", "delta", "epsilon", "note")
 
 
 def _gap_sentence(here: dict) -> str:
@@ -212,13 +220,12 @@ register(
 # 2. ε against δ ---------------------------------------------------------------------------
 
 
-def _delta_prepare(v, progress=None) -> pd.DataFrame:
-    return pd.DataFrame(_rows(release_of(v), [v["k"]], DELTA_GRID))
+def _delta_prepare(v, progress=None) -> dict[str, list]:
+    return _rows(release_of(v), [v["k"]], DELTA_GRID)
 
 
-def _delta_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
-    here = pd.DataFrame(_rows(release_of(v), [v["k"]], [v["delta"]]))
-    return pd.concat([state.assign(here=False), here.assign(here=True)], ignore_index=True)
+def _delta_evaluate(state: dict[str, list], v) -> pd.DataFrame:
+    return _with_here(state, _rows(release_of(v), [v["k"]], [v["delta"]]))
 
 
 def _delta_render(df: pd.DataFrame, v) -> go.Figure:
