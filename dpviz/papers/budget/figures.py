@@ -329,15 +329,22 @@ def _largest_epsilon(release, k: int) -> float:
     return max(1.0, top)
 
 
-def _attacker_compute(v, progress=None) -> pd.DataFrame:
+def _promised_tpr(release, k: int) -> np.ndarray:
+    """The best attacker's true-positive rate at each of :data:`ALPHAS` after k releases: one minus
+    the trade-off curve of the composed mechanism's whole privacy curve δ(ε)."""
     from dpviz.budget import accountants as acc  # (lazy: as above)
-    from dpviz.budget.releases import gaussian_mu, gdp_tradeoff, tradeoff_from_deltas
+    from dpviz.budget.releases import tradeoff_from_deltas
 
-    release, k = release_of(v), int(v["k"])
     top = _largest_epsilon(release, k)
     eps = np.unique(np.concatenate([np.linspace(0.0, top, 4001), np.geomspace(1e-4, top, 400)]))  # ascending
-    beta = tradeoff_from_deltas(eps, acc.composed_delta(release, k, eps), ALPHAS)
-    df = pd.DataFrame({"fpr": ALPHAS, "tpr": 1.0 - beta, "curve": "composed"})
+    return 1.0 - tradeoff_from_deltas(eps, acc.composed_delta(release, k, eps), ALPHAS)
+
+
+def _attacker_compute(v, progress=None) -> pd.DataFrame:
+    from dpviz.budget.releases import gaussian_mu, gdp_tradeoff
+
+    release, k = release_of(v), int(v["k"])
+    df = pd.DataFrame({"fpr": ALPHAS, "tpr": _promised_tpr(release, k), "curve": "composed"})
     if release.kind == "gaussian":
         mu = gaussian_mu(release.sigma, k)
         df = pd.concat([df, pd.DataFrame({"fpr": ALPHAS, "tpr": 1 - gdp_tradeoff(mu, ALPHAS), "curve": "gdp"})])
@@ -488,20 +495,24 @@ def posterior(prior, tpr, fpr):
 def _posterior_prepare(v, progress=None) -> dict[float, float]:
     """The best attacker's true-positive rate at each of :data:`FPRS` (the promised curve's own
     points: :data:`ALPHAS` holds them, nothing is interpolated); the prior only reads them."""
-    attack = _attacker_compute({**v, "hoho_epsilon": 0.0, "audit_tpr": 0.0})  # the promised curve alone
-    composed = attack[attack["curve"] == "composed"].set_index("fpr")["tpr"]
-    return {a: float(composed.loc[a]) for a in FPRS}
+    tpr = _promised_tpr(release_of(v), int(v["k"]))
+    return {a: float(tpr[np.flatnonzero(ALPHAS == a)[0]]) for a in FPRS}
 
 
 def _posterior_evaluate(tprs: dict[float, float], v) -> pd.DataFrame:
+    """Bayes' rule at every prior of the grid and the slider's, for each false-positive rate: one
+    table made from its columns (a table per rate, concatenated, was most of a frame's table)."""
     priors = np.unique(np.r_[PRIORS, float(v["prior"])])
-    rows = [
-        pd.DataFrame({"fpr": a, "tpr": t, "prior": priors, "posterior": posterior(priors, t, a)})
-        for a, t in tprs.items()
-    ]
-    df = pd.concat(rows, ignore_index=True)
-    df["here"] = df["prior"] == float(v["prior"])
-    return df
+    n = priors.size
+    return pd.DataFrame(
+        {
+            "fpr": np.repeat(np.array(list(tprs), dtype=float), n),
+            "tpr": np.repeat(np.array(list(tprs.values()), dtype=float), n),
+            "prior": np.tile(priors, len(tprs)),
+            "posterior": np.concatenate([posterior(priors, t, a) for a, t in tprs.items()]),
+            "here": np.tile(priors == float(v["prior"]), len(tprs)),
+        }
+    )
 
 
 def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
