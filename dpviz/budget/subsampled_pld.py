@@ -24,10 +24,12 @@ on a grid of σ and q."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, GaussianPrivacyLoss
+from scipy import special
 
 from dpviz.budget.pld import LossPmf, Pld, from_bounds
 
@@ -73,6 +75,16 @@ class ArrayGaussianLoss(GaussianPrivacyLoss):
             ell = np.where(_isclose(eps, -math.log(1 - q)), np.inf, ell)
         return s + (-0.5 * s - ell * var / s)
 
+    def noise_cdf(self, x):
+        """Φ(x/σ): what the library's frozen ``scipy.stats.norm(scale=σ).cdf`` computes, ``ndtr`` of
+        (x − 0)/σ, without its generic distribution machinery (argument checks and masks: most of a
+        distribution's build at a fine grid)."""
+        return special.ndtr(np.asarray(x, dtype=float) / self.sigma)
+
+    def noise_log_cdf(self, x):
+        """log Φ(x/σ), as ``scipy.stats.norm(scale=σ).logcdf`` (``log_ndtr``)."""
+        return special.log_ndtr(np.asarray(x, dtype=float) / self.sigma)
+
     def get_delta_for_epsilon(self, epsilon):
         """δ(ε), the ε-hockey-stick divergence, for one ε or an array of them."""
         scalar = np.ndim(epsilon) == 0
@@ -92,17 +104,27 @@ class ArrayGaussianLoss(GaussianPrivacyLoss):
         return float(deltas[0]) if scalar else deltas
 
 
-def _pmf(loss: ArrayGaussianLoss, interval: float) -> LossPmf:
-    """One adjacency's connect-the-dots masses, pessimistic, on multiples of ``interval``."""
+@functools.lru_cache(maxsize=64)
+def _loss(sigma: float, q: float, adjacency: AdjacencyType) -> tuple[ArrayGaussianLoss, float, float]:
+    """One adjacency's privacy loss and the bounds of its losses (``connect_dots_bounds``), kept per
+    σ, q and adjacency: they do not depend on the grid, and a composition's grid is chosen per k
+    (three or four grids a σ on the ε-against-k chart, each one built from them)."""
+    loss = ArrayGaussianLoss(sigma, q, adjacency)
     bounds = loss.connect_dots_bounds()
-    return from_bounds(interval, bounds.epsilon_lower, bounds.epsilon_upper, loss.get_delta_for_epsilon)
+    return loss, bounds.epsilon_lower, bounds.epsilon_upper
+
+
+def _pmf(sigma: float, q: float, adjacency: AdjacencyType, interval: float) -> LossPmf:
+    """One adjacency's connect-the-dots masses, pessimistic, on multiples of ``interval``."""
+    loss, lower, upper = _loss(float(sigma), float(q), adjacency)
+    return from_bounds(interval, lower, upper, loss.get_delta_for_epsilon)
 
 
 def subsampled_gaussian_pld(sigma: float, q: float, interval: float) -> Pld:
     """The privacy-loss distribution of one Gaussian release of noise multiplier σ on a Poisson
     sample of rate q (q = 1: the Gaussian mechanism), add and remove adjacency: the masses of
     ``from_gaussian_mechanism(σ, sampling_prob=q, value_discretization_interval=interval)``."""
-    remove = _pmf(ArrayGaussianLoss(sigma, q, AdjacencyType.REMOVE), interval)
+    remove = _pmf(sigma, q, AdjacencyType.REMOVE, interval)
     if q == 1.0:
         return Pld(remove)
-    return Pld(remove, _pmf(ArrayGaussianLoss(sigma, q, AdjacencyType.ADD), interval))
+    return Pld(remove, _pmf(sigma, q, AdjacencyType.ADD, interval))
