@@ -133,6 +133,14 @@ def single_epsilon(release: Release, delta: float) -> float:
     return float(composed_pld(release, 1).get_epsilon_for_delta(delta))
 
 
+def single_epsilons(release: Release, deltas: list[float]) -> list[float]:
+    """:func:`single_epsilon` at each of ``deltas`` (a subsampled Gaussian's PLD read at all of them
+    at once: :meth:`dpviz.budget.pld.Pld.get_epsilons_for_deltas`, the same numbers)."""
+    if release.pure_epsilon is None and release.kind not in ("gaussian",):
+        return composed_pld(release, 1).get_epsilons_for_deltas(deltas)
+    return [single_epsilon(release, d) for d in deltas]
+
+
 def basic(release: Release, k: int, delta: float) -> float:
     """Basic composition: kε₀ for a pure release, else k·ε₁(δ/k)."""
     if release.pure_epsilon is not None:
@@ -145,13 +153,14 @@ def advanced(release: Release, k: int, delta: float) -> float:
     if release.pure_epsilon is not None:
         return pure_composition_epsilon(release.pure_epsilon, k, delta)
     whole = -math.expm1(math.log1p(-delta) / k)  # δ₁ with 1 − (1 − δ₁)^k = δ (≥ δ/k): Thm. 3.3's i = 0
-    best = k * single_epsilon(release, whole)  # at most basic composition's k·ε₁(δ/k)
-    for share in SPLITS:
-        delta1 = share * delta / k
+    shares = [share * delta / k for share in SPLITS]
+    first, *each = single_epsilons(release, [whole, *shares])  # (one release's PLD read at all six δ's)
+    best = k * first  # at most basic composition's k·ε₁(δ/k)
+    for delta1, epsilon1 in zip(shares, each):
         rest = 1 - (1 - delta) / (1 - delta1) ** k  # what δ_RR may be
         if rest <= 0:
             continue
-        best = min(best, pure_composition_epsilon(single_epsilon(release, delta1), k, rest))
+        best = min(best, pure_composition_epsilon(epsilon1, k, rest))
     return best
 
 

@@ -465,3 +465,26 @@ def test_a_reading_by_the_scan_from_the_top_is_the_reading_by_the_running_maxima
             assert got == searched.epsilon(delta), (pmf.lower, delta)
             flat_stops += pmf.lower == 743 and got > 700
     assert flat_stops
+
+
+def test_a_pld_read_at_many_deltas_at_once_gives_each_reading_to_the_bit():
+    """LossPmf.epsilons (and Pld.get_epsilons_for_deltas, which the advanced composition reads one
+    release's PLD with) against epsilon one δ at a time: the same numbers to the bit, before the
+    running maxima exist (δ by δ), after (both searches at once), on a PLD with a mass at infinity
+    (inf below it), one with a flat stop (W = 0 at the top), a composed one with its tilted tail
+    (read δ by δ), a δ no loss reaches and a δ met with ε = 0."""
+    pmfs = [
+        subsampled_gaussian_pld(1.0, 0.01, 1e-3),
+        subsampled_gaussian_pld(0.5, 0.3, 1e-3).self_compose(400),
+        pld.Pld(pld.LossPmf(1.0, 743, np.array([0.2, 0.3, 0.1, 0.15, 0.25]), 1e-3)),
+        pld.Pld(pld.LossPmf(0.1, -3, np.array([0.5, 0.3, 0.2]), 1e-6)),
+    ]
+    deltas = [1e-14, 1e-12, 1e-9, 3e-7, 1e-5, 1e-3, 0.05, 0.3, 0.6, 0.999]
+    kinds = set()
+    for p in pmfs:
+        for round_ in range(3):  # (the first readings by the scan, later ones by the arrays)
+            one_by_one = [p.get_epsilon_for_delta(d) for d in deltas]
+            assert p.get_epsilons_for_deltas(deltas) == one_by_one
+            kinds.update("inf" if e == math.inf else "zero" if e == 0 else "finite" for e in one_by_one)
+        assert all("reached" in pmf._kept for pmf in p._both())
+    assert kinds == {"inf", "zero", "finite"}
