@@ -482,7 +482,7 @@ def test_a_pld_read_at_many_deltas_at_once_gives_each_reading_to_the_bit():
     deltas = [1e-14, 1e-12, 1e-9, 3e-7, 1e-5, 1e-3, 0.05, 0.3, 0.6, 0.999]
     kinds = set()
     for p in pmfs:
-        for round_ in range(3):  # (the first readings by the scan, later ones by the arrays)
+        for _ in range(3):  # (the first readings by the scan, later ones by the arrays)
             one_by_one = [p.get_epsilon_for_delta(d) for d in deltas]
             assert p.get_epsilons_for_deltas(deltas) == one_by_one
             kinds.update("inf" if e == math.inf else "zero" if e == 0 else "finite" for e in one_by_one)
