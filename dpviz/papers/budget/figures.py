@@ -341,7 +341,7 @@ def _promised_tpr(release, k: int) -> np.ndarray:
 
 
 def _attacker_compute(v, progress=None) -> pd.DataFrame:
-    from dpviz.budget.releases import gaussian_mu, gdp_tradeoff
+    from dpviz.budget.releases import gaussian_mu, gdp_tradeoff  # (lazy: as above)
 
     release, k = release_of(v), int(v["k"])
     df = pd.DataFrame({"fpr": ALPHAS, "tpr": _promised_tpr(release, k), "curve": "composed"})
