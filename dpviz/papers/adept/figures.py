@@ -299,6 +299,9 @@ def _epsilon_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     log_axis(fig, "x", title="dimension n (log scale)")
     log_axis(fig, "y", title="privacy budget ε (log scale)", row=1, col=1)
     log_axis(fig, "y", title="ε actual / ε claimed (log scale)", row=1, col=2)
+    # the ratio's scale on the right edge: at half a page's width (598 px) its title, between the
+    # panels, ran into the left panel's curve
+    fig.update_yaxes(side="right", row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.2, x=0))
     return style(
         fig,
@@ -319,7 +322,8 @@ register(
         render=_epsilon_render,
         caption=(
             "Calibrating Laplace noise to 2C instead of 2C√n divides the noise by √n, so the mechanism "
-            "is (ε√n)-DP, not ε-DP. The right panel shows the factor alone: it does not depend on ε, and "
+            "is (ε√n)-DP, not ε-DP. The right panel shows the factor alone (its scale on the right): it does not "
+            "depend on ε, and "
             'from n = 36 on it is at least 6, the paper\'s "at least factor 6". (The curves are drawn at every n '
             "up to 100, then every 4%.)"
         ),
