@@ -19,6 +19,9 @@ from webui.widgets import widgets
 STICKY_CSS = (
     "<style>[data-testid='stLayoutWrapper']:has(> .st-key-live-panel)"
     "{position:sticky;top:3.75rem;z-index:990;background:#fff;}"
+    # a chart brought into view (focus, a link, scrollIntoView) stops under the panel: its lower edge,
+    # which webui/live_js/sliders.js keeps in --dpviz-panel-pad
+    "[data-testid='stMain']{scroll-padding-top:var(--dpviz-panel-pad,0px);}"
     # a phone: the sliders alone (the line that introduces them would take a third of the screen)
     "@media (max-width: 640px){.st-key-live-panel [data-testid='stElementContainer']:has(> [data-testid='stMarkdown'])"
     "{display:none;}}"

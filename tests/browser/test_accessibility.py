@@ -163,7 +163,8 @@ def test_a_chart_is_named_and_described_by_what_it_draws(server, page):
 def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, width, height):
     """Scrolled to the first, a middle and the last chart the sliders drive, the slider panel's
     top stays under the app's header, the same each time, and it takes under a quarter of the
-    window (a phone shows the sliders without their introducing line)."""
+    window (a phone shows the sliders without their introducing line); a chart brought into view
+    by scrollIntoView stops under the panel, not behind it."""
     from browser_support import look_at_drawn
 
     page = browser.new_page(viewport={"width": width, "height": height})
@@ -188,6 +189,14 @@ def test_the_live_panel_stays_in_view_while_the_charts_scroll(server, browser, w
         tops = {round(top) for _, top, _ in spots}
         assert len(tops) == 1 and 0 <= tops.pop() <= 100  # pinned under the header
         assert all(bottom - top < height / 4 for _, top, bottom in spots)
+        # a chart brought into view by scrollIntoView (as focus and links do) stops under the panel
+        cleared = page.evaluate(
+            "() => { const chart = document.querySelector('.st-key-chart-adept-privacy-loss');"
+            " chart.scrollIntoView({block: 'start'});"
+            " return [chart.getBoundingClientRect().top,"
+            " document.querySelector('.st-key-live-panel').getBoundingClientRect().bottom]; }"
+        )
+        assert cleared[0] >= cleared[1] - 2, cleared
         page.get_by_role("slider", name="Privacy budget ε (claimed)").focus()  # reachable while scrolled
     finally:
         page.close()

@@ -4,7 +4,7 @@ import { fitted, fittedData, sized } from "./text_fit.js";
 import { describeBox, describeSoon } from "./describe.js";
 import { current, refFigure } from "./positions.js";
 import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
-import { watchSliders } from "./sliders.js";
+import { keepChartsClearOfPanel, watchSliders } from "./sliders.js";
 import { fetchFrames, holdBody, planAheadIdle, upgrade } from "./fetch_frames.js";
 import { firstTurn } from "./first_draws.js";
 
@@ -299,6 +299,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     parentElement.appendChild(gd);
     onScreen(gd).observe(gd);
     describeBox(gd, parentElement);
+    keepChartsClearOfPanel(); // (every chart's, with frames or without: the panel's edge may have moved)
   }
   const config = Object.assign({}, data.config, {
     modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"],

@@ -192,6 +192,28 @@ export function fetchStepped(label) {
   }
 }
 
+// A chart brought into view by the keyboard's focus, a link or scrollIntoView stops under the
+// sticky slider panel (webui/live.py's STICKY_CSS), not behind it: the page's scroll container
+// takes its scroll-padding-top from --dpviz-panel-pad (STICKY_CSS), set here to the panel's lower
+// edge, which moves with its height (a phone's sliders wrap) and the header's offset (its CSS top).
+// (On the root element: Streamlit may draw the scroll container again, the root stays.)
+export function keepChartsClearOfPanel() {
+  const panel = document.querySelector(".st-key-live-panel");
+  const sticky = panel && panel.closest("[data-testid='stLayoutWrapper']");
+  if (!sticky) return;
+  const pad = () => {
+    const px = `${Math.ceil((parseFloat(getComputedStyle(sticky).top) || 0) + sticky.getBoundingClientRect().height)}px`;
+    const root = document.documentElement.style;
+    if (root.getPropertyValue("--dpviz-panel-pad") !== px) root.setProperty("--dpviz-panel-pad", px);
+  };
+  pad();
+  if (window.__dpvizPanelPad === sticky || typeof ResizeObserver === "undefined") return;
+  if (window.__dpvizPanelPadObserver) window.__dpvizPanelPadObserver.disconnect();
+  window.__dpvizPanelPad = sticky;
+  window.__dpvizPanelPadObserver = new ResizeObserver(pad);
+  window.__dpvizPanelPadObserver.observe(sticky);
+}
+
 export function watchSliders() {
   watchDrags();
   if (window.__dpvizSliderWatch) return;
