@@ -127,6 +127,27 @@ def _coerced(path: str, prop: str, kind: type, value: Any) -> Any:
     return _validator(path, prop).validate_coerce(value)
 
 
+@functools.lru_cache(maxsize=None)
+def _colors_ok(path: str, prop: str) -> bool:
+    """Whether ``prop`` at ``path`` takes an array of colours (a ColorValidator with ``array_ok``)."""
+    from _plotly_utils import basevalidators as bv
+
+    v = _validator(path, _subplot_key(path, prop))
+    return isinstance(v, bv.ColorValidator) and bool(v.array_ok)
+
+
+def _colors(path: str, prop: str, value: np.ndarray) -> np.ndarray:
+    """What the ColorValidator makes of a NumPy array of colour names: each element coerced as a
+    scalar (kept per value, :func:`_coerced`; a bar chart's 60 bars have two colours), then a
+    read-only copy of the list, of objects where the property also takes numbers (a colour scale's
+    values), else of text: ``copy_to_readonly_numpy_array(validated, kind=...)``, as Plotly."""
+    from _plotly_utils.basevalidators import copy_to_readonly_numpy_array
+
+    validator = _validator(path, prop)
+    validated = [_coerced(path, prop, str, e) for e in value.tolist()]
+    return copy_to_readonly_numpy_array(validated, kind="O" if validator.numbers_allowed() else "U")
+
+
 def _nodes(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and isinstance(value[0], Node)
 
@@ -200,6 +221,8 @@ class Node:
             self._keep_or_set(prop, list(value))
         elif type(value) in _SCALARS:
             self._keep_or_set(prop, _coerced(self.path, _subplot_key(self.path, prop), type(value), value))
+        elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and _colors_ok(self.path, prop):
+            self._keep_or_set(prop, _colors(self.path, _subplot_key(self.path, prop), value))
         else:
             self._keep_or_set(prop, _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value))
 

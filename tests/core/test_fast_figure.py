@@ -84,10 +84,13 @@ def _equal_again(go, sub):
 
 def _plain_lists(go, sub):
     """Lists and tuples of Python numbers and strings (taken as they are), beside ones with a bool,
-    a numpy scalar, a nested list or nothing in them (left to Plotly's validator)."""
+    a numpy scalar, a nested list or nothing in them (left to Plotly's validator); NumPy arrays of
+    colour names on a property that also takes numbers (marker.color) and on one that does not."""
     fig = go.Figure(go.Scatter(x=(1, 2.5, 3), y=[0.1, 2, 3e-9], text=["a", "é", ""], customdata=[[1, 2], [3, 4]]))
     fig.add_trace(go.Scatter(x=[np.float64(1.5), 2, 3], y=[True, False, 1], text=("x", np.str_("y"), "z")))
     fig.add_trace(go.Scatter(x=[], y=()))
+    colours = np.where(np.arange(4) % 2 == 0, "#E69F00", "blue")  # (a NumPy array of text, as the bars' colours)
+    fig.add_trace(go.Bar(x=[1, 2, 3, 4], y=[1, 2, 3, 4], marker=dict(color=colours), textfont=dict(color=colours)))
     fig.update_xaxes(tickvals=[1, 2.0, 3], ticktext=("1", "two", "3"))
     return theme.style(fig, "plain lists")
 
