@@ -299,8 +299,8 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
     parentElement.appendChild(gd);
     onScreen(gd).observe(gd);
     describeBox(gd, parentElement);
-    keepChartsClearOfPanel(); // (every chart's, with frames or without: the panel's edge may have moved)
   }
+  keepChartsClearOfPanel(); // (at every chart's update, with frames or without: the panel may have been drawn again)
   const config = Object.assign({}, data.config, {
     modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"],
     modeBarButtonsToAdd: [

@@ -195,13 +195,17 @@ export function fetchStepped(label) {
 // A chart brought into view by the keyboard's focus, a link or scrollIntoView stops under the
 // sticky slider panel (webui/live.py's STICKY_CSS), not behind it: the page's scroll container
 // takes its scroll-padding-top from --dpviz-panel-pad (STICKY_CSS), set here to the panel's lower
-// edge, which moves with its height (a phone's sliders wrap) and the header's offset (its CSS top).
-// (On the root element: Streamlit may draw the scroll container again, the root stays.)
-export function keepChartsClearOfPanel() {
+// edge, which moves with its height (a phone's sliders wrap; the intro line drawn after the
+// sliders) and the header's offset (its CSS top). (On the root element: Streamlit may draw the
+// scroll container again, the root stays.) Asked for at every chart element's update and as the
+// page scrolls, measured once in the next animation frame, and kept by a ResizeObserver on the
+// panel's current wrapper (Streamlit may draw the wrapper again: the next ask finds the new one).
+function padNow() {
   const panel = document.querySelector(".st-key-live-panel");
   const sticky = panel && panel.closest("[data-testid='stLayoutWrapper']");
   if (!sticky) return;
   const pad = () => {
+    if (!sticky.isConnected) return;
     const px = `${Math.ceil((parseFloat(getComputedStyle(sticky).top) || 0) + sticky.getBoundingClientRect().height)}px`;
     const root = document.documentElement.style;
     if (root.getPropertyValue("--dpviz-panel-pad") !== px) root.setProperty("--dpviz-panel-pad", px);
@@ -212,6 +216,20 @@ export function keepChartsClearOfPanel() {
   window.__dpvizPanelPad = sticky;
   window.__dpvizPanelPadObserver = new ResizeObserver(pad);
   window.__dpvizPanelPadObserver.observe(sticky);
+}
+
+export function keepChartsClearOfPanel() {
+  if (typeof requestAnimationFrame !== "function") return void padNow();
+  if (!window.__dpvizPadOnScroll) {
+    // and as the reader scrolls (a panel drawn again after the charts' last update: its observer lost)
+    window.__dpvizPadOnScroll = true;
+    document.addEventListener("scroll", keepChartsClearOfPanel, { capture: true, passive: true });
+  }
+  if (window.__dpvizPadSoon) return;
+  window.__dpvizPadSoon = requestAnimationFrame(() => {
+    window.__dpvizPadSoon = 0;
+    padNow();
+  });
 }
 
 export function watchSliders() {
