@@ -132,7 +132,7 @@ def _colors_ok(path: str, prop: str) -> bool:
     """Whether ``prop`` at ``path`` takes an array of colours (a ColorValidator with ``array_ok``)."""
     from _plotly_utils import basevalidators as bv
 
-    v = _validator(path, _subplot_key(path, prop))
+    v = _validator(path, prop)
     return isinstance(v, bv.ColorValidator) and bool(v.array_ok)
 
 
@@ -198,7 +198,8 @@ class Node:
         if value is None:
             self.props.pop(prop, None)
             return
-        kind, child = _kind(self.path, _subplot_key(self.path, prop))
+        key = _subplot_key(self.path, prop)  # (xaxis2: the schema of xaxis)
+        kind, child = _kind(self.path, key)
         if kind == "title" and isinstance(value, (str, int, float)):
             value = {"text": value}
         if kind in ("compound", "title"):
@@ -220,11 +221,11 @@ class Node:
             # strings: the same items in a new list (a log axis's ticks, a mark's two points)
             self._keep_or_set(prop, list(value))
         elif type(value) in _SCALARS:
-            self._keep_or_set(prop, _coerced(self.path, _subplot_key(self.path, prop), type(value), value))
-        elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and _colors_ok(self.path, prop):
-            self._keep_or_set(prop, _colors(self.path, _subplot_key(self.path, prop), value))
+            self._keep_or_set(prop, _coerced(self.path, key, type(value), value))
+        elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and _colors_ok(self.path, key):
+            self._keep_or_set(prop, _colors(self.path, key, value))
         else:
-            self._keep_or_set(prop, _validator(self.path, _subplot_key(self.path, prop)).validate_coerce(value))
+            self._keep_or_set(prop, _validator(self.path, key).validate_coerce(value))
 
     def _keep_or_set(self, prop: str, value: Any) -> None:
         """Plotly's rule for a plain property: a value equal to the one held (by its ``_vals_equal``:

@@ -136,9 +136,9 @@ def single_epsilon(release: Release, delta: float) -> float:
 def single_epsilons(release: Release, deltas: list[float]) -> list[float]:
     """:func:`single_epsilon` at each of ``deltas`` (a subsampled Gaussian's PLD read at all of them
     at once: :meth:`dpviz.budget.pld.Pld.get_epsilons_for_deltas`, the same numbers)."""
-    if release.pure_epsilon is None and release.kind not in ("gaussian",):
-        return composed_pld(release, 1).get_epsilons_for_deltas(deltas)
-    return [single_epsilon(release, d) for d in deltas]
+    if release.pure_epsilon is not None or release.kind == "gaussian":
+        return [single_epsilon(release, d) for d in deltas]
+    return composed_pld(release, 1).get_epsilons_for_deltas(deltas)
 
 
 def basic(release: Release, k: int, delta: float) -> float:

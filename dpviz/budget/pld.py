@@ -149,45 +149,36 @@ class LossPmf:
             _, flat_stop, upper, lower, loss = kernels.scan_from_top(
                 probs, self.lower, self.interval, self.infinity, delta
             )
-            if flat_stop:
-                return max(0.0, float(loss))
-        else:
-            top, u, w = self._from_top()
-            n = top.size
-            reached, flat = self._stops()
-            first_stop = int(np.searchsorted(reached, delta, side="left"))
-            # (the library returns max(0, ℓ) at once where the masses so far reach δ with W still 0:
-            # the losses so large that e^{−ℓ} underflows)
-            first_flat = int(np.searchsorted(flat, delta, side="left"))
-            if first_flat < min(first_stop, n):
-                return max(0.0, float(top[first_flat]))
-            upper, lower = float(u[first_stop]), float(w[first_stop])
-        if upper <= lower + delta:
-            return 0.0
-        return math.log((upper - delta) / lower)
+            return max(0.0, float(loss)) if flat_stop else _from_sums(upper, lower, delta)
+        reached, flat = self._stops()
+        return self._at_stops(
+            delta, int(np.searchsorted(reached, delta, side="left")), int(np.searchsorted(flat, delta, side="left"))
+        )
+
+    def _at_stops(self, delta: float, first_stop: int, first_flat: int) -> float:
+        """ε at δ from the searches of the running maxima: the first stop, and the first flat stop
+        (the library returns max(0, ℓ) at once where the masses so far reach δ with W still 0: the
+        losses so large that e^{−ℓ} underflows)."""
+        top, u, w = self._from_top()
+        if first_flat < min(first_stop, top.size):
+            return max(0.0, float(top[first_flat]))
+        return _from_sums(float(u[first_stop]), float(w[first_stop]), delta)
 
     def epsilons(self, deltas) -> list[float]:
         """:meth:`epsilon` at each of ``deltas``, the same numbers to the bit: once the running maxima
         are made (and no tilted tail is kept), both searches are made for all the δ's at once and
-        each answer finished as :meth:`epsilon` finishes it; else δ by δ. (The advanced composition
+        each answer finished by the same :meth:`_at_stops`; else δ by δ. (The advanced composition
         reads one release's PLD at six δ's for every k and δ it answers.)"""
         if "tail" in self._kept or "reached" not in self._kept:
             return [self.epsilon(float(d)) for d in deltas]
-        top, u, w = self._from_top()
         reached, flat = self._stops()
         values = np.asarray(deltas, dtype=float)
         stops = np.searchsorted(reached, values, side="left").tolist()
         flats = np.searchsorted(flat, values, side="left").tolist()
-        n, out = top.size, []
-        for delta, first_stop, first_flat in zip(values.tolist(), stops, flats):
-            if self.infinity > delta:
-                out.append(math.inf)
-            elif first_flat < min(first_stop, n):
-                out.append(max(0.0, float(top[first_flat])))
-            else:
-                upper, lower = float(u[first_stop]), float(w[first_stop])
-                out.append(0.0 if upper <= lower + delta else math.log((upper - delta) / lower))
-        return out
+        return [
+            math.inf if self.infinity > delta else self._at_stops(delta, first_stop, first_flat)
+            for delta, first_stop, first_flat in zip(values.tolist(), stops, flats)
+        ]
 
     def _mgf(self) -> tuple[np.ndarray, np.ndarray]:
         """:func:`_log_mgf` of the masses, kept: the same for every k (a release's PLD is composed
@@ -252,6 +243,11 @@ class LossPmf:
         tilted = fft.irfft(spectrum_power(fft.rfft(tilted_one, length), k), length)
         # the tilt undone, e^{k·log M(θ) − θj}, where the tilted composition's rounding is the smaller
         return kernels.tail_merge(np.ascontiguousarray(probs), tilted, int(at[0]), length, k * log_m, theta)
+
+
+def _from_sums(upper: float, lower: float, delta: float) -> float:
+    """ε = log((U − δ)/W) at the stop's sums U and W, 0 where U − W ≤ δ (the ε(δ) readings' last step)."""
+    return 0.0 if upper <= lower + delta else math.log((upper - delta) / lower)
 
 
 SCANS = 2

@@ -84,7 +84,7 @@ def release_of(v: Mapping[str, Any]):
 ACCOUNTANT_COLUMNS = ("accountant", "k", "delta", "epsilon", "note")
 
 
-def _rows(release, ks, deltas) -> dict[str, list]:
+def _epsilon_columns(release, ks, deltas) -> dict[str, list]:
     """Every accountant's ε at each k and δ, as the columns of :data:`ACCOUNTANT_COLUMNS` (lists)."""
     from dpviz.budget import accountants as acc  # (lazy: dp-accounting and SciPy, as above)
 
@@ -116,27 +116,27 @@ def _composition_prepare(v, progress=None):
 
 
 def _composition_curve(release, delta: float) -> dict[str, list]:
-    """Every accountant's ε over :data:`K_GRID` at δ (:func:`_rows`' columns), kept per release and δ
+    """Every accountant's ε over :data:`K_GRID` at δ (:func:`_epsilon_columns`), kept per release and δ
     in the process's memo ``budget.curves``: a move of the k slider (its frames too) computes only
     the marked k."""
-    return caches.memo("budget.curves").get((release, float(delta)), lambda: _rows(release, K_GRID, [delta]))
+    return caches.memo("budget.curves").get((release, float(delta)), lambda: _epsilon_columns(release, K_GRID, [delta]))
 
 
 def _composition_evaluate(release, v) -> pd.DataFrame:
-    return _with_here(_composition_curve(release, v["delta"]), _rows(release, [v["k"]], [v["delta"]]))
+    return _with_here(_composition_curve(release, v["delta"]), _epsilon_columns(release, [v["k"]], [v["delta"]]))
 
 
-def _columns(df: pd.DataFrame, names: tuple[str, ...], rows: str | None = None) -> tuple[dict, dict]:
-    """The columns ``names`` of ``df`` as NumPy arrays (text as Python strings), split by the boolean
-    column ``rows`` into the rows where it is False and where it is True (all in the first when None):
-    a frame is drawn at every position of a slider, and pandas' filtering and column access cost a
-    budget chart's frame as much as the rest of its drawing."""
+def _columns(df: pd.DataFrame, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The columns ``names`` of ``df`` as NumPy arrays (text as Python strings), read once: a frame
+    is drawn at every position of a slider, and pandas' filtering and column access cost a budget
+    chart's frame as much as the rest of its drawing (the rows are picked by :func:`_where`)."""
     series = [df[n] for n in names]
-    cols = {n: c.to_numpy() if c.dtype.kind in "biuf" else c.to_numpy(dtype=object) for n, c in zip(names, series)}
-    if rows is None:
-        return cols, {n: c[:0] for n, c in cols.items()}
-    mask = df[rows].to_numpy(dtype=bool)
-    return {n: c[~mask] for n, c in cols.items()}, {n: c[mask] for n, c in cols.items()}
+    return {n: c.to_numpy() if c.dtype.kind in "biuf" else c.to_numpy(dtype=object) for n, c in zip(names, series)}
+
+
+def _where(cols: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows of ``cols`` (:func:`_columns`) where ``mask`` holds."""
+    return {n: c[mask] for n, c in cols.items()}
 
 
 def _gap_sentence(here: dict) -> str:
@@ -177,7 +177,8 @@ def _accountant_curves(curve: dict, x: str, mode: str, x_hover: str) -> go.Figur
 
 
 def _composition_render(df: pd.DataFrame, v) -> go.Figure:
-    curve, here = _columns(df, ACCOUNTANT_COLUMNS, "here")
+    cols = _columns(df, (*ACCOUNTANT_COLUMNS, "here"))
+    curve, here = _where(cols, ~cols["here"]), _where(cols, cols["here"])
     fig = _accountant_curves(curve, "k", "lines+markers", "k = %{x}")
     eps = curve["epsilon"]
     top = float(np.nanmax(eps)) if (~np.isnan(eps)).any() else 1.0
@@ -221,15 +222,16 @@ register(
 
 
 def _delta_prepare(v, progress=None) -> dict[str, list]:
-    return _rows(release_of(v), [v["k"]], DELTA_GRID)
+    return _epsilon_columns(release_of(v), [v["k"]], DELTA_GRID)
 
 
 def _delta_evaluate(state: dict[str, list], v) -> pd.DataFrame:
-    return _with_here(state, _rows(release_of(v), [v["k"]], [v["delta"]]))
+    return _with_here(state, _epsilon_columns(release_of(v), [v["k"]], [v["delta"]]))
 
 
 def _delta_render(df: pd.DataFrame, v) -> go.Figure:
-    curve, here = _columns(df, ACCOUNTANT_COLUMNS, "here")
+    cols = _columns(df, (*ACCOUNTANT_COLUMNS, "here"))
+    curve, here = _where(cols, ~cols["here"]), _where(cols, cols["here"])
     fig = _accountant_curves(curve, "delta", "lines", "δ = %{x:.2g}")
     log_axis(fig, "x", title="δ")
     log_axis(fig, "y", title="ε")
@@ -361,8 +363,8 @@ def _attacker_compute(v, progress=None) -> pd.DataFrame:
 def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
     release = release_of(v)
     fig = go.Figure()
-    cols, _ = _columns(df, ("fpr", "tpr", "curve"))
-    composed = {n: c[cols["curve"] == "composed"] for n, c in cols.items()}
+    cols = _columns(df, ("fpr", "tpr", "curve"))
+    composed = _where(cols, cols["curve"] == "composed")
     fig.add_trace(
         go.Scatter(
             x=composed["fpr"], y=composed["tpr"], mode="lines", name="best attacker (from the privacy curve)",
@@ -370,7 +372,7 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             hovertemplate="false positives %{x:.3g}<br>true positives %{y:.4g}<extra></extra>",
         )
     )  # fmt: skip
-    gdp = {n: c[cols["curve"] == "gdp"] for n, c in cols.items()}
+    gdp = _where(cols, cols["curve"] == "gdp")
     if len(gdp["fpr"]):
         from dpviz.budget.releases import gaussian_mu  # (lazy: as above)
 
@@ -382,7 +384,7 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         )  # fmt: skip
     ref_line(fig, [0, 1], [0, 1], "guessing", color="#777", dash="dot", width=1.5)
-    attack = {n: c[cols["curve"] == HOHO_CURVE] for n, c in cols.items()}
+    attack = _where(cols, cols["curve"] == HOHO_CURVE)
     broken = ""
     if len(attack["fpr"]):
         gap, fpr, tpr = promise_excess(df[df["curve"] == "composed"], df[df["curve"] == HOHO_CURVE])
@@ -401,7 +403,7 @@ def _attacker_render(df: pd.DataFrame, v) -> go.Figure:
             )
         else:
             broken = "; HoHo's attack stays under the curve"
-    audit = {n: c[cols["curve"] == AUDIT_CURVE] for n, c in cols.items()}
+    audit = _where(cols, cols["curve"] == AUDIT_CURVE)
     if len(audit["fpr"]):
         fpr, tpr = float(audit["fpr"][0]), float(audit["tpr"][0])
         allowed = float(np.interp(fpr, composed["fpr"], composed["tpr"]))
@@ -518,9 +520,9 @@ def _posterior_evaluate(tprs: dict[float, float], v) -> pd.DataFrame:
 def _posterior_render(df: pd.DataFrame, v) -> go.Figure:
     release = release_of(v)
     fig = go.Figure()
-    cols, _ = _columns(df, ("fpr", "tpr", "prior", "posterior", "here"))
+    cols = _columns(df, ("fpr", "tpr", "prior", "posterior", "here"))
     for k, a in enumerate(np.unique(cols["fpr"])):
-        part = {n: c[cols["fpr"] == a] for n, c in cols.items()}
+        part = _where(cols, cols["fpr"] == a)
         fig.add_trace(
             go.Scatter(
                 x=part["prior"], y=part["posterior"], mode="lines", name=f"a 'used' call at FPR {a * 100:g}%",
