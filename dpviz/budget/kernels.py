@@ -88,6 +88,36 @@ def crossing(epsilon0, k, delta, coefficients, low, start, top, trimmed):
 
 
 @numba.njit(**_JIT)
+def _log_pmf(coefficients, low, k, j, log_p, log_q):
+    """log Binomial(k, p)(j) from log C(k, j) (kept from j = ``low``): SciPy's xlogy and xlog1py terms
+    (each 0 where its count is 0), as :func:`crossing` sums them."""
+    out = coefficients[j - low]
+    if j > 0:
+        out += j * log_p
+    if k - j > 0:
+        out += (k - j) * log_q
+    return out
+
+
+@numba.njit(**_JIT)
+def mass_window(epsilon0, k, low, delta, coefficients, below_mode, delta_cut, mass_cut):
+    """(start, top): the j of the binomial :func:`crossing` reads at ``delta``
+    (:func:`dpviz.budget.releases._mass_window`, whose steps these are, compiled: its log-pmf's
+    scalar SciPy calls were half of an optimal composition's ε at k ≥ 1,000)."""
+    p = 1.0 / (1.0 + math.exp(-epsilon0))
+    log_p, log_q = math.log(p), math.log1p(-p)
+    mode = min(k, int(math.floor((k + 1) * p)))
+    spread = math.sqrt(k * p * (1.0 - p))
+    cut = max(math.log(delta) - delta_cut if delta > 0 else -math.inf, -mass_cut) - math.log(k + 1.0)
+    drop = max(_log_pmf(coefficients, low, k, mode, log_p, log_q) - cut, 1.0)
+    top = min(k, mode + int(math.ceil(1.2 * math.sqrt(2.0 * drop) * spread)) + 2)
+    while top < k and _log_pmf(coefficients, low, k, top, log_p, log_q) >= cut:
+        top = min(k, mode + 2 * (top - mode))
+    start = max(low, mode - int(below_mode * spread) - 2)
+    return start, top
+
+
+@numba.njit(**_JIT)
 def monotone_max(intercept, slope, alpha, rising):
     """max over i of intercept_i − slope_i·α at each α of ``alpha`` (ascending), NaN lines never
     the maximum, where the slopes rise with i (``rising``: the maximiser falls as α grows) or fall
@@ -337,6 +367,7 @@ def compile_now() -> None:
     monotone_max(np.zeros(2), np.ones(2), np.zeros(2), True)
     coefficients = np.zeros(3)
     crossing(0.5, 2, 1e-5, coefficients, 0, 0, 2, False)
+    mass_window(0.5, 2, 0, 1e-5, coefficients, 5.0, 69.1, 690.8)
     u, w = top_sums(np.array([0.5, 0.5]), 0, 1.0, 0.0)
     top_stops(0, 1.0, u, w)
     scan_from_top(np.array([0.5, 0.5]), -1, 1.0, 0.0, 0.1)

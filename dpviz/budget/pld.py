@@ -165,20 +165,31 @@ class LossPmf:
         return _from_sums(float(u[first_stop]), float(w[first_stop]), delta)
 
     def epsilons(self, deltas) -> list[float]:
-        """:meth:`epsilon` at each of ``deltas``, the same numbers to the bit: once the running maxima
-        are made (and no tilted tail is kept), both searches are made for all the δ's at once and
-        each answer finished by the same :meth:`_at_stops`; else δ by δ. (The advanced composition
-        reads one release's PLD at six δ's for every k and δ it answers.)"""
-        if "tail" in self._kept or "reached" not in self._kept:
-            return [self.epsilon(float(d)) for d in deltas]
-        reached, flat = self._stops()
-        values = np.asarray(deltas, dtype=float)
-        stops = np.searchsorted(reached, values, side="left").tolist()
-        flats = np.searchsorted(flat, values, side="left").tolist()
-        return [
-            math.inf if self.infinity > delta else self._at_stops(delta, first_stop, first_flat)
-            for delta, first_stop, first_flat in zip(values.tolist(), stops, flats)
-        ]
+        """:meth:`epsilon` at each of ``deltas``, the same numbers to the bit: inf where p_∞ > δ; the
+        δ's below the rounding margin read from :meth:`tail_view` together, the others from the
+        running maxima, both searches made for all of them at once and each answer finished by the
+        same :meth:`_at_stops` (the compiled scan, where the maxima are not made yet and these δ's
+        are within its first :data:`SCANS` readings). The advanced composition reads one release's
+        PLD at six δ's for every k and δ it answers, and the δ chart a composed one at 23 δ's."""
+        values = [float(d) for d in deltas]
+        out: list[float] = [math.inf] * len(values)
+        margin = self._kept["tail"][0] if "tail" in self._kept else -math.inf
+        plain = [i for i, d in enumerate(values) if not self.infinity > d and d >= margin]
+        tail = [i for i, d in enumerate(values) if not self.infinity > d and d < margin]
+        if tail:
+            for i, e in zip(tail, self.tail_view().epsilons([values[i] for i in tail])):
+                out[i] = e
+        if plain and "reached" not in self._kept and self._kept.get("scans", 0) + len(plain) <= SCANS:
+            for i in plain:
+                out[i] = self.epsilon(values[i])
+        elif plain:
+            reached, flat = self._stops()
+            at = np.array([values[i] for i in plain])
+            stops = np.searchsorted(reached, at, side="left").tolist()
+            flats = np.searchsorted(flat, at, side="left").tolist()
+            for i, first_stop, first_flat in zip(plain, stops, flats):
+                out[i] = self._at_stops(values[i], first_stop, first_flat)
+        return out
 
     def _mgf(self) -> tuple[np.ndarray, np.ndarray]:
         """:func:`_log_mgf` of the masses, kept: the same for every k (a release's PLD is composed
@@ -202,13 +213,12 @@ class LossPmf:
         length = fft.next_fast_len(max(size, self.probs.size), real=True)
         # (real masses: the half spectrum, where the library transforms the whole; 2.3x, the same
         # masses to 10⁻¹⁹ at 10⁵ releases)
-        at = np.arange(a, a + size)
         composed = fft.irfft(spectrum_power(fft.rfft(self.probs, length), k), length)
-        probs = np.take(composed, at % length)
+        probs = _circular_slice(composed, a, size)
         left_out = tail_mass if size < (self.probs.size - 1) * k + 1 else 0.0  # (the window's tails, pessimistically)
         infinity = left_out - math.expm1(k * math.log1p(-self.infinity))
         out = LossPmf(self.interval, self.lower * k + a, probs, infinity)
-        rounding = ROUNDING * k * np.abs(probs).max() * math.sqrt(probs.size)
+        rounding = ROUNDING * k * max(float(probs.max()), -float(probs.min())) * math.sqrt(probs.size)
         if rounding >= QUIET_TAIL:  # (the tilted tail, for the readings that need it: a second composition)
             out._kept["tail"] = (TAIL_MARGIN * rounding, lambda: self._upper_tail(k, probs, np.arange(a, a + size)))
         return out
@@ -243,6 +253,16 @@ class LossPmf:
         tilted = fft.irfft(spectrum_power(fft.rfft(tilted_one, length), k), length)
         # the tilt undone, e^{k·log M(θ) − θj}, where the tilted composition's rounding is the smaller
         return kernels.tail_merge(np.ascontiguousarray(probs), tilted, int(at[0]), length, k * log_m, theta)
+
+
+def _circular_slice(values: np.ndarray, start: int, size: int) -> np.ndarray:
+    """values[(start + i) mod L] for i < ``size`` ≤ L, as one or two slices (a window of the
+    composition's indices read from its circular convolution; ``take`` of the indices modulo L
+    was a tenth of a composition's time beside its transforms)."""
+    first = start % values.size
+    if first + size <= values.size:
+        return values[first : first + size].copy()
+    return np.concatenate([values[first:], values[: first + size - values.size]])
 
 
 def _from_sums(upper: float, lower: float, delta: float) -> float:

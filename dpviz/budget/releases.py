@@ -250,7 +250,7 @@ def pure_composition_epsilon(epsilon0: float, k: int, delta: float) -> float:
     low = max(0, (k - 1) // 2)  # L_j = ε₀(2j − k) < 0 for j < k/2
     coefficients = _log_binomial_coefficients(k, low)
     if k >= WINDOW_FROM:
-        start, top = _mass_window(epsilon0, k, low, delta)
+        start, top = _mass_window(epsilon0, k, low, delta, coefficients)
         if start > low or top < k:
             found = kernels.crossing(epsilon0, k, delta, coefficients, low, start, top, start > low)
             if not math.isnan(found):
@@ -270,29 +270,21 @@ BELOW_MODE = 5.0
 upper half's start): the crossing of any δ under about 1 − 10⁻⁶ lies above (checked at each answer)."""
 
 
-def _log_pmf(epsilon0: float, k: int, j: int, low: int) -> float:
-    """log Binomial(k, p)(j), p = e^ε₀/(1 + e^ε₀), at one j ≥ ``low``: :func:`_rr_loss`'s term,
-    its log C(k, j) from the same kept coefficients."""
-    p = 1.0 / (1.0 + math.exp(-epsilon0))
-    return float(_log_binomial_coefficients(k, low)[j - low] + special.xlogy(j, p) + special.xlog1py(k - j, -p))
-
-
-def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0) -> tuple[int, int]:
+def _mass_window(epsilon0: float, k: int, low: int, delta: float = 0.0, coefficients=None) -> tuple[int, int]:
     """The j from ``low`` to k that :func:`pure_composition_epsilon` sums at ``delta``: from
     :data:`BELOW_MODE` standard deviations below the binomial's mode up to where its log-pmf falls
     below the cut (10⁻³⁰·δ/(k + 1), at least 10⁻³⁰⁰/(k + 1); a normal approximation's width,
     widened until the log-pmf there is below the cut: it falls away from the mode, so every term
-    beyond is too)."""
-    p = 1.0 / (1.0 + math.exp(-epsilon0))
-    mode = min(k, int(math.floor((k + 1) * p)))
-    spread = math.sqrt(k * p * (1.0 - p))
-    cut = max(math.log(delta) - DELTA_CUT if delta > 0 else -math.inf, -MASS_CUT) - math.log(k + 1.0)
-    drop = max(_log_pmf(epsilon0, k, mode, low) - cut, 1.0)  # (the mode is in the upper half: p > 1/2)
-    top = min(k, mode + int(math.ceil(1.2 * math.sqrt(2.0 * drop) * spread)) + 2)
-    while top < k and _log_pmf(epsilon0, k, top, low) >= cut:
-        top = min(k, mode + 2 * (top - mode))
-    start = max(low, mode - int(BELOW_MODE * spread) - 2)
-    return start, top
+    beyond is too). Compiled (:func:`dpviz.budget.kernels.mass_window`); ``coefficients``: log C(k, j)
+    from j = ``low``, if at hand."""
+    from dpviz.budget import kernels  # (lazy: numba, as above)
+
+    if coefficients is None:
+        coefficients = _log_binomial_coefficients(k, low)
+    start, top = kernels.mass_window(
+        float(epsilon0), int(k), int(low), float(delta), coefficients, BELOW_MODE, DELTA_CUT, MASS_CUT
+    )
+    return int(start), int(top)
 
 
 def rr_tradeoff(epsilon0: float, alpha) -> np.ndarray:

@@ -363,7 +363,7 @@ def test_a_window_that_begins_above_the_crossing_is_not_used(monkeypatch):
     eps0, k, delta = 0.3, 20_000, 1e-5
     low = (k - 1) // 2
     _, top = releases._mass_window(eps0, k, low, delta)
-    monkeypatch.setattr(releases, "_mass_window", lambda e, kk, lo, d: (top - 5, top))
+    monkeypatch.setattr(releases, "_mass_window", lambda e, kk, lo, d, *coefficients: (top - 5, top))
     found = []
     crossing = kernels.crossing
     monkeypatch.setattr(kernels, "crossing", lambda *a: found.append((a[5], crossing(*a))) or found[-1][1])
@@ -479,3 +479,52 @@ def test_the_compiled_tradeoff_search_equals_numpys_to_the_bit(rising, seed):
         want = _monotone_max_numpy(intercept, slope, alpha, rising)
     got = kernels.monotone_max(intercept, slope, alpha, rising)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.label)
+@pytest.mark.parametrize("k", [1, 3, 1000, 40_000])
+def test_every_delta_at_once_is_every_delta_one_at_a_time(release, k):
+    """``epsilons_over`` (a PLD read at every δ of a k at once, the δ chart's route) against
+    ``epsilons`` at each δ alone: the same numbers to the bit and the same reasons, from δ near 1
+    down to δ's below any mass the PLD holds."""
+    deltas = [0.5, 0.1, 1e-3, 1e-5, 3.3e-7, 1e-9, 1e-12, 1e-200]
+    together = acc.epsilons_over(release, k, deltas)
+    for i, delta in enumerate(deltas):
+        alone = acc.epsilons(release, k, delta)
+        for name in acc.ACCOUNTANTS:
+            got, want = together[name][i], alone[name]
+            assert got[1] == want[1] and (got[0] == want[0] or math.isnan(got[0]) and math.isnan(want[0])), (
+                name,
+                delta,
+                got,
+                want,
+            )
+
+
+def test_an_accountant_that_fails_at_one_delta_of_many_answers_the_others(monkeypatch):
+    """A failure inside the batch is asked again δ by δ: only the δ that fails is NaN, with the
+    sentence ``epsilons`` gives, and the other accountants are untouched."""
+    release = Release("subsampled", q=0.01, sigma=1.0)
+    deltas = [1e-3, 1e-5, 1e-7]
+    plain = acc.epsilons_over(release, 100, deltas)
+    real = acc.advanced
+
+    def fails_at_one(release, k, delta):
+        if delta == 1e-5:
+            raise FloatingPointError("overflow")
+        return real(release, k, delta)
+
+    monkeypatch.setattr(acc, "advanced", fails_at_one)
+    monkeypatch.setitem(acc._BY_NAME, "advanced", fails_at_one)
+    monkeypatch.setitem(acc._OVER, "advanced", lambda r, k, ds: [fails_at_one(r, k, d) for d in ds])
+    found = acc.epsilons_over(release, 100, deltas)
+    assert (
+        math.isnan(found["advanced"][1][0])
+        and "cannot answer at this setting (FloatingPointError)" in found["advanced"][1][1]
+    )
+    assert [found["advanced"][i] for i in (0, 2)] == [plain["advanced"][i] for i in (0, 2)]
+    assert {n: found[n] for n in acc.ACCOUNTANTS if n != "advanced"} == {
+        n: plain[n] for n in acc.ACCOUNTANTS if n != "advanced"
+    }
+    with pytest.raises(InputError, match="strictly between 0 and 1"):
+        acc.epsilons_over(release, 100, [1e-5, 1.0])

@@ -488,3 +488,36 @@ def test_a_pld_read_at_many_deltas_at_once_gives_each_reading_to_the_bit():
             kinds.update("inf" if e == math.inf else "zero" if e == 0 else "finite" for e in one_by_one)
         assert all("reached" in pmf._kept for pmf in p._both())
     assert kinds == {"inf", "zero", "finite"}
+
+
+def test_a_fresh_pld_read_at_many_deltas_at_once_gives_each_reading_to_the_bit():
+    """The same on PLDs read at many δ's before any single reading: the composed ones' δ's below
+    the rounding margin read from the tilted tail together, the others from the running maxima
+    (or by the scan, for one or two δ's); each against a copy of the same composition read one δ
+    at a time, in the order given and in reverse."""
+    deltas = [0.5, 1e-3, 1e-12, 1e-5, 2e-10, 1e-9, 1e-14, 1e-300]
+    made = [
+        lambda: subsampled_gaussian_pld(0.8, 0.01, 2e-4).self_compose(3000),
+        lambda: subsampled_gaussian_pld(0.5, 0.3, 1e-3).self_compose(400),
+        lambda: pld.laplace_pld(0.5, 1e-3).self_compose(2000),
+        lambda: pld.Pld(pld.LossPmf(1.0, 743, np.array([0.2, 0.3, 0.1, 0.15, 0.25]), 1e-3)),
+    ]
+    tails = 0
+    for make in made:
+        for asked in (deltas, deltas[:1], deltas[2:4], deltas[::-1]):
+            together = make().get_epsilons_for_deltas(asked)
+            alone = make()
+            assert together == [alone.get_epsilon_for_delta(d) for d in asked], asked
+            tails += any("tail_view" in pmf._kept for pmf in alone._both())
+    assert tails  # (a composition whose smallest δ's are read from its tilted tail)
+
+
+def test_a_windows_circular_slice_is_the_indices_taken_modulo_the_length():
+    """The composition's window read from its circular convolution: the same values as ``take`` of
+    the indices modulo L, for windows inside, ending at the end, wrapping around, starting past L
+    and as long as L."""
+    values = np.arange(10.0) * 1.5
+    for start, size in [(0, 10), (0, 3), (7, 3), (7, 5), (8, 10), (23, 4), (29, 10), (9, 1)]:
+        got = pld._circular_slice(values, start, size)
+        assert np.array_equal(got, np.take(values, np.arange(start, start + size) % 10)), (start, size)
+        assert not np.shares_memory(got, values)

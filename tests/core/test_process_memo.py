@@ -169,3 +169,17 @@ def test_the_bytes_held_are_the_sum_of_the_entries_sizes_through_inserts_evictio
             if frozen:
                 assert memo.nbytes() == sum(nbytes_of(memo.peek(k)) for k in held), step
                 assert memo.nbytes() <= 40_000 or len(held) == 1, step
+
+
+def test_plain_numbers_in_a_container_count_what_each_counts_alone():
+    """The scalars read by type (``_PLAIN``, texts) count as the call counts each: 64 bytes a number
+    or None, the text's length, an array's bytes; NumPy scalars (subclasses of float) by the call."""
+    import numpy as np
+
+    from dpviz.memo import nbytes_of
+
+    items = [1.5, 2, True, None, "abc", np.float64(0.25), np.zeros(3), [1.0, "de", None], (4, 5.0)]
+    assert nbytes_of(items) == 64 + sum(nbytes_of(x, 1) for x in items)
+    assert nbytes_of(items) == 64 + 4 * 64 + 3 + 64 + 24 + (64 + 64 + 2 + 64) + (64 + 64 + 64)
+    columns = {"epsilon": [0.1] * 115, "k": [10] * 115, "note": [""] * 115}
+    assert nbytes_of(columns) == 64 + sum(len(name) + 64 + 64 * 115 for name in ("epsilon", "k")) + len("note") + 64

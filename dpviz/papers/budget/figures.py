@@ -90,10 +90,12 @@ def _epsilon_columns(release, ks, deltas) -> dict[str, list]:
 
     cols: dict[str, list] = {name: [] for name in ACCOUNTANT_COLUMNS}
     for k in ks:
-        for delta in deltas:
-            for name, (eps, why) in acc.epsilons(release, int(k), float(delta)).items():
-                for column, value in zip(ACCOUNTANT_COLUMNS, (name, int(k), float(delta), eps, why)):
-                    cols[column].append(value)
+        answers = acc.epsilons_over(release, int(k), deltas)  # (every δ of one k at once)
+        for i, delta in enumerate(deltas):
+            for name, column in answers.items():
+                eps, why = column[i]
+                for name_of, value in zip(ACCOUNTANT_COLUMNS, (name, int(k), float(delta), eps, why)):
+                    cols[name_of].append(value)
     return cols
 
 
