@@ -364,34 +364,52 @@ def _hist_evaluate(state: dict, v) -> pd.DataFrame:
     return pd.concat([state["rows"], slider], ignore_index=True)
 
 
+def _hist_panels(df: pd.DataFrame) -> dict[tuple[str, str], list[tuple[str, float, np.ndarray]]]:
+    """The table's rows by panel, (embedding, statistic), and in a panel by curve: (series, ε, the
+    rows' positions in table order), the curves sorted by series then ε, as pandas' groupby sorts
+    them. One pass over plain arrays: the chart is drawn at every frame of the slider, where a
+    filter and a groupby per panel cost more than the drawing."""
+    keys = zip(df["embedding"].tolist(), df["statistic"].tolist(), df["series"].tolist(), df["epsilon"].tolist())
+    rows: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        rows.setdefault(key, []).append(i)
+    panels: dict[tuple[str, str], list[tuple[str, float, np.ndarray]]] = {}
+    for emb, stat, series, eps in sorted(rows, key=lambda k: (k[2], k[3])):
+        panels.setdefault((emb, stat), []).append((series, eps, np.array(rows[emb, stat, series, eps])))
+    return panels
+
+
 def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     """Each panel one statistic of one embedding: with few words (the table's bins are single
     values) every word a dot on its ε's row, words with the same value stacked; with many a
     histogram per ε on a log count axis, as in the paper."""
     embs = list(dict.fromkeys(df.embedding))
-    strip = bool(len(df)) and bool((df.bin_low == df.bin_high).all())
+    low, high, count = (df[c].to_numpy() for c in ("bin_low", "bin_high", "count"))
+    strip = bool(len(df)) and bool((low == high).all())
     short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
     titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
     fig = subplots.make_subplots(
         rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1
     )
     n = int(v["samples"])
+    panels = _hist_panels(df)
     for r, stat in enumerate(("s_w", "n_w"), start=1):
         for c, emb in enumerate(embs, start=1):
-            here = df[(df.embedding == emb) & (df.statistic == stat)]
             rows = []
-            for k, ((series, eps), part) in enumerate(here.groupby(["series", "epsilon"])):
+            for k, (series, eps, at) in enumerate(panels.get((emb, stat), [])):
                 slider = series == "slider"
                 name = f"ε = {eps:g}" + (" (slider)" if slider else "")
                 color = "#000" if slider else OKABE_ITO[k % 8]
                 rows.append(name)
                 if strip:
-                    fig.add_trace(_strip_trace(part, k, name, color, stat), row=r, col=c)
+                    fig.add_trace(_strip_trace(low[at], count[at], k, name, color, stat), row=r, col=c)
                     continue
+                counts = count[at].astype(float)
+                counts[counts == 0] = np.nan
                 fig.add_trace(
                     go.Scatter(
-                        x=(part.bin_low + part.bin_high) / 2,
-                        y=part["count"].replace(0, np.nan),
+                        x=(low[at] + high[at]) / 2,
+                        y=counts,
                         mode="lines+markers",
                         line=dict(color=color, shape="hvh", width=4 if slider else 2),
                         name=name,
@@ -411,12 +429,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
         fig.update_layout(showlegend=False)
         note = "one dot per word, words with the same value side by side"
         # every ε's row labelled: 32 px a row in each of the two panels (a crowded axis drops labels)
-        rows = int(
-            df.drop_duplicates(["embedding", "statistic", "series", "epsilon"])
-            .groupby(["embedding", "statistic"])
-            .size()
-            .max()
-        )
+        rows = max(len(curves) for curves in panels.values())
         height = max(660, 2 * 32 * rows + 300)
     else:
         height = 660
@@ -432,23 +445,22 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     )
 
 
-def _strip_trace(part: pd.DataFrame, row: int, name: str, color: str, stat: str) -> go.Scatter:
-    """One ε's words as dots on row ``row``: a value k words take is k dots spread across the row."""
-    xs, ys, ks = [], [], []
-    for x, k in zip(part.bin_low, part["count"]):
-        k = int(k)
-        step = min(0.15, 0.6 / k)
-        xs += [x] * k
-        ys += list(row + (np.arange(k) - (k - 1) / 2) * step)
-        ks += [k] * k
+def _strip_trace(values: np.ndarray, counts: np.ndarray, row: int, name: str, color: str, stat: str) -> go.Scatter:
+    """One ε's words as dots on row ``row``: a value k words take (``values`` and their ``counts``)
+    is k dots spread across the row."""
+    ks = np.repeat(counts.astype(int), counts.astype(int))
+    xs = np.repeat(values, counts.astype(int))
+    # the dots of one value side by side around the row, min(0.15, 0.6/k) apart
+    offsets = np.concatenate([np.arange(k) - (k - 1) / 2 for k in counts.astype(int)]) if len(counts) else np.zeros(0)
+    ys = row + offsets * np.minimum(0.15, 0.6 / np.maximum(ks, 1))
     label = {"s_w": "S_w", "n_w": "N_w"}[stat]
     return go.Scatter(
-        x=xs,
-        y=ys,
+        x=xs.tolist(),
+        y=ys.tolist(),
         mode="markers",
         marker=dict(color=color, size=9, line=dict(width=1, color="#fff")),
         name=name,
-        customdata=ks,
+        customdata=ks.tolist(),
         hovertemplate=f"{name}: {label} = %{{x}} for %{{customdata}} word(s)<extra></extra>",
     )
 

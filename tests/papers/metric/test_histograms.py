@@ -92,3 +92,39 @@ def test_the_chart_draws_one_dot_per_word_or_a_log_histogram():
     many = _rows(_words(rng.integers(0, 201, 100), rng.integers(0, 201, 100)))
     fig = mf._hist_render(many, dict(v))
     assert fig.layout.yaxis.type == "log" and all(t.mode == "lines+markers" for t in fig.data)
+
+
+def test_the_panels_hold_the_rows_pandas_groups_in_its_order():
+    """_hist_panels (one pass over plain arrays) against pandas' filter and groupby, which the chart
+    used at every frame: the same curves in the same order, each with the same rows in table order,
+    on a shuffled table of two embeddings, both series, ties of ε and a repeated index."""
+    rng = np.random.default_rng(11)
+    parts = []
+    for emb in ("glove-6b-50d", "fasttext-local"):
+        for e in (9.0, 5.0, 12.0):
+            parts.append(_rows(_words(rng.integers(0, 201, 12), rng.integers(0, 201, 12), eps=e, emb=emb)))
+        parts.append(_rows(_words(rng.integers(0, 201, 12), rng.integers(0, 201, 12), eps=5.0, emb=emb), "slider"))
+    df = pd.concat(parts)  # an index repeated from each part
+    df = df.iloc[rng.permutation(len(df))]
+    panels = mf._hist_panels(df)
+    plain = df.reset_index(drop=True)
+    assert set(panels) == {(e, s) for e in ("glove-6b-50d", "fasttext-local") for s in ("s_w", "n_w")}
+    for (emb, stat), curves in panels.items():
+        here = plain[(plain.embedding == emb) & (plain.statistic == stat)]
+        expected = [(series, eps, part.index.to_numpy()) for (series, eps), part in here.groupby(["series", "epsilon"])]
+        assert [(s, e) for s, e, _ in curves] == [(s, e) for s, e, _ in expected]
+        assert [s for s, _, _ in curves] == ["listed"] * 3 + ["slider"]
+        for (_, _, at), (_, _, rows) in zip(curves, expected):
+            assert at.tolist() == rows.tolist()
+
+
+def test_a_values_dots_sit_side_by_side_around_its_row():
+    """k words at one value: k dots at that value, min(0.15, 0.6/k) apart and centred on the row,
+    each saying k; written out by hand for k = 1, 2, 3 and 5."""
+    trace = mf._strip_trace(np.array([4.0, 10.0, 0.0, 7.0]), np.array([1, 2, 3, 5]), 2, "ε = 5", "#000", "n_w")
+    assert trace.x == (4.0, 10.0, 10.0, 0.0, 0.0, 0.0, 7.0, 7.0, 7.0, 7.0, 7.0)
+    assert trace.customdata == (1, 2, 2, 3, 3, 3, 5, 5, 5, 5, 5)
+    expected = [2.0, 1.925, 2.075, 1.85, 2.0, 2.15, 1.76, 1.88, 2.0, 2.12, 2.24]
+    assert np.allclose(trace.y, expected, rtol=0, atol=1e-12)
+    empty = mf._strip_trace(np.zeros(0), np.zeros(0, dtype=int), 0, "ε = 5", "#000", "s_w")
+    assert len(empty.x) == 0 and len(empty.y) == 0
