@@ -433,7 +433,7 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
         height = max(660, 2 * 32 * rows + 300)
     else:
         height = 660
-        top = max(1, int(df["count"].max()))
+        top = max(1, int(count.max()))
         # counts are whole words: label 1, 2, 5, 10, ... from one word up to the fullest bin
         log_axis(fig, "y", title="words (log scale)", range=[-0.1, np.log10(top) + 0.15])
         fig.update_layout(legend=dict(title="ε"))
@@ -448,11 +448,12 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
 def _strip_trace(values: np.ndarray, counts: np.ndarray, row: int, name: str, color: str, stat: str) -> go.Scatter:
     """One ε's words as dots on row ``row``: a value k words take (``values`` and their ``counts``)
     is k dots spread across the row."""
-    ks = np.repeat(counts.astype(int), counts.astype(int))
-    xs = np.repeat(values, counts.astype(int))
-    # the dots of one value side by side around the row, min(0.15, 0.6/k) apart
-    offsets = np.concatenate([np.arange(k) - (k - 1) / 2 for k in counts.astype(int)]) if len(counts) else np.zeros(0)
-    ys = row + offsets * np.minimum(0.15, 0.6 / np.maximum(ks, 1))
+    counts = counts.astype(int)
+    ks, xs = np.repeat(counts, counts), np.repeat(values, counts)
+    # the dots of one value side by side around the row, min(0.15, 0.6/k) apart: the j-th of its k
+    # dots at j − (k − 1)/2 steps from it
+    within = np.arange(ks.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    ys = row + (within - (ks - 1) / 2) * np.minimum(0.15, 0.6 / ks)
     label = {"s_w": "S_w", "n_w": "N_w"}[stat]
     return go.Scatter(
         x=xs.tolist(),
