@@ -444,6 +444,8 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
     (live_js/chart.js ``keepSides``): once both ends have been drawn, the plot's left edge stands
     still and every frame is one Plotly draw. Tick labels are let run past the edge (no per-label
     measuring to hide them): they are fitted, and the overlap test fails a text off the chart."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(120_000)
     fid = "adept-epsilon"
@@ -456,17 +458,19 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
         # Plotly's own draws, and the frames drawn with the plot's left edge at each. Heard on the
         # document, so that a run that puts the chart in a new element (the same figure) is still
         # heard: a listener on the first element heard nothing after that (CI, stop 79)
-        _chart(page, where, "(gd) => true")
-        page.evaluate(
-            """(sel) => { window.__plots = 0; window.__draws = [];
+        _chart(
+            page,
+            where,
+            """(gd, sel) => { window.__plots = 0; window.__draws = [];
                 const hook = (gd) => { if (!gd.__testPlots) {
                     gd.__testPlots = true; gd.on('plotly_afterplot', () => window.__plots++); } };
-                hook(document.querySelector(`${sel} .dpviz-chart`));
+                hook(gd);
                 document.addEventListener('dpviz-drawn', (e) => {
                     const gd = e.target;
                     if (!gd.closest || !gd.closest(sel)) return;
                     hook(gd);
-                    window.__draws.push([e.detail, gd._fullLayout._size.l, window.__plots]); }, true); }""",
+                    window.__draws.push([e.detail, gd._fullLayout._size.l, window.__plots]); }, true);
+                return true; }""",
             where,
         )
         label = "Privacy budget ε (claimed)"
@@ -481,7 +485,13 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
             # press (CI, stop 79: a press right after the last one's run was lost, and nothing drawn)
             _press(page, label, key)
             assert _position(page, label) != at, f"{key} did not move the slider from position {at}"
-            page.wait_for_function("(n) => window.__draws.length > n", arg=before, timeout=60_000)
+            try:
+                page.wait_for_function("(n) => window.__draws.length > n", arg=before, timeout=60_000)
+            except PlaywrightTimeout:  # what the page held, for the next failure's reader
+                pytest.fail(
+                    f"no drawing in 60 s after {key} (position {at} -> {_position(page, label)}); "
+                    f"drawings {page.evaluate('window.__draws')}, Plotly draws {page.evaluate('window.__plots')}"
+                )
             page.wait_for_timeout(300)
             seen.append(_chart(page, where, ticks))
         assert seen[0] != seen[1], f"the ends' tick labels read the same ({seen[:2]}): the test proves nothing"
