@@ -316,6 +316,55 @@ def test_the_plds_step_is_sized_by_its_window_and_its_epsilon_barely_moves_at_ha
         assert coarse <= fine * 1.005 + 1e-12, delta
 
 
+NARROW_RELEASES = [  # (σ, k): DP-SGD at q = 0.01, where one release's losses are narrow
+    (4.0, 316),  # the whole range at 10⁻³ (57,000 losses) once set a step ten times too coarse
+    (8.0, 1333),
+    (20.0, 5623),  # 32% too high before 2026-12-01
+    (50.0, 9085),  # 113% too high
+    (100.0, 1000),  # 9% too high at the former finest step, 10⁻⁴
+    (100.0, 14_677),
+    (50.0, 2),
+]
+
+
+@pytest.mark.parametrize("sigma, k", NARROW_RELEASES)
+def test_the_plds_epsilon_is_within_half_a_percent_of_dp_accountings_on_a_step_four_times_finer(sigma, k):
+    """Where one release's losses are narrow (DP-SGD at q = 0.01, σ from 4 to 100), the PLD
+    accountant's ε at δ = 10⁻⁵ and 10⁻⁹ is within 0.5% above ``dp-accounting``'s own pessimistic PLD
+    on a step four times finer than the one chosen, and not below it (beyond rounding): the
+    library's route, objects and FFT, an independent composition of the same mechanism."""
+    from dp_accounting.pld import privacy_loss_distribution as lib
+
+    release = Release("subsampled", sigma=sigma, q=0.01)
+    h = acc.pld_interval(release, k)
+    fine = lib.from_gaussian_mechanism(sigma, sampling_prob=0.01, value_discretization_interval=h / 4).self_compose(k)
+    for delta in (1e-5, 1e-9):
+        ours, reference = acc.epsilon("pld", release, k, delta), fine.get_epsilon_for_delta(delta)
+        assert reference * (1 - 1e-9) - 1e-12 <= ours <= reference * 1.005 + 1e-12, (delta, h, ours, reference)
+
+
+@pytest.mark.parametrize("sigma", [0.6, 1.5, 4.0, 8.0, 20.0, 100.0])
+def test_the_plds_step_never_gets_finer_as_k_grows(sigma):
+    """Along the frontier's grid of k (2 to 10⁵), the step chosen for DP-SGD at q = 0.01 never gets
+    finer as k grows (a composition's window widens with k); and one release spans at least
+    RELEASE_LOSSES losses on it, unless the step is FINE_STEP or coarser, or the window set it
+    (the composition then holds over WINDOW_LOSSES/2.5 losses: the ladder rounds up by at most
+    2.5), or it is the finest step."""
+    release = Release("subsampled", sigma=sigma, q=0.01)
+    ks = sorted({max(2, int(k)) for k in np.geomspace(2, 100_000, 25)})
+    steps = [acc.pld_interval(release, k) for k in ks]
+    assert steps == sorted(steps), list(zip(ks, steps))
+    for k, h in zip(ks, steps):
+        one = acc._release_pld(release, h)
+        window = one.window_losses(k)
+        assert (
+            one.losses_spanned() >= acc.RELEASE_LOSSES
+            or h >= acc.FINE_STEP
+            or window > acc.WINDOW_LOSSES / 2.5
+            or h == acc.INTERVALS[0]
+        ), (k, h)
+
+
 def test_the_plds_step_is_finer_than_it_was_where_epsilon_is_small_and_coarser_where_it_is_large():
     """After 10⁵ DP-SGD steps at σ = 4 the step is finer than the former fixed 10⁻³ and the ε lower
     (that step was 1.4% above); at σ = 0.3 it is coarser and composes a tenth of the losses."""
