@@ -152,7 +152,9 @@ def _grid(p: Param, here: float) -> np.ndarray:
 
 
 POINTS_KIND = "frontier-points"
-"""The disk cache's kind (:func:`dpviz.tables.read_shared`) of a curve's points, per page and state."""
+"""The disk cache's kind (:func:`dpviz.tables.read_shared`) of a page's curves' points, per page and
+setting (every mechanism's curve in one file: one write a table, where a file a curve was four
+writes a frame of the budget frontier along σ, a tenth of its frames' time)."""
 
 
 def _shared() -> bool:
@@ -161,33 +163,43 @@ def _shared() -> bool:
     return os.environ.get("DPVIZ_SHARED_POINTS", "").strip() != "0"
 
 
-def _load_points(page: str, state: tuple) -> dict:
-    """A curve's points that any process sharing the disk cache has computed (the build, a frame
-    worker, another server process), else none: ``{x: (privacy, utility)}``."""
+def _shared_key(page: str, values: Mapping[str, Any]) -> dict[str, str]:
+    """The disk key of a setting's curves: every setting but the slider's and the target's."""
+    skip = {PAGES[page].slider, "target_measure", "target_value"}
+    return {"page": page, "state": repr(tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip)))}
+
+
+def _load_points(page: str, values: Mapping[str, Any]) -> dict[str, dict]:
+    """The curves' points that any process sharing the disk cache has computed at this setting
+    (the build, a frame worker, another server process), else none: ``{mechanism: {x: (privacy,
+    utility)}}``."""
     if not _shared():
         return {}
-    found = tables.read_shared(POINTS_KIND, {"page": page, "state": repr(state)})
+    found = tables.read_shared(POINTS_KIND, _shared_key(page, values))
     if found is None:
         return {}
     try:
-        return {float(x): (float(a), float(b)) for x, a, b in json.loads(found)}
-    except (ValueError, TypeError):
+        return {
+            str(mech): {float(x): (float(a), float(b)) for x, a, b in rows} for mech, rows in json.loads(found).items()
+        }
+    except (ValueError, TypeError, AttributeError):
         return {}
 
 
-def _save_points(page: str, state: tuple, points: dict) -> None:
+def _save_points(page: str, values: Mapping[str, Any], curves: dict[str, dict]) -> None:
     if not _shared():
         return
-    rows = sorted([x, a, b] for x, (a, b) in points.items())
-    tables.write_shared(POINTS_KIND, {"page": page, "state": repr(state)}, json.dumps(rows).encode())
+    rows = {mech: sorted([x, a, b] for x, (a, b) in points.items()) for mech, points in curves.items()}
+    tables.write_shared(POINTS_KIND, _shared_key(page, values), json.dumps(rows).encode())
 
 
 def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
     """The rows (:data:`COLUMNS`) of every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
     ``frontier.curves``), so a slider's move or a new target computes only its own point.
-    They are also kept in the disk cache, per mechanism and setting, for every process sharing it,
-    written when a curve's grid grew (with whatever other points the process holds): after a step
+    They are also kept in the disk cache, per setting (every mechanism's curve in one file), for
+    every process sharing it, written once a table when a curve's grid grew (with whatever other
+    points the process holds): after a step
     of the swept slider, the frames along another slider (one setting per position) compute each
     position's new point only, the curves' grid points coming from what the build or another
     process computed (issue "Live from the first second")."""
@@ -196,11 +208,19 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
     axes = AXES[page]
     slider = next(q for q in p.params() if q.name == p.slider)
     mechanisms, evaluate = axes.curves or (p.mechanisms_for(values), p.evaluate)
-    rows = []
+    rows, on_disk, curves, added = [], None, {}, False
     for mech in mechanisms:
         state = _state_key(page, values, mech)
-        points = caches.memo("frontier.curves").get((page,) + state, lambda state=state: _load_points(page, state))
-        prepared, added = None, False
+
+        def from_disk(mech=mech) -> dict:
+            nonlocal on_disk
+            if on_disk is None:
+                on_disk = _load_points(page, values)
+            return dict(on_disk.get(mech, {}))
+
+        points = caches.memo("frontier.curves").get((page,) + state, from_disk)
+        curves[mech] = points
+        prepared = None
         for x in _grid(slider, values[p.slider]):
             x = float(x)
             if x not in points:
@@ -218,8 +238,8 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
             rows.append((kind, mech, _label(page, mech, values), x, priv, util))
             if kind == "current":
                 rows.append(("curve", mech, _label(page, mech, values), x, priv, util))
-        if added:
-            _save_points(page, state, points)
+    if added:
+        _save_points(page, values, curves)
     return rows
 
 

@@ -156,17 +156,22 @@ def test_a_solved_setting_is_rounded_towards_the_side_that_meets_the_target(x, s
     assert slider_value(x, side) == expected
 
 
-def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch):
+def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch, tmp_path):
     """A process that starts with an empty memo (a frame worker, another server process) reads the
-    curves' points another process computed from the disk cache: at a new slider value only the new
-    point of each curve is evaluated, and the table is the one computed from nothing; a file that
-    does not verify is computed again, and so is every point with DPVIZ_SHARED_POINTS=0."""
+    curves' points another process computed from the disk cache (one file for every curve of a
+    setting): at a new slider value only the new point of each curve is evaluated, and the table is
+    the one computed from nothing; a file that does not verify is computed again, and so is every
+    point with DPVIZ_SHARED_POINTS=0."""
     import dataclasses
 
     from dpviz import caches, frontier, tables
 
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))  # (no other test's points, on disk or in the memo)
+    caches.fresh("frontier.curves")
     raw = {"dim": "9", "draws": "100", "epsilon": "2"}
     first, _ = _table("adept-frontier", raw)
+    assert first[first.kind == "current"].mechanism.nunique() > 1
+    assert len(list((tmp_path / "tables" / frontier.POINTS_KIND).glob("*.bin"))) == 1  # every curve in one file
     page = frontier.PAGES["adept"]
     calls = []
 
