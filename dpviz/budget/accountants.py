@@ -168,8 +168,10 @@ def composed_pld(release: Release, k: int):
     :func:`pld_interval`, kept per release and k in the process's bounded cache ``budget.plds``
     (:mod:`dpviz.caches`: a PLD of 10⁵ releases holds megabytes)."""
 
-    if k <= 1:  # (one release: the PLD kept per grid, not a second entry for the same object)
-        return _release_pld(release, pld_interval(release, 1))
+    if k <= 1:  # (one release: the PLD kept per grid, not a second entry for the same object; its step
+        # kept, since basic and advanced composition ask for it at every k and δ they answer)
+        step = caches.memo("budget.plds").get((release, "one release's step"), lambda: pld_interval(release, 1))
+        return _release_pld(release, step)
     return caches.memo("budget.plds").get(
         (release, int(k)), lambda: _release_pld(release, pld_interval(release, k)).self_compose(k)
     )
