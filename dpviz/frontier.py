@@ -165,8 +165,7 @@ def _shared() -> bool:
 
 def _shared_key(page: str, values: Mapping[str, Any]) -> dict[str, str]:
     """The disk key of a setting's curves: every setting but the slider's and the target's."""
-    skip = {PAGES[page].slider, "target_measure", "target_value"}
-    return {"page": page, "state": repr(tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip)))}
+    return {"page": page, "state": repr(_setting(page, values))}
 
 
 def _load_points(page: str, values: Mapping[str, Any]) -> dict[str, dict]:
@@ -243,11 +242,16 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
     return rows
 
 
-def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
-    """What a mechanism's curve depends on: every setting but the slider's and the target's."""
+def _setting(page: str, values: Mapping[str, Any], ignored: tuple[str, ...] = ()) -> tuple:
+    """Every setting but the slider's, the target's and ``ignored``, as sorted (name, repr) pairs."""
+    skip = {PAGES[page].slider, "target_measure", "target_value", *ignored}
+    return tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip))
 
-    skip = {PAGES[page].slider, "target_measure", "target_value", *AXES[page].ignores.get(mech, ())}
-    return (mech,) + tuple(sorted((k, repr(v)) for k, v in values.items() if k not in skip))
+
+def _state_key(page: str, values: Mapping[str, Any], mech: str) -> tuple:
+    """What a mechanism's curve depends on: every setting but the slider's, the target's and those
+    the mechanism ignores."""
+    return (mech,) + _setting(page, values, AXES[page].ignores.get(mech, ()))
 
 
 def _label(page: str, mech: str, values: Mapping[str, Any]) -> str:
