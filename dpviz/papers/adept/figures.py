@@ -533,6 +533,11 @@ def _loss_along_epsilon(v: Mapping[str, Any], epsilons) -> list[pd.DataFrame]:
     return loss.privacy_loss_histograms(v["dim"], v["clip"], epsilons, v["samples"], v["seed"])
 
 
+def _loss_along_dim(v: Mapping[str, Any], dims) -> list[pd.DataFrame]:
+    """The histograms at many n from one set of exponentials (the same tables as at each n)."""
+    return loss.privacy_loss_histograms_along_dim(dims, v["clip"], v["epsilon"], v["samples"], v["seed"])
+
+
 def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     p, lo, hi = loss.exceed_probability(df)
     low, high = exceed_probability_bounds(v["dim"], v["epsilon"])
@@ -589,7 +594,7 @@ register(
         params=(DIM, CLIP, EPSILON, SAMPLES, SEED),
         compute=_loss_compute,
         render=_loss_render,
-        along={"epsilon": _loss_along_epsilon},
+        along={"epsilon": _loss_along_epsilon, "dim": _loss_along_dim},
         caption=(
             "For x = (C/√n)(1,…,1) and x′ = −x, each release y = x + Laplace(2C/ε)ⁿ has privacy loss "
             "L(y) = (‖y − x′‖₁ − ‖y − x‖₁)/b. ε-DP requires L ≤ ε for every y; the orange bars are releases "

@@ -52,16 +52,31 @@ def _frequencies(n: int, max_points: int):
     # the sum sits on whole lattice points (index - n m): above epsilon means index > sqrt(n) m,
     # and for square n the point sqrt(n) m itself (L = epsilon) does not count
     first = n * m + math.floor(threshold + 1e-9 * max(1.0, threshold)) + 1
-    k = np.arange(1, (size - 1) // 2 + 1, dtype=np.int64)
+    # every angle is turn·j for a whole j mod N: cos and sin of j = 0 … (N − 1)/2 made once (a
+    # third of the sines and cosines of one per angle and half angle), the rest by cos(turn·(N − j))
+    # = cos(turn·j), sin(turn·(N − j)) = −sin(turn·j); 1 − cos x as sin²x/(1 + cos x) where cos x ≥ 0
+    # (no cancellation for small x, as 2 sin²(x/2) had it)
+    half = (size - 1) // 2
     turn = 2 * np.pi / size  # (angles from whole numbers reduced mod N: exact to the last bit)
-    theta = turn * k
-    one_minus_cos = 2 * np.sin(theta / 2) ** 2
-    sin = np.sin(theta)
-    phi = turn * ((2 * m * k) % size)
-    e_phi = np.cos(phi) - 1j * np.sin(phi)
-    psi = turn * ((k * first) % size)
-    tail = (-2 * np.sin(psi / 2) ** 2 + 1j * np.sin(psi)) / (one_minus_cos - 1j * sin)
-    return m, size, first, 1 - one_minus_cos, sin, one_minus_cos, e_phi, tail
+    table = turn * np.arange(half + 1, dtype=np.int64)
+    cos_t, sin_t = np.cos(table), np.sin(table)
+
+    def at(j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        back = j > half
+        i = np.where(back, size - j, j)
+        return cos_t[i], np.where(back, -sin_t[i], sin_t[i])
+
+    def one_minus(c: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return np.where(c >= 0, s * s / (1 + c), 1 - c)
+
+    k = np.arange(1, half + 1, dtype=np.int64)
+    cos, sin = cos_t[1:], sin_t[1:]
+    one_minus_cos = one_minus(cos, sin)
+    c_phi, s_phi = at((2 * m * k) % size)
+    e_phi = c_phi - 1j * s_phi
+    c_psi, s_psi = at((k * first) % size)
+    tail = (-one_minus(c_psi, s_psi) + 1j * s_psi) / (one_minus_cos - 1j * sin)
+    return m, size, first, cos, sin, one_minus_cos, e_phi, tail
 
 
 def _power(x: np.ndarray, n: int) -> np.ndarray:

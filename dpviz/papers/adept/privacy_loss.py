@@ -19,6 +19,19 @@ releases simulated at ε and at ε′ are the same releases, and :func:`privacy_
 (every position of the ε slider from one set of draws, reading K and S at each) gives each
 position's histogram bit for bit as :func:`privacy_loss_histogram` does there (tested). Along
 the slider the histogram changes only as the releases' losses do, not by fresh sampling noise.
+
+**One set of draws for every n.** P is the number of heads among a release's first n fair coins
+(Binomial(n, ½)), the coins being the bits of 64-bit words from a stream of the block's own for
+them (``stream(base, block, 1)``), apart from its exponentials (``stream(base, block)``). A
+Binomial(n, ½) drawn first from the exponentials' stream (as before 2026-12-02) used as many of
+the stream's numbers as n made it, which shifted every exponential after it with n. Now the coins
+and the rows of Xᵢ are the same at every n: at n a release reads its first n coins and the first
+m of its Xᵢ (m = n − P its own), and at n + 1 it has one coin more. So
+:func:`privacy_loss_histograms_along_dim` (every position of the n slider) draws them once per
+block, for the n that reads the most, where drawing them again at each n (the binomials above
+all) was two thirds of that slider's frames; along n the releases grow a coordinate at a time
+instead of being drawn afresh. Each position's histogram is still bit for bit what
+:func:`privacy_loss_histogram` gives at that n alone (tested).
 """
 
 from __future__ import annotations
@@ -55,14 +68,63 @@ def privacy_loss_mean(dim: int, clip: float, epsilon: float) -> float:
     return float(dim * (c2 + b * np.exp(-c2 / b) - b) / b)
 
 
-def _walked(gen: np.random.Generator, dim: int, size: int, a: np.ndarray):
-    """One block of releases from its stream: P and m = n − P per release, then the rows of
-    exponentials, :data:`ROWS` at a time (fewer where the block's largest m ends first), until
-    every release's ascending exponentials have passed the largest of the ascending ``a`` (or run
-    out); K and S at each a (a × releases)."""
+class _Rows:
+    """A block's rows of draws (``draw(count)``: the next ``count`` rows, each one value per
+    release, from the block's stream), drawn in order and kept, so that every n and every a of a
+    set of frames reads the same rows: row r is the same values however many rows were drawn
+    before it, in whatever chunks."""
+
+    def __init__(self, draw, size: int, dtype=np.float64):
+        self.draw, self.size = draw, size
+        self.held = np.empty((0, size), dtype=dtype)
+        self.drawn = 0
+
+    def rows(self, start: int, count: int) -> np.ndarray:
+        """Rows ``start`` … ``start + count − 1`` (drawn from the stream where not yet drawn)."""
+        end = start + count
+        if end > self.drawn:
+            if end > self.held.shape[0]:  # room for twice as many rows: each drawn once, copied rarely
+                grown = np.empty((max(end, 2 * self.held.shape[0]), self.size), dtype=self.held.dtype)
+                grown[: self.drawn] = self.held[: self.drawn]
+                self.held = grown
+            self.held[self.drawn : end] = self.draw(end - self.drawn)
+            self.drawn = end
+        return self.held[start:end]
+
+
+def _exponentials(base: int, block: int, size: int) -> _Rows:
+    """A block's rows of standard exponentials Xᵢ (row i: every release's Xᵢ), from ``stream(base, block)``."""
+    gen = stream(base, block)
+    return _Rows(lambda count: gen.standard_exponential((count, size)), size)
+
+
+def _coins(base: int, block: int, size: int) -> _Rows:
+    """A block's coins, whether each coordinate's Z is ≥ 0 (a fair coin), as the bits of 64-bit
+    words from ``stream(base, block, 1)``: row w holds every release's coordinates 64w … 64w + 63,
+    lowest bit first. Kept apart from the exponentials' stream, so that these do not depend on n."""
+    gen = stream(base, block, 1)
+    return _Rows(lambda count: gen.bit_generator.random_raw((count, size)), size, np.uint64)
+
+
+def _plus(coins: _Rows, dim: int) -> np.ndarray:
+    """P, each release's coordinates with Z ≥ 0: heads among its first n coins, Binomial(n, ½).
+    At n + 1 a release has its n coins and one more, so P moves by 0 or 1 along n."""
+    whole, rest = divmod(int(dim), 64)
+    words = coins.rows(0, whole + (rest > 0))
+    plus = np.bitwise_count(words[:whole]).sum(axis=0, dtype=np.int64)
+    if rest:
+        plus += np.bitwise_count(words[whole] & np.uint64((1 << rest) - 1))
+    return plus
+
+
+def _walked(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray):
+    """One block of releases: m = n − P per release, then the block's rows of exponentials,
+    :data:`ROWS` at a time (fewer where the block's largest m ends first), until every release's
+    ascending exponentials have passed the largest of the ascending ``a`` (or run out); m, and K
+    and S at each a (a × releases)."""
     from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
 
-    plus = gen.binomial(dim, 0.5, size)
+    size = plus.size
     m = dim - plus
     out_k = np.zeros((a.size, size), dtype=np.int64)
     out_s = np.zeros((a.size, size))
@@ -70,17 +132,19 @@ def _walked(gen: np.random.Generator, dim: int, size: int, a: np.ndarray):
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
-        rows = max(1, min(ROWS, most - row0))
-        if not kernels.walk(gen.standard_exponential((rows, size)), row0, m, last, total, taken, nxt, a, out_k, out_s):
-            return plus, m, out_k, out_s
-        row0 += rows
+        count = max(1, min(ROWS, most - row0))
+        if not kernels.walk(rows.rows(row0, count), row0, m, last, total, taken, nxt, a, out_k, out_s):
+            return m, out_k, out_s
+        row0 += count
 
 
-def _blocks(dim: int, samples: int, rng: np.random.Generator, a: np.ndarray):
-    """:func:`_walked` for each block of the releases, each block from its own stream."""
+def _blocks(samples: int, rng: np.random.Generator):
+    """(stream base, block, size) of each block of the releases: a block's exponentials come from
+    ``stream(base, block)`` (:func:`_exponentials`), its coins from ``stream(base, block, 1)``
+    (:func:`_coins`)."""
     base = int(rng.integers(2**63))
     for b, start in enumerate(range(0, int(samples), LOSS_BLOCK)):
-        yield _walked(stream(base, b), int(dim), min(LOSS_BLOCK, int(samples) - start), a)
+        yield base, b, min(LOSS_BLOCK, int(samples) - start)
 
 
 def _checked(dim: int, epsilon: float, samples: int) -> None:
@@ -98,7 +162,9 @@ def _privacy_loss_units(
     _checked(dim, epsilon, samples)
     a = np.array([epsilon / np.sqrt(dim)])
     parts = []
-    for plus, m, k, total in _blocks(dim, samples, rng, a):
+    for base, b, size in _blocks(samples, rng):
+        plus = _plus(_coins(base, b, size), int(dim))
+        m, k, total = _walked(_exponentials(base, b, size), plus, int(dim), a)
         parts.append((plus - m + k[0], k[0], k[0] - 2.0 * total[0] / a[0]))
     d, k, middle = (np.concatenate(x) for x in zip(*parts))
     return d, k, middle
@@ -159,26 +225,53 @@ def privacy_loss_histograms(
     """:func:`privacy_loss_histogram` at each of ``epsilons``, from one set of draws (module
     docstring): each the same table, bit for bit, as computed at its epsilon alone, for the cost
     of the largest epsilon's draws."""
-    for eps in epsilons:
-        _checked(dim, eps, samples)
-    epsilons = [float(e) for e in epsilons]
-    order = np.argsort(np.asarray(epsilons), kind="stable")
-    a = np.asarray(epsilons)[order] / np.sqrt(dim)
-    shapes = [_bins(dim, epsilons[i], bins) for i in order]
-    edges = np.full((len(order), max(e.size for e, _ in shapes)), np.inf)
-    for g, (e, _) in enumerate(shapes):
-        edges[g, : e.size] = e
-    sizes = np.array([e.size for e, _ in shapes])
-    below = np.array([b for _, b in shapes])
+    return _histograms([(dim, e) for e in epsilons], samples, seed, bins)
+
+
+def privacy_loss_histograms_along_dim(
+    dims: Sequence[int], clip: float, epsilon: float, samples: int, seed: int, bins: int = 60
+) -> list[pd.DataFrame]:
+    """:func:`privacy_loss_histogram` at each of ``dims``, from one set of exponentials (module
+    docstring): each the same table, bit for bit, as computed at its n alone; every n reads the
+    same rows of each block, so the rows are drawn once, for the n that needs the most."""
+    return _histograms([(n, epsilon) for n in dims], samples, seed, bins)
+
+
+def _histograms(settings: Sequence[tuple[int, float]], samples: int, seed: int, bins: int) -> list[pd.DataFrame]:
+    """The histogram at each (n, ε) of ``settings``: block by block, the block's rows of
+    exponentials and its coins drawn once and read by every n, each n's ε walked together in
+    ascending order."""
+    for n, eps in settings:
+        _checked(n, eps, samples)
     from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
 
-    counts = np.zeros((len(order), edges.shape[1] - 1), dtype=np.int64)
-    for plus, m, k, total in _blocks(dim, samples, _rng(seed), a):
-        kernels.bin_counts(plus, m, k, total, a, float(np.sqrt(dim)), int(dim), edges, sizes, below, counts)
-    out: list[pd.DataFrame] = [pd.DataFrame()] * len(order)
-    for g, i in enumerate(order):
-        e, b = shapes[g]
-        out[i] = _table(e, b, counts[g, : e.size - 1], int(samples))
+    by_dim: dict[int, list[int]] = {}
+    for i, (n, _) in enumerate(settings):
+        by_dim.setdefault(int(n), []).append(i)
+    plans = []
+    for n, where in by_dim.items():
+        epsilons = np.array([float(settings[i][1]) for i in where])
+        order = np.argsort(epsilons, kind="stable")
+        a = epsilons[order] / np.sqrt(n)
+        shapes = [_bins(n, float(epsilons[g]), bins) for g in order]
+        edges = np.full((len(order), max(e.size for e, _ in shapes)), np.inf)
+        for g, (e, _) in enumerate(shapes):
+            edges[g, : e.size] = e
+        sizes = np.array([e.size for e, _ in shapes])
+        below = np.array([b for _, b in shapes])
+        counts = np.zeros((len(order), edges.shape[1] - 1), dtype=np.int64)
+        plans.append((n, [where[g] for g in order], a, shapes, edges, sizes, below, counts))
+    for base, b, size in _blocks(samples, _rng(seed)):
+        rows, coins = _exponentials(base, b, size), _coins(base, b, size)
+        for n, _, a, _, edges, sizes, below, counts in plans:
+            plus = _plus(coins, n)
+            m, k, total = _walked(rows, plus, n, a)
+            kernels.bin_counts(plus, m, k, total, a, float(np.sqrt(n)), n, edges, sizes, below, counts)
+    out: list[pd.DataFrame] = [pd.DataFrame()] * len(settings)
+    for _, where, _, shapes, _, _, _, counts in plans:
+        for g, i in enumerate(where):
+            e, below_g = shapes[g]
+            out[i] = _table(e, below_g, counts[g, : e.size - 1], int(samples))
     return out
 
 

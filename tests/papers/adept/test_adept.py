@@ -227,17 +227,25 @@ def _counts_by_numpy(d, k, middle, dim: int, epsilon: float, edges: np.ndarray, 
     return np.bincount(which, minlength=len(edges) - 1)
 
 
+def _heads_by_unpacking(gen, n, size):
+    """Each release's heads among its first n coins, from the coins' words unpacked into bits
+    (lowest bit first) and counted, release by release."""
+    words = gen.bit_generator.random_raw(((n + 63) // 64, size))
+    return np.array([int(np.unpackbits(np.ascontiguousarray(words[:, j]).view(np.uint8), bitorder="little")[:n].sum()) for j in range(size)])
+
+
 def _units_by_rows(n, eps, samples, seed):
     """The worst-case loss in units of a, written out release by release from the page's own
-    draws (each block's P, then its rows of exponentials in ascending order, from the block's
-    stream): K by counting the exponentials at or below a, S by summing them in Python."""
+    draws (each block's P from the block's stream for P, its rows of exponentials in ascending
+    order from the block's stream): K by counting the exponentials at or below a, S by summing
+    them in Python."""
     a = eps / np.sqrt(n)
     base = int(stream(seed, 101).integers(2**63))
     d, k, middle = [], [], []
     for b, start in enumerate(range(0, samples, pl.LOSS_BLOCK)):
         size = min(pl.LOSS_BLOCK, samples - start)
         gen = stream(base, b)
-        plus = gen.binomial(n, 0.5, size)
+        plus = _heads_by_unpacking(stream(base, b, 1), n, size)
         m = n - plus
         rows = list(gen.standard_exponential((max(int(m.max()), 1), size)))  # (more than are read)
         for j in range(size):
@@ -276,6 +284,59 @@ def test_histograms_along_epsilon_equal_each_epsilon_alone_bit_for_bit(n):
         edges, below = pl._bins(n, e, 60)
         assert np.array_equal(table["count"], _counts_by_numpy(d, k, middle, n, e, edges, below)), e
         assert table["count"].sum() == samples
+
+
+@pytest.mark.parametrize("eps", [1.0, 0.001, 40.0])
+def test_histograms_along_n_equal_each_n_alone_bit_for_bit(eps):
+    """One set of exponentials for many n (unsorted, with a repeat, square and not, n = 1, across
+    blocks) gives each n's histogram exactly as computed at that n alone, and as the direct count
+    of its releases written out by a loop over them (_units_by_rows)."""
+    samples = pl.LOSS_BLOCK + 300
+    dims = [16, 1, 300, 2, 16, 1024, 15]
+    along = pl.privacy_loss_histograms_along_dim(dims, C, eps, samples, seed=4)
+    for n, table in zip(dims, along):
+        alone = pl.privacy_loss_histogram(n, C, eps, samples, seed=4)
+        assert table.equals(alone), n
+        assert table["count"].sum() == samples
+    for n, table in zip(dims[:4], along[:4]):  # (the loop over releases is slow: the smaller n)
+        d, k, middle = _units_by_rows(n, eps, samples, 4)
+        edges, below = pl._bins(n, eps, 60)
+        assert np.array_equal(table["count"], _counts_by_numpy(d, k, middle, n, eps, edges, below)), n
+
+
+def test_the_same_exponentials_at_every_n():
+    """Along n a release keeps its exponentials: where a release has the same m at two n, the
+    same K and S; and the rows a block draws do not depend on n (its P come from a stream apart)."""
+    base = int(stream(9, 101).integers(2**63))
+    a = np.array([0.3])
+    rows, coins = pl._exponentials(base, 0, 500), pl._coins(base, 0, 500)
+    got = {}
+    for n in (8, 40, 9):
+        plus = pl._plus(coins, n)
+        assert np.array_equal(plus, _heads_by_unpacking(stream(base, 0, 1), n, 500))
+        m, k, total = pl._walked(rows, plus, n, a)
+        again = pl._walked(pl._exponentials(base, 0, 500), plus, n, a)  # drawn afresh for this n alone
+        assert np.array_equal(k, again[1]) and np.array_equal(total, again[2])
+        got[n] = (m, k[0], total[0])
+    m8, k8, s8 = got[8]
+    m9, k9, s9 = got[9]
+    assert set(np.unique((n9 := 9 - m9) - (8 - m8))) <= {0, 1}  # one coin more: P grows by 0 or 1
+    same = m8 == m9
+    assert same.sum() > 20 and (n9[same] == 8 - m8[same] + 1).all()
+    assert np.array_equal(k8[same], k9[same]) and np.array_equal(s8[same], s9[same])
+
+
+@pytest.mark.parametrize("n", [1, 2, 63, 64, 65, 130])
+def test_heads_among_n_coins_are_binomial(n):
+    """P from the coins' words against Binomial(n, 1/2): its mean n/2 and variance n/4 within
+    five standard errors over 100,000 releases, and its range 0 … n."""
+    plus = pl._plus(pl._coins(3, 0, 100_000), n)
+    assert plus.min() >= 0 and plus.max() <= n
+    assert abs(plus.mean() - n / 2) < 5 * np.sqrt(n / 4 / 100_000)
+    # the sample variance's standard error: sqrt((mu4 - sigma^4)/N), mu4 = sigma^4 (3 - 2/n) for p = 1/2;
+    # at n = 1 that is 0 and the variance p(1 - p) moves by (p - 1/2)^2 alone, below 7 sigma^2/N at five
+    var = n / 4
+    assert abs(plus.var() - var) < 5 * np.sqrt((var**2 * (2 - 2 / n)) / 100_000) + 7 * var / 100_000
 
 
 @pytest.mark.parametrize("n, eps", [(64, 1.0), (1024, 1.0), (7, 50.0)])
