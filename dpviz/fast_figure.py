@@ -594,8 +594,21 @@ def _subplots(key: str) -> tuple[Node, Any]:
     return node, fig._grid_ref
 
 
+_TITLE = "\x00subplot title {}\x00"
+"""A subplot title's stand-in in :func:`make_subplots`' key (no figure's text holds a NUL)."""
+
+
 def make_subplots(**kwargs) -> Figure:
-    """Plotly's own ``make_subplots`` (drawn once per set of arguments, its layout kept), as a fast figure."""
+    """Plotly's own ``make_subplots`` (drawn once per set of arguments, its layout kept), as a fast
+    figure. Subplot titles that are text are not part of the key: Plotly writes each as the text of
+    an annotation placed by the grid alone, so the layout is drawn with stand-ins and the titles
+    put in their annotations (a title that changes along a slider, ``α = 4``, had Plotly's
+    ``make_subplots`` at every frame: 12 of a frame's 27 ms)."""
+    titles = kwargs.get("subplot_titles")
+    texts = None
+    if isinstance(titles, (list, tuple)) and all(t is None or isinstance(t, str) for t in titles):
+        texts = {_TITLE.format(i): t for i, t in enumerate(titles) if t}
+        kwargs = dict(kwargs, subplot_titles=[_TITLE.format(i) if t else t for i, t in enumerate(titles)])
     try:
         key = json.dumps(kwargs, sort_keys=True)
     except TypeError as e:

@@ -95,8 +95,34 @@ def _plain_lists(go, sub):
     return theme.style(fig, "plain lists")
 
 
+def _titles_that_move(go, sub):
+    """Subplot titles that change from one drawing to the next (the text is not part of the kept
+    layout's key), with an empty title and a missing one (no annotation for either), a title
+    repeated, a title on two lines, and the grid's other arguments the same each time."""
+    made = []
+    for alpha in (2, 4.5, 2):
+        titles = (f"ε at α = {alpha:g}<br>(label)", "", None, f"ε at α = {alpha:g}<br>(label)")
+        fig = sub.make_subplots(rows=2, cols=2, subplot_titles=titles, horizontal_spacing=0.2)
+        fig.add_trace(go.Scatter(x=[1, 2], y=[alpha, 1]), row=2, col=2)
+        made.append(_text(theme.style(fig, f"α = {alpha:g}")))
+    other = sub.make_subplots(rows=1, cols=2, subplot_titles=["only one"])
+    return _Texts(made + [_text(theme.style(other, "one title"))])
+
+
+class _Texts:
+    """Several figures' texts in one, as _text reads a figure (``to_dict``)."""
+
+    def __init__(self, texts):
+        self.texts = texts
+
+    def to_dict(self):
+        return {"data": [], "layout": {"meta": self.texts}}
+
+
 @pytest.mark.parametrize(
-    "draw", [_styled, _grid, _heatmap, _secondary, _equal_again, _plain_lists], ids=lambda f: f.__name__.strip("_")
+    "draw",
+    [_styled, _grid, _heatmap, _secondary, _equal_again, _plain_lists, _titles_that_move],
+    ids=lambda f: f.__name__.strip("_"),
 )
 def test_the_fast_drawing_equals_plotlys(draw):
     plotly, fast = _both(draw)
@@ -268,3 +294,15 @@ def test_typed_arrays_are_plotlys_own_specs():
                 assert a == b, value
             else:
                 assert type(a) is type(b) and np.array_equal(np.asarray(a), np.asarray(b)), value
+
+
+def test_subplot_titles_are_not_part_of_the_kept_layouts_key():
+    """A grid drawn with other titles reuses the layout Plotly drew for the first (a title that
+    moves along a slider had Plotly's make_subplots at every frame); other arguments do not."""
+    fast_figure._subplots.cache_clear()
+    for alpha in (1, 2, 3, 4):
+        SUBPLOTS.make_subplots(rows=1, cols=2, subplot_titles=(f"α = {alpha}", "share"))
+    assert fast_figure._subplots.cache_info().misses == 1
+    SUBPLOTS.make_subplots(rows=1, cols=2, subplot_titles=("α = 1", ""))  # (no annotation for the empty one)
+    SUBPLOTS.make_subplots(rows=1, cols=2, subplot_titles=("α = 1", "share"), horizontal_spacing=0.3)
+    assert fast_figure._subplots.cache_info().misses == 3
