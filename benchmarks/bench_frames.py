@@ -69,8 +69,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=",".join(p.key for p in papers.all_papers()))
     ap.add_argument("--set", action="append", default=[], help="name=value: another setting than the default")
+    ap.add_argument("--no-freeze", action="store_true", help="leave the loaded objects to the collector's full passes")
     args = ap.parse_args()
     chosen = dict(kv.split("=", 1) for kv in args.set)
+    if not args.no_freeze:  # as a frame worker once ready (webui/frames_worker.py): both routes alike
+        from dpviz import theme
+        from dpviz.processes import freeze_loaded
+
+        registry.all_figures()
+        theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")
+        freeze_loaded()
     totals: dict[str, list[float]] = {}
     print(f"{'chart':24s} {'slider':8s} {'frames':>6s} {'Plotly':>8s} {'table':>8s} {'now':>8s} {'ratio':>6s}")
     for key in args.pages.split(","):

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from dpviz import papers, registry, theme
-from dpviz.processes import exit_with_parent_process, one_thread_everywhere
+from dpviz.processes import exit_with_parent_process, freeze_loaded, one_thread_everywhere
 from webui import frames_signals, frames_store
 
 
@@ -41,6 +41,7 @@ def ready() -> None:
 
     registry.all_figures()  # every paper's figures registered
     theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")  # Plotly's validators, the template
+    freeze_loaded()  # (what it loaded, out of the collector's full passes: dpviz.processes)
     _trace("ready-end", os.getpid())
 
 
@@ -71,6 +72,7 @@ def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
         except Exception:  # noqa: BLE001, S112 - a state the first set computes instead
             continue
         _trace("warmed", spec.id)
+    freeze_loaded()
     _trace("warm-end", page)
 
 

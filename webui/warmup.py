@@ -19,7 +19,7 @@ from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import applies, validate
-from dpviz.processes import exit_with_parent_process, one_thread_everywhere, spawn_context
+from dpviz.processes import exit_with_parent_process, freeze_loaded, one_thread_everywhere, spawn_context
 from dpviz.progress import report
 from webui import frames_schedule, frames_store
 from webui.failure_lines import failures_as_lines
@@ -220,6 +220,7 @@ def _worker_job(pages: tuple | None, index: int, values: dict | None, ahead: boo
     """Job ``index`` of :func:`_selected` in a pool worker: (1, None, its rate) when its frames are
     in the cache (:func:`_timed_job`), else (0, the failure's line, {})."""
     job = _selected(set(pages) if pages is not None else None, ahead)[index]
+    freeze_loaded()  # what the worker loaded and kept so far, out of the collector's full passes
     with failures_as_lines(log) as failed:
         done, rate = _timed_job(job, values)
     return done, (failed.lines[0] if failed.lines else None), rate
