@@ -28,7 +28,8 @@ process).
   published for a set the session asked for is added to it (:func:`tell`, the last
   :data:`NEWS_KEPT` names), and the tab reads that one file at each turn and fetches at once,
   side by side, the files it names (``fetch_frames.js``). One small request a turn tells the tab
-  of every set; the files themselves are asked for once they are there. ``DPVIZ_FRAMES_NEWS=0``
+  of every set; the files themselves are asked for once they are there. The news file is written
+  empty when its address is first handed out, so that the tab's reads find it from the first. ``DPVIZ_FRAMES_NEWS=0``
   writes none (the tab then asks for each file in turn: the benchmarks' baseline).
 - **Sets one key step ahead** (:func:`webui.live_frames.ahead_for_browser`) are published too, from
   the disk cache, by :func:`publish_soon` in a thread of this module's: the chart's element names
@@ -140,7 +141,21 @@ def addresses(key: str, near_key: str | None, token: str | None = None) -> dict[
         out["near"] = f"{ROUTE}/{name(near_key)}"
     if token is not None and news_enabled():
         out["news"] = f"{ROUTE}/{news_name(token)}"
+        _start_news(token)
     return out
+
+
+def _start_news(token: str) -> None:
+    """The news file of the session ``token``, written empty (``[]``) if it is not there: the tab
+    reads it from the moment a pending set names it, and every read before the first set was told
+    was a 404 in the browser's console (39 on a budget page's first view)."""
+    where = folder()
+    path = where / news_name(token) if where is not None else None
+    if path is None or path.exists():
+        return
+    with _LOCK:  # (tell writes under it: an empty list never replaces a told one)
+        if not path.exists():
+            _write(path, b"[]")
 
 
 def _news():

@@ -148,6 +148,23 @@ def test_a_sessions_news_lists_the_files_published_for_it(folder, monkeypatch):
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in news.values())
 
 
+def test_a_sessions_news_is_there_empty_once_its_address_is_handed_out(folder, monkeypatch):
+    """The tab reads its news from the first pending set on: the file is there, an empty list,
+    before any set is told (each read was a 404 in the console), and handing the address out again
+    does not empty a news that was told meanwhile."""
+    news_memo = ProcessMemo(maxsize=8)
+    monkeypatch.setattr(frames_fetch, "_news", lambda: news_memo)
+    path = folder / frames_fetch.news_name("tab")
+    assert not path.exists()
+    frames_fetch.addresses("k", "k-near", "tab")
+    assert json.loads(path.read_bytes()) == []
+    frames_fetch.tell({"tab"}, "k-near")
+    frames_fetch.addresses("k2", "k2-near", "tab")
+    assert json.loads(path.read_bytes()) == [frames_fetch.name("k-near")]
+    frames_fetch.addresses("k", "k-near")  # no session: no news file
+    assert sorted(p.name for p in folder.iterdir()) == [path.name]
+
+
 def test_the_news_of_the_least_recently_told_sessions_is_forgotten(folder, monkeypatch):
     news_memo = ProcessMemo(maxsize=2)  # the declared cache "web.news" holds 2,000 sessions
     monkeypatch.setattr(frames_fetch, "_news", lambda: news_memo)
