@@ -15,7 +15,8 @@ tests/core/test_fast_figure.py). The *table* column is the part of the baseline 
 the figure's tables (``spec.table`` at each position); the *tables* column is the now route's
 tables alone (shared along the slider where the figure's draws are: ``FigureSpec.along``). A
 chart under the issue's goal of 20x is named with its reason: its tables (what no drawing can
-take off: the largest ratio they allow is printed) or its drawing (ms a frame beyond its table).
+take off: the largest ratio they allow is printed) or its figure code past the table (the
+render, with what it computes itself, the drawing and the JSON: ms a frame).
 
     python benchmarks/bench_frames.py
     python benchmarks/bench_frames.py --pages adept,hoho
@@ -149,7 +150,7 @@ def _why(before: float, now: float, own: float, frames: int) -> str:
         return ""
     if own >= 0.5 * now:
         return f"under {GOAL:g}x: its tables, {own:.2f} of {now:.2f} s ({before / max(own, 1e-9):.0f}x at most)"
-    return f"under {GOAL:g}x: its drawing, {1000 * (now - own) / frames:.1f} ms a frame"
+    return f"under {GOAL:g}x: its figure code past the table, {1000 * (now - own) / frames:.1f} ms a frame"
 
 
 if __name__ == "__main__":
