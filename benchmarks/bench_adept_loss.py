@@ -8,7 +8,10 @@ baseline in the same run:
   checked equal table by table;
 - the bounds on P[L > ε] in the chart's title at every position: the FFT of the lattice (the
   route before, ``bounds_by_fft``)
-  against the closed form (:mod:`dpviz.papers.adept.loss_bounds`), the largest difference shown.
+  against the closed form (:mod:`dpviz.papers.adept.loss_bounds`), the largest difference shown;
+- along the n slider (53 positions) at ε = 0.1, 1 and 10: the histograms at each n alone against
+  all of them from one set of coins and exponentials (``privacy_loss_histograms_along_dim``),
+  checked equal table by table, and the bounds at every n.
 
     python benchmarks/bench_adept_loss.py
 """
@@ -57,6 +60,24 @@ def main() -> None:
         print(
             f"{n:5d} {alone_s:16.2f}s {along_s:8.2f}s {alone_s / along_s:5.1f}x {str(same):>5}"
             f" {fft_s:10.2f}s {closed_s:6.2f}s {fft_s / closed_s:5.1f}x {worst:8.1e}",
+            flush=True,
+        )
+    dims = slider_grid(spec.param("dim"))
+    print(f"\nalong n ({len(dims)} positions), {v['samples']:,} releases: the histograms, each n alone against")
+    print("all n from one set of coins and exponentials; the title's bounds at every n (their frequencies made per n)")
+    print(f"{'ε':>6} {'histograms alone':>17} {'together':>9} {'ratio':>6} {'same':>5} {'bounds':>8}")
+    for eps in (0.1, 1.0, 10.0):
+        alone_s, alone = _cpu(
+            lambda eps=eps: [pl.privacy_loss_histogram(n, v["clip"], eps, v["samples"], v["seed"]) for n in dims]
+        )
+        along_s, along = _cpu(
+            lambda eps=eps: pl.privacy_loss_histograms_along_dim(dims, v["clip"], eps, v["samples"], v["seed"])
+        )
+        same = all(a.equals(b) for a, b in zip(alone, along))
+        _frequencies.cache_clear()
+        bounds_s, _ = _cpu(lambda eps=eps: [exceed_probability_bounds(n, eps) for n in dims])
+        print(
+            f"{eps:6g} {alone_s:16.2f}s {along_s:8.2f}s {alone_s / along_s:5.1f}x {str(same):>5} {bounds_s:7.2f}s",
             flush=True,
         )
 
