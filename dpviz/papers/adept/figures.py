@@ -603,7 +603,8 @@ register(
             "exactly "
             "(the loss distribution on a fine lattice, rounded up and down for two bounds); the bars are simulated "
             "releases, the same releases at every ε of the slider (only which of their coordinates fall in the "
-            "middle region changes), so the bars move with ε rather than with fresh sampling noise."
+            "middle region changes), and along n each release gains one coordinate at a time, so the bars move "
+            "with ε and n rather than with fresh sampling noise."
         ),
         columns=("loss_low", "loss_high", "count", "probability", "above_claim"),
         disk_cache=True,
