@@ -231,7 +231,11 @@ def _heads_by_unpacking(gen, n, size):
     """Each release's heads among its first n coins, from the coins' words unpacked into bits
     (lowest bit first) and counted, release by release."""
     words = gen.bit_generator.random_raw(((n + 63) // 64, size))
-    return np.array([int(np.unpackbits(np.ascontiguousarray(words[:, j]).view(np.uint8), bitorder="little")[:n].sum()) for j in range(size)])
+    heads = []
+    for j in range(size):
+        bits = np.unpackbits(np.ascontiguousarray(words[:, j]).view(np.uint8), bitorder="little")
+        heads.append(int(bits[:n].sum()))
+    return np.array(heads)
 
 
 def _units_by_rows(n, eps, samples, seed):
