@@ -1,0 +1,143 @@
+"""Benchmark: a page's frames now against the per-position loop as it stood when the issue "live
+from the first second" was filed (commit 3426bb4, 2026-11-28: ``spec.table``, then
+``figure_dict`` by Plotly's figure objects, then JSON, at every position of the slider's grid).
+
+The issue's ratio is "the present per-position loop" against "the new computation, in the same
+run". ``bench_frames.py`` answers the stricter question: today's tables drawn per position by
+Plotly against today's route, where both share every speed-up the tables got since (the
+simulations' shared draws, HoHo's compiled exact attack, ...). This benchmark runs the code of
+the issue's day itself beside today's, in one invocation on one machine, alternating rounds:
+
+- *then*: a git worktree of ``--since`` (made under the system's temporary folder if it is not
+  there: ``git worktree add --detach``), its own ``dpviz.frames.compute_frames`` (the
+  per-position loop) in a process of its own;
+- *now*: this checkout's ``compute_frames``, in a process of its own, frozen as a ready frame
+  worker is (``dpviz.processes.freeze_loaded``).
+
+Each process: one core (one BLAS thread), an empty disk cache of its own and no table read from it,
+every in-process memo emptied before each chart and slider and the page's prepared state computed
+outside the timing (as ``bench_frames.py`` does); CPU-seconds of the process. Charts and sliders
+are matched by id and slider name; a chart only one side has is listed, not counted in the page's
+ratio. The frames' numbers are not compared across the versions: some simulations draw other
+releases now (the same seed, another stream).
+
+    python benchmarks/bench_frames_since.py
+    python benchmarks/bench_frames_since.py --pages adept,hoho --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SINCE = "3426bb4"
+"""The commit before the issue's first change (9be537c, 2026-11-28 01:58)."""
+PAGES = ("adept", "metric", "hoho", "partial")
+
+CHILD = r"""
+import json, os, sys, tempfile, time
+os.environ["DPVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="dpviz-since-cache-")
+for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[k] = "1"
+import plotly.io as pio
+from dpviz import caches, registry
+from dpviz import params as dpviz_params
+from dpviz import tables as dpviz_tables
+from dpviz.frames import compute_frames
+
+dpviz_tables.cached_table = lambda figure_id, canonical, compute: compute()
+if hasattr(dpviz_tables, "read_shared"):
+    dpviz_tables.read_shared = lambda kind, canonical: None
+applies = getattr(dpviz_params, "applies", lambda p, values: True)
+to_json = lambda d: pio.to_json(d, validate=False)
+if os.environ.get("FREEZE"):
+    from dpviz import theme
+    from dpviz.processes import freeze_loaded
+
+    registry.all_figures()
+    theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")
+    freeze_loaded()
+for key in sys.argv[1].split(","):
+    values = {p.name: p.default for p in registry.page_params(key)}
+    sliders = [p for p in registry.page_params(key) if p.slider and applies(p, values)]
+    for spec in registry.paper_figures(key):
+        for p in sliders:
+            if spec.on_demand or p.name not in {q.name for q in spec.params}:
+                continue
+            caches.empty_all()
+            spec.table(values)
+            start = time.process_time()
+            made = compute_frames(spec, values, p.name, to_json)
+            took = time.process_time() - start
+            print(json.dumps({"page": key, "chart": spec.id, "slider": p.name, "frames": len(made.figures),
+                              "seconds": took}), flush=True)
+"""
+
+
+def _tree(commit: str) -> Path:
+    """A worktree of ``commit`` (made once, kept for later runs)."""
+    where = Path(tempfile.gettempdir()) / f"dpviz-since-{commit}"
+    if not (where / "dpviz").is_dir():
+        subprocess.run(["git", "worktree", "add", "--detach", str(where), commit], cwd=ROOT, check=True)
+    return where
+
+
+def _run(tree: Path, pages: str, freeze: bool) -> dict[tuple[str, str, str], tuple[int, float]]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    env.pop("FREEZE", None)
+    if freeze:
+        env["FREEZE"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, pages], cwd=tree, env=env, capture_output=True, text=True, check=False
+    )
+    if out.returncode:
+        raise SystemExit(f"the run in {tree} failed:\n{out.stderr[-3000:]}")
+    rows = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            r = json.loads(line)
+            rows[(r["page"], r["chart"], r["slider"])] = (r["frames"], r["seconds"])
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--since", default=SINCE)
+    ap.add_argument("--pages", default=",".join(PAGES))
+    ap.add_argument("--rounds", type=int, default=2, help="then/now pairs, alternating (the best of each is kept)")
+    args = ap.parse_args()
+    tree = _tree(args.since)
+    then: dict = {}
+    now: dict = {}
+    for r in range(args.rounds):
+        for side, runs in (("then", then), ("now", now)):
+            got = _run(tree if side == "then" else ROOT, args.pages, freeze=side == "now")
+            for k, (n, s) in got.items():
+                best = runs.get(k)
+                runs[k] = (n, s if best is None else min(best[1], s))
+            print(f"round {r + 1}: {side} ({args.since if side == 'then' else 'this checkout'}) done", flush=True)
+    print(f"\n{'chart':24s} {'slider':8s} {'frames then/now':>16s} {'then':>8s} {'now':>8s} {'ratio':>7s}")
+    pages: dict[str, list[float]] = {}
+    for key in sorted(set(then) | set(now), key=lambda k: (args.pages.split(",").index(k[0]), k[1], k[2])):
+        a, b = then.get(key), now.get(key)
+        if a is None or b is None:
+            side = "now" if a is None else "then"
+            print(f"{key[1]:24s} {key[2]:8s}  only {side}: {(a or b)[1]:.2f} s ({(a or b)[0]} frames)")
+            continue
+        total = pages.setdefault(key[0], [0.0, 0.0])
+        total[0] += a[1]
+        total[1] += b[1]
+        print(f"{key[1]:24s} {key[2]:8s} {a[0]:>7d}/{b[0]:<8d} {a[1]:7.2f}s {b[1]:7.2f}s {a[1] / b[1]:6.1f}x")
+    print()
+    for key, (a, b) in pages.items():
+        print(f"page {key:8s} CPU-s then {a:6.1f}, now {b:5.1f}: {a / b:5.1f}x (the charts and sliders both have)")
+
+
+if __name__ == "__main__":
+    main()
