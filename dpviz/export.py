@@ -65,7 +65,8 @@ def image_bytes(fig: go.Figure, fmt: str, scale: float = 2.0) -> bytes:
 
 def fitted(fig: go.Figure, width: int) -> go.Figure:
     """A copy of ``fig`` whose long titles are wrapped to ``width`` pixels (dpviz.text_fit), the
-    chart taller by the lines added, as the page wraps them to the chart's width on screen."""
+    chart taller by the lines added, as the page wraps them to the chart's width on screen; a
+    legend under the plot given the room its rows take at this width, no more."""
     import plotly.graph_objects as go
 
     template = fig.layout.template.layout.to_plotly_json() if fig.layout.template else {}
@@ -73,7 +74,7 @@ def fitted(fig: go.Figure, width: int) -> go.Figure:
     layout.setdefault("height", HEIGHT)
     out = go.Figure(fig)
     traces = [t.to_plotly_json() for t in fig.data]
-    out.update_layout(fit_layout(layout, width, template, traces), overwrite=True)
+    out.update_layout(fit_layout(layout, width, template, traces, legend_room_as_needed=True), overwrite=True)
     px = ((layout.get("legend") or {}).get("font") or {}).get("size") or (template.get("font") or {}).get("size") or 14
     for trace, fitted_trace in zip(out.data, fit_names(traces, width, px)):
         if fitted_trace.get("name") != trace.name:

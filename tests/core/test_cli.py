@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from cli_support import cli, python
@@ -76,6 +77,25 @@ def test_images_through_kaleido_and_system_chromium(tmp_path, suffix, magic):
 
         with Image.open(tmp_path / "s.png") as im:
             assert im.size[0] >= 900 and im.size[1] >= 400
+
+
+@needs_chromium
+def test_an_image_of_a_frontier_ends_at_its_legend(tmp_path):
+    """The frontier sizes its bottom margin for one legend row an entry (the page's narrow column);
+    its image, 900 px wide, holds the legend in two rows, and ended in a white band of 136 px under
+    it (273 rows of the image at its scale of 2). Now the image's last non-white row (the legend's
+    border) is within 20 px of its bottom, and the legend's border is whole (its lowest grey line
+    spans most of the legend)."""
+    from PIL import Image
+
+    out = cli("figure", "budget-frontier", "--out", str(tmp_path / "f.png"))
+    assert out.returncode == 0, out.stderr
+    with Image.open(tmp_path / "f.png") as im:
+        grey = np.asarray(im.convert("L"), dtype=float)
+    scale = grey.shape[1] / 900  # (the image's pixels per layout pixel)
+    inked = np.flatnonzero((grey < 250).any(axis=1))
+    assert grey.shape[0] - 1 - inked[-1] < 20 * scale, f"{grey.shape[0] - 1 - inked[-1]} white rows at the bottom"
+    assert (grey[inked[-1]] < 250).sum() > 300 * scale  # the legend's lower border, not a stray pixel
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,27 @@ def test_a_legend_below_the_plot_is_anchored_to_the_bottom_with_room_for_its_row
     assert narrow["margin"]["b"] > wide["margin"]["b"] > 60  # more rows at a phone's width
 
 
+def test_an_images_legend_below_the_plot_gets_the_room_its_rows_need_and_no_more():
+    """A figure that sized its bottom margin for one legend row an entry (a narrow column: the
+    frontiers) keeps it on the page (the page's rule, as its chart script), and in an image of a
+    known width gives back what its rows do not take: the chart shorter by as much, the plot's
+    height the same; a legend that needs more than the figure's margin gets more either way."""
+    traces = [{"name": f"curve {k}"} for k in range(5)]
+    layout = {"legend": {"orientation": "h", "y": -0.22}, "margin": {"t": 90, "b": 230, "l": 70, "r": 30}}
+    layout["height"] = 660
+    page = fit_layout(layout, 900, None, traces)
+    image = fit_layout(layout, 900, None, traces, legend_room_as_needed=True)
+    assert page["margin"]["b"] == 230 and page["height"] == 660
+    assert image["margin"]["b"] < 230
+    assert image["height"] == 660 - (230 - image["margin"]["b"])  # the plot as tall as before
+    one_row = fit_layout({**layout, "margin": {**layout["margin"], "b": 20}}, 900, None, traces, True)
+    assert one_row["margin"]["b"] == image["margin"]["b"]  # (what the rows need, whatever the figure set)
+    many = [{"name": f"a long legend entry that takes a row of its own, number {k}"} for k in range(8)]
+    for legend_room_as_needed in (False, True):
+        out = fit_layout(layout, 900, None, many, legend_room_as_needed)
+        assert out["margin"]["b"] > 230  # eight rows: more than the figure's margin
+
+
 def test_a_legend_inside_the_plot_wider_than_its_room_moves_below_on_a_phone():
     traces = [{"name": "true L1 sensitivity 2C√n (what Laplace needs)"}, {"name": "claimed sensitivity 2C"}]
     layout = {"legend": {"x": 0.01, "y": 0.99}, "margin": {"l": 70, "r": 30}}
