@@ -134,24 +134,23 @@ def addresses(key: str, near_key: str | None, token: str | None = None) -> dict[
     """Where the browser fetches frames ``key``, their nearest part ``near_key`` and the news of
     the session with asker token ``token`` (relative to the app's address), or None when frames
     are not published here."""
-    if folder() is None:
+    where = folder()
+    if where is None:
         return None
     out = {"whole": f"{ROUTE}/{name(key)}"}
     if near_key is not None:
         out["near"] = f"{ROUTE}/{name(near_key)}"
     if token is not None and news_enabled():
         out["news"] = f"{ROUTE}/{news_name(token)}"
-        _start_news(token)
+        _start_news(where / news_name(token))
     return out
 
 
-def _start_news(token: str) -> None:
-    """The news file of the session ``token``, written empty (``[]``) if it is not there: the tab
-    reads it from the moment a pending set names it, and every read before the first set was told
-    was a 404 in the browser's console (39 on a budget page's first view)."""
-    where = folder()
-    path = where / news_name(token) if where is not None else None
-    if path is None or path.exists():
+def _start_news(path: Path) -> None:
+    """A session's news file ``path``, written empty (``[]``) if it is not there: the tab reads it
+    from the moment a pending set names it, and every read before the first set was told was a 404
+    in the browser's console (39 on a budget page's first view)."""
+    if path.exists():
         return
     with _LOCK:  # (tell writes under it: an empty list never replaces a told one)
         if not path.exists():
