@@ -75,13 +75,10 @@ def main() -> None:
     ap.add_argument("--no-freeze", action="store_true", help="leave the loaded objects to the collector's full passes")
     args = ap.parse_args()
     chosen = dict(kv.split("=", 1) for kv in args.set)
-    if not args.no_freeze:  # as a frame worker once ready (webui/frames_worker.py): both routes alike
-        from dpviz import theme
-        from dpviz.processes import freeze_loaded
+    if not args.no_freeze:  # loaded and frozen as a frame worker once ready: both routes alike
+        from webui import frames_worker
 
-        registry.all_figures()
-        theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")
-        freeze_loaded()
+        frames_worker.ready()
     totals: dict[str, list[float]] = {}
     print(
         f"{'chart':24s} {'slider':8s} {'frames':>6s} {'Plotly':>8s} {'table':>8s} {'now':>8s} {'tables':>8s}"
@@ -125,17 +122,10 @@ def main() -> None:
 
 
 def _tables_now(spec, values, slider) -> float:
-    """CPU-s of the *now* route's tables alone, as compute_frames computes them: all positions by
-    ``spec.tables_along`` where the figure shares its draws along the slider, else one by one."""
-    grid = slider_grid(spec.param(slider))
+    """CPU-s of the *now* route's tables alone (``spec.tables_along``: all positions from one
+    computation where the figure shares its draws along the slider, else one by one)."""
     start = time.process_time()
-    if slider in spec.along:
-        spec.tables_along(values, slider, grid)
-    else:
-        for v in grid:
-            at = {q.name: values[q.name] for q in spec.params}
-            at[slider] = v
-            spec.table(at)
+    spec.tables_along(values, slider, slider_grid(spec.param(slider)))
     return time.process_time() - start
 
 

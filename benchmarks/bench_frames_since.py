@@ -11,8 +11,8 @@ the issue's day itself beside today's, in one invocation on one machine, alterna
 - *then*: a git worktree of ``--since`` (made under the system's temporary folder if it is not
   there: ``git worktree add --detach``), its own ``dpviz.frames.compute_frames`` (the
   per-position loop) in a process of its own;
-- *now*: this checkout's ``compute_frames``, in a process of its own, frozen as a ready frame
-  worker is (``dpviz.processes.freeze_loaded``).
+- *now*: this checkout's ``compute_frames``, in a process of its own, loaded and frozen as a
+  ready frame worker is (``webui.frames_worker.ready``).
 
 Each process: one core (one BLAS thread), an empty disk cache of its own and no table read from it,
 every in-process memo emptied before each chart and slider and the page's prepared state computed
@@ -56,13 +56,10 @@ if hasattr(dpviz_tables, "read_shared"):
     dpviz_tables.read_shared = lambda kind, canonical: None
 applies = getattr(dpviz_params, "applies", lambda p, values: True)
 to_json = lambda d: pio.to_json(d, validate=False)
-if os.environ.get("FREEZE"):
-    from dpviz import theme
-    from dpviz.processes import freeze_loaded
+if os.environ.get("FREEZE"):  # loaded and frozen as a frame worker once ready
+    from webui import frames_worker
 
-    registry.all_figures()
-    theme.style(theme.go.Figure(theme.go.Scatter(x=[1.0], y=[1.0])), "ready")
-    freeze_loaded()
+    frames_worker.ready()
 for key in sys.argv[1].split(","):
     values = {p.name: p.default for p in registry.page_params(key)}
     sliders = [p for p in registry.page_params(key) if p.slider and applies(p, values)]
