@@ -103,6 +103,10 @@ MIN_PLOT = 120
 """The least height left to the plot: the chart grows rather than Plotly failing on a plot of none."""
 NARROW = 560
 """Below this width a legend beside the plot moves under it (it would take half a phone's width)."""
+BESIDE_SHARE = 0.4
+"""A legend beside the plot whose widest entry takes more of the chart's width than this moves
+under it, at any width (the budget page's column of 597 px: the accountants' legend beside the
+plot left the plot a third of the chart)."""
 
 
 def _legend_entries(traces) -> list[str]:
@@ -322,7 +326,7 @@ def fit_layout(
         and shown
         and (
             (legend.get("y") is not None and legend["y"] < 0 and legend.get("yref", "paper") == "paper")
-            or (width < NARROW and beside)
+            or (beside and (width < NARROW or widest > BESIDE_SHARE * width))
             or crowded
         )
     ):

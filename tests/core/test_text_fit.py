@@ -145,3 +145,16 @@ def test_no_live_chart_labels_a_point_with_an_annotation_arrow():
         if found:
             arrows[spec.id] = found
     assert not arrows, arrows
+
+
+def test_a_legend_beside_the_plot_taking_much_of_a_columns_width_moves_under_it():
+    """A legend beside the plot whose widest entry takes more than BESIDE_SHARE of the chart's
+    width goes under the plot at any width (the budget page's 597-px column left its plot a third
+    of the chart); at a width where it takes less it stays beside."""
+    traces = [{"name": "Advanced, optimal (Kairouz et al.)"}, {"name": "Basic composition (kε)"}]
+    layout = {"margin": {"t": 90, "b": 60, "l": 70, "r": 30}, "height": 500}
+    column, wide = fit_layout(layout, 597, None, traces), fit_layout(layout, 1200, None, traces)
+    assert text_width(traces[0]["name"], 14) + 60 > 0.4 * 597  # (the case: more than the share at 597)
+    assert column["legend"]["orientation"] == "h" and column["legend"]["y"] < 0
+    assert column["margin"]["b"] > 60
+    assert "legend" not in wide or wide["legend"].get("y") is None  # beside the plot, as the figure had it

@@ -170,6 +170,18 @@ def text_fit_inputs() -> list[dict]:
             legend_traces,
         ),
         (
+            "a wide legend beside the plot of a column",
+            {"title": {"text": "T"}},
+            600,
+            legend_traces,
+        ),
+        (
+            "a legend beside the plot that fits",
+            {"title": {"text": "T"}},
+            1200,
+            legend_traces,
+        ),
+        (
             "a crowded legend inside the plot",
             {"title": {"text": "T"}, "legend": {"x": 0.6, "y": 0.9}},
             700,

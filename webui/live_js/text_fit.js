@@ -58,6 +58,9 @@ function withTitle(obj, text) {
 // Plotly spaces every line of a text by its font size, a line in small type too
 const blockHeight = (text, px) => lineCount(text) * px * LINE;
 const NARROW = 560;
+// a legend beside the plot whose widest entry takes more of the chart's width moves under it, at
+// any width (dpviz/text_fit.py BESIDE_SHARE)
+const BESIDE_SHARE = 0.4;
 function legendEntries(traces) {
   const names = [], seen = new Set();
   for (const t of traces || []) {
@@ -316,7 +319,7 @@ export function fitLayout(layout, width, traces, height) {
   const lx = legend.x ?? 1.02;
   const crowded = lx >= 0 && lx <= 1 && legend.orientation !== "h" && (legend.x ?? 0) * plot + widest > plot;
   const shown = out.showlegend === true || (traces || []).length > 1;
-  if (names.length && shown && ((legend.y != null && legend.y < 0 && (legend.yref || "paper") === "paper") || (width < NARROW && beside) || crowded)) {
+  if (names.length && shown && ((legend.y != null && legend.y < 0 && (legend.yref || "paper") === "paper") || (beside && (width < NARROW || widest > BESIDE_SHARE * width)) || crowded)) {
     beside = beside || crowded;
     // under the plot, anchored to the chart's bottom edge, with room for the x axis and the legend
     const horizontal = legend.orientation === "h" || beside;
