@@ -27,6 +27,8 @@ const { show } = await import("../../webui/live_js/chart.js");
 const text = { getBoundingClientRect: () => ({ height: 12, bottom: 300 }) };
 function chart() {
   return {
+    isConnected: true, // (on the page: a chart off it is not drawn, chart.js noWidth)
+    getBoundingClientRect: () => ({ top: 0, bottom: 400, left: 0, right: 600 }),
     parentElement: { clientWidth: 600 },
     __dpviz: { height: 400, plotly: "plotly.js", config: {} },
     querySelector: (sel) => (sel === ".legend" ? { getBoundingClientRect: () => ({ top: 290 }) } : null),
@@ -155,4 +157,39 @@ test("a key's move back to the figure Plotly drew, from another position's shot,
   assert.equal(gd.__dpvizShot, null); // the shot taken away
   assert.equal(gd.__dpvizDrawn.tag, "λ=3");
   assert.deepEqual(said, ["λ=3", "λ=2", "λ=3"]);
+});
+
+test("a chart with no width (hidden, or taken off the page) is drawn when it has one again, not at the least width", async () => {
+  // Plotly threw "Something went wrong with axis scaling" drawing the Partial page's DP-SGD chart at
+  // 100 px (its legend under the plot in rows taller than the chart), its element just removed
+  reacts.length = 0;
+  const gd = chart();
+  show(gd, figure("σ=1"), "σ=1");
+  await settle();
+  for (const r of reacts) r.release();
+  await settle();
+  await settle();
+  for (const r of reacts) r.release(); // (the legend's second pass)
+  await settle();
+  const drawn = reacts.length;
+  assert.ok(drawn >= 1 && reacts.every((r) => r.name === "σ=1"));
+  gd.parentElement.clientWidth = 0; // hidden
+  show(gd, figure("σ=2"), "σ=2", true);
+  await settle();
+  await settle();
+  assert.equal(reacts.length, drawn); // not drawn
+  assert.equal(typeof gd.__dpvizPending, "function"); // held for when it is seen again
+  gd.isConnected = false; // and taken off the page: still nothing drawn
+  show(gd, figure("σ=3"), "σ=3", true);
+  await settle();
+  await settle();
+  assert.equal(reacts.length, drawn);
+  gd.isConnected = true;
+  gd.parentElement.clientWidth = 600; // shown again: the view watcher runs what was held
+  gd.__dpvizPending();
+  await settle();
+  for (const r of reacts) r.release();
+  await settle();
+  assert.equal(reacts.at(-1).name, "σ=3");
+  assert.equal(gd.layout.width, 600);
 });

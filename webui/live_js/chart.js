@@ -107,6 +107,15 @@ function scroller(el) {
   return null;
 }
 
+// whether a chart's container has no width now: hidden, or taken off the page (Streamlit removes
+// the quick first answer's element when the whole answer comes). Such a chart is not drawn again
+// (at the least width, a legend put under the plot in rows taller than the chart made Plotly throw
+// "Something went wrong with axis scaling"); it is when it has a width again (the size watcher,
+// or the view watcher for a drawing held back)
+export function noWidth(gd) {
+  return document.fullscreenElement !== gd && !(gd.isConnected && gd.parentElement && gd.parentElement.clientWidth > 0);
+}
+
 export function size(gd) {
   const full = document.fullscreenElement === gd;
   return {
@@ -208,6 +217,7 @@ export function show(gd, figure, tag, now) {
   const superseded = () => gd.__dpvizDrawOrder !== order;
   const draw = () => plotly(state.plotly).then((Plotly) => firstTurn(gd, () => {
     if (superseded()) return; // a newer drawing was asked for meanwhile
+    if (gd._fullLayout && noWidth(gd)) return void (gd.__dpvizPending = () => (gd.__dpvizLast = draw()));
     const box = size(gd);
     const data = fittedData(figure, box.width);
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
@@ -344,7 +354,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
   }
   if (!gd.__dpvizResize) {
     gd.__dpvizResize = new ResizeObserver(() => {
-      if (!gd._fullLayout || !window.Plotly) return;
+      if (!gd._fullLayout || !window.Plotly || noWidth(gd)) return;
       const s = size(gd);
       if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) {
         refit(gd, s);
