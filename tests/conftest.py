@@ -312,14 +312,53 @@ def server(tmp_path_factory, warm_cache):
     stop_server(proc, log)
 
 
+class WatchedBrowser:
+    """A Playwright browser whose every context and tab records its uncaught errors (page errors: a
+    script's exception, or a promise rejected with no one to catch it) in ``errors``; the rest is
+    the browser's own. :func:`uncaught_errors_fail_the_test` fails a test in whose time one came,
+    whatever the test looked at: a plotly.js error thrown from dpviz's size watcher now and then on
+    opening the Partial page went unseen by every test for weeks."""
+
+    def __init__(self, browser):
+        self._browser = browser
+        self.errors: list[str] = []
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        ctx = self._browser.new_context(**kwargs)
+        ctx.on("weberror", lambda e: self.errors.append(f"{e.error} (at {e.page.url if e.page else '?'})"))
+        return ctx
+
+    def new_page(self, **kwargs):
+        pg = self._browser.new_page(**kwargs)
+        pg.on("pageerror", lambda e: self.errors.append(f"{e} (at {pg.url})"))
+        return pg
+
+
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=TEST_BROWSER, args=CHROMIUM_ARGS)
-        yield b
+        yield WatchedBrowser(b)
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def uncaught_errors_fail_the_test(request):
+    """A test that used the ``browser`` fixture fails if a tab of it had an uncaught error meanwhile
+    (:class:`WatchedBrowser`); a test that expects one takes it from ``browser.errors`` itself."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    watched = request.getfixturevalue("browser")
+    start = len(watched.errors)
+    yield
+    new = watched.errors[start:]
+    assert not new, f"uncaught errors in the page: {new}"
 
 
 @pytest.fixture
