@@ -35,6 +35,10 @@ process).
   the disk cache, by :func:`publish_soon` in a thread of this module's: the chart's element names
   them, and the tab fetches one at a key step (and, locally, before it) rather than waiting for
   the step's run.
+- **Not there yet.** Every address handed out is a file from then on: an empty one (created only
+  if no file is there, :func:`_reserve`) until the frames' bytes are renamed over it. The tab
+  takes an empty file as "not yet" and asks again; it asked for files not yet written before, and
+  each ask was a 404, a red line in the browser's console (about four a key step).
 - **How much.** At most :data:`MAX_FILES` files; every :data:`SWEEP_EVERY` writes the oldest
   beyond it are deleted (a deleted file is a 404, and the page's 2-s ask finds the frames in the
   disk cache).
@@ -138,12 +142,34 @@ def addresses(key: str, near_key: str | None, token: str | None = None) -> dict[
     if where is None:
         return None
     out = {"whole": f"{ROUTE}/{name(key)}"}
+    _reserve(where / name(key))
     if near_key is not None:
         out["near"] = f"{ROUTE}/{name(near_key)}"
+        _reserve(where / name(near_key))
     if token is not None and news_enabled():
         out["news"] = f"{ROUTE}/{news_name(token)}"
         _start_news(where / news_name(token))
     return out
+
+
+def _reserve(path: Path) -> None:
+    """An empty file at ``path``, if no file is there (created exclusively: frames another process
+    wrote meanwhile are never emptied), which the frames' bytes replace when they are published
+    (:func:`_write` renames over it): the tab's asks before then find it empty, not a 404."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        pass
+    except OSError as err:  # (a full disk: the tab's ask is a 404, as before)
+        log.debug("no empty file for %s: %s", path.name, err)
+
+
+def _there(path: Path) -> bool:
+    """Whether frames are at ``path``: a file with bytes (an empty one is :func:`_reserve`'s)."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _start_news(path: Path) -> None:
@@ -184,7 +210,7 @@ def publish(key: str, blob: bytes) -> bool:
     if where is None:
         return False
     path = where / name(key)
-    if path.exists():
+    if _there(path):
         return True
     if not _write(path, blob):
         return False
@@ -203,7 +229,7 @@ _SOON_POOL: list = []
 def published(key: str) -> bool:
     """Whether frames ``key``'s file is where the browser fetches it."""
     where = folder()
-    return where is not None and (where / name(key)).exists()
+    return where is not None and _there(where / name(key))
 
 
 def publish_soon(key: str, read) -> None:

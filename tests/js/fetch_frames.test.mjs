@@ -28,7 +28,20 @@ test("the most complete frames held: the whole set, else its nearest part, else 
   assert.equal(bestKey("b"), "b");
 });
 
+// a file not there yet: an empty one (webui/frames_fetch.py _reserve), or a 404 (swept, or another
+// server's address)
+const EMPTY = () => ({ ok: true, status: 200, arrayBuffer: async () => new ArrayBuffer(0) });
+const MISSING = () => ({ ok: false, status: 404 });
+
 test("a waiting set's files are asked for one at a time, its nearest part first, until both are there", async () => {
+  await waitingSet(EMPTY);
+});
+
+test("the same when a file not there yet is a 404", async () => {
+  await waitingSet(MISSING);
+});
+
+async function waitingSet(notThere) {
   FRAMES.clear();
   const asked = [];
   let open = 0;
@@ -41,7 +54,7 @@ test("a waiting set's files are asked for one at a time, its nearest part first,
     await new Promise((r) => setTimeout(r, 5));
     open--;
     const name = String(url).split("/").pop();
-    if (!there.has(name)) return { ok: false, status: 404 };
+    if (!there.has(name)) return notThere();
     return { ok: true, arrayBuffer: async () => doc(name === "near.bin" ? [2] : [1, 2, 3]).buffer };
   };
   const chart = { __dpviz: { sliders: { "λ": { frames: "k" } } } };
@@ -64,7 +77,7 @@ test("a waiting set's files are asked for one at a time, its nearest part first,
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(asked.length, count, "still asking once the whole set is there");
   CHARTS.delete(chart);
-});
+}
 
 async function waitFor(check, ms = 5000) {
   const end = Date.now() + ms;

@@ -142,11 +142,12 @@ def _wait_for(path, seconds: float = 10.0) -> bool:
     import time
 
     end = time.monotonic() + seconds
+    there = lambda: path.exists() and path.stat().st_size > 0  # noqa: E731 - (an empty file: reserved, not published)
     while time.monotonic() < end:
-        if path.exists():
+        if there():
             return True
         time.sleep(0.02)
-    return path.exists()
+    return there()
 
 
 def test_the_browser_is_told_each_set_ahead_by_the_other_sliders_value_with_its_file(asked, published):
@@ -235,7 +236,7 @@ def test_a_set_ahead_the_workers_computed_is_published_once_on_the_disk(asked, p
     assert len(jobs) == 4
     key, job = jobs[0]
     path = published / frames_fetch.name(key)
-    assert not path.exists()
+    assert not frames_fetch.published(key)
     job(lambda *a: None)
     assert _wait_for(path) and path.read_bytes() == b"computed " + key.encode()
     assert key in {step[1] for s in told.values() for v in s.values() for step in v}
@@ -245,4 +246,4 @@ def test_a_set_ahead_the_workers_computed_is_published_once_on_the_disk(asked, p
     import time
 
     time.sleep(0.2)
-    assert not (published / frames_fetch.name(key2)).exists()
+    assert not frames_fetch.published(key2)

@@ -64,6 +64,26 @@ def test_addresses_name_the_route_streamlit_serves(folder):
     assert frames_fetch.addresses("key", None) == {"whole": f"app/static/frames/{frames_fetch.name('key')}"}
 
 
+def test_an_address_handed_out_is_an_empty_file_until_the_frames_replace_it(folder):
+    """The tab asks for a pending set's files until they are there: each ask for a file not yet
+    written was a 404 (a red line in the browser's console). An address handed out is an empty file
+    from then on; publishing writes the bytes over it, and handing the address out again, or an
+    empty file made after the frames came (another process), never empties them."""
+    whole, near = folder / frames_fetch.name("key"), folder / frames_fetch.name("key-near")
+    frames_fetch.addresses("key", "key-near")
+    assert whole.read_bytes() == b"" and near.read_bytes() == b""
+    assert not frames_fetch.published("key") and not frames_fetch.published("key-near")
+    assert frames_fetch.publish("key-near", b"near frames")
+    assert near.read_bytes() == b"near frames" and frames_fetch.published("key-near")
+    assert whole.read_bytes() == b""  # (the whole set: still computed)
+    frames_fetch.addresses("key", "key-near")  # a run hands the addresses out again
+    assert near.read_bytes() == b"near frames"
+    frames_fetch._reserve(near)
+    assert near.read_bytes() == b"near frames"
+    assert frames_fetch.publish("key", b"whole frames") and whole.read_bytes() == b"whole frames"
+    assert sorted(p.name for p in folder.iterdir()) == sorted([whole.name, near.name])  # no temporary file
+
+
 def test_the_folder_keeps_the_newest_files(folder, monkeypatch):
     monkeypatch.setattr(frames_fetch, "SWEEP_EVERY", 1)
     for i in range(12):
@@ -145,7 +165,8 @@ def test_a_sessions_news_lists_the_files_published_for_it(folder, monkeypatch):
     assert read("tab-a") == [frames_fetch.name(k) for k in ("k1", "k2", "k3")]  # the newest three
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary file left
     frames_fetch.tell(set(), "k4")  # nobody asked (the warm-up): no news file
-    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in news.values())
+    reserved = {frames_fetch.name(k) for k in ("k", "k-near")}  # (the pending set's empty files)
+    assert sorted(p.name for p in folder.iterdir()) == sorted({p.name for p in news.values()} | reserved)
 
 
 def test_a_sessions_news_is_there_empty_once_its_address_is_handed_out(folder, monkeypatch):
@@ -162,7 +183,8 @@ def test_a_sessions_news_is_there_empty_once_its_address_is_handed_out(folder, m
     frames_fetch.addresses("k2", "k2-near", "tab")
     assert json.loads(path.read_bytes()) == [frames_fetch.name("k-near")]
     frames_fetch.addresses("k", "k-near")  # no session: no news file
-    assert sorted(p.name for p in folder.iterdir()) == [path.name]
+    news = [p.name for p in folder.iterdir() if p.stat().st_size]
+    assert news == [path.name]
 
 
 def test_the_news_of_the_least_recently_told_sessions_is_forgotten(folder, monkeypatch):
@@ -184,4 +206,6 @@ def test_the_operators_switch_writes_no_news(folder, monkeypatch):
     monkeypatch.setenv("DPVIZ_FRAMES_NEWS", "0")
     assert "news" not in frames_fetch.addresses("k", "k-near", "tab")
     frames_fetch.tell({"tab"}, "k")
-    assert not list(folder.iterdir())
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        frames_fetch.name(k) for k in ("k", "k-near")
+    )  # (reserved)

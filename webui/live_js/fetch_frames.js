@@ -174,8 +174,9 @@ async function aheadTurn() {
   const one = async ([key, url]) => {
     try {
       const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-      if (!response.ok) return void missed(key);
-      const doc = await inflateFrames(new Uint8Array(await response.arrayBuffer()));
+      const body = response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+      if (!body || !body.length) return void missed(key); // (empty: not computed yet)
+      const doc = await inflateFrames(body);
       if (!FRAMES.has(key)) AHEAD_DOCS.set(key, doc);
       return true;
     } catch (err) {
@@ -239,7 +240,9 @@ function newsFiles(names) {
 async function fetchFile(name, url) {
   try {
     const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-    if (response.ok && !FRAMES.has(name) && (await holdBody(name, new Uint8Array(await response.arrayBuffer())))) {
+    const body = response.ok && !FRAMES.has(name) ? new Uint8Array(await response.arrayBuffer()) : null;
+    // (an empty file: the frames are not computed yet, webui/frames_fetch.py _reserve)
+    if (body && body.length && (await holdBody(name, body))) {
       FETCHING.fetched.push(name);
       if (FETCHING.fetched.length > 100) FETCHING.fetched.shift();
       lively(); // a nearest part came: its whole set, or another set's, soon
