@@ -761,12 +761,15 @@ def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_ser
     page fetches them as files once they are there (webui/frames_fetch.py), without a run of the
     page, told of them by its session's news file. The page's own asks (a run every 2 s) are
     held off here, so the frames can only come that way: every chart that follows λ ends up
-    holding its whole set, each fetched as a file, and the page sends no run after the step's own."""
+    holding its whole set, each fetched as a file, and the page sends no run after the step's own.
+    The tab's asks for files not computed yet find empty files, not 404s (a red line each in the
+    browser's console: about four a key step before)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    sent = []
+    sent, missing = [], []
     page.on("websocket", lambda ws: ws.on("framesent", lambda d: sent.append(d)))
+    page.on("response", lambda r: r.status >= 400 and "/app/static/frames/" in r.url and missing.append(r.url))
     try:
         page.goto(f"{frames_server}/HoHo_attack?{HOHO_FAST}")
         _wait_frames(page, "λ")
@@ -812,6 +815,13 @@ def test_frames_computed_after_a_key_step_come_as_files_without_a_run(frames_ser
         assert news and any(n.endswith(news) for n in names), f"news {news!r} never read; fetched {names}"
         assert set(by_news) & set(fetched), f"no file fetched because the news named it: {by_news}, {fetched}"
         assert page.locator('[data-testid="stException"]').count() == 0
+        assert missing == [], f"{len(missing)} asks for frames files were 404s"
+        empty = page.evaluate(  # (the tab did ask before they were there: an empty file each time)
+            "() => [...performance.getEntriesByType('resource')]"
+            ".filter(e => e.name.includes('/app/static/frames/') && e.encodedBodySize === 0).length"
+        )
+        assert empty > 0, "the tab never asked for a file before it was there: the test shows nothing"
+
     finally:
         page.close()
 
