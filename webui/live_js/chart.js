@@ -108,20 +108,24 @@ function scroller(el) {
 }
 
 // whether a chart's container has no width now: hidden, or taken off the page (Streamlit removes
-// the quick first answer's element when the whole answer comes). Such a chart is not drawn again
-// (at the least width, a legend put under the plot in rows taller than the chart made Plotly throw
-// "Something went wrong with axis scaling"); it is when it has a width again (the size watcher,
-// or the view watcher for a drawing held back)
+// the quick first answer's element when the whole answer comes). Such a chart keeps the width it
+// was drawn at (size): drawn at the least width, a legend put under the plot in rows taller than
+// the chart made Plotly throw "Something went wrong with axis scaling" from the size watcher. A
+// drawing is not held back for a width to come (nothing might tell it: the container's width can
+// come back the same); the size watcher fits the chart when its width changes
 export function noWidth(gd) {
-  return document.fullscreenElement !== gd && !(gd.isConnected && gd.parentElement && gd.parentElement.clientWidth > 0);
+  // (an element off the page has no layout: its container's clientWidth is 0 too)
+  return document.fullscreenElement !== gd && !(gd.parentElement && gd.parentElement.clientWidth > 0);
 }
 
+const UNSEEN_WIDTH = 700; // a chart never drawn, in a container with no width: fitted once it has one
+
 export function size(gd) {
-  const full = document.fullscreenElement === gd;
-  return {
-    width: full ? window.innerWidth : Math.max(gd.parentElement.clientWidth, 100),
-    height: full ? window.innerHeight : gd.__dpviz.height,
-  };
+  if (document.fullscreenElement === gd) return { width: window.innerWidth, height: window.innerHeight };
+  const width = noWidth(gd)
+    ? (gd._fullLayout && gd._fullLayout.width) || UNSEEN_WIDTH
+    : Math.max(gd.parentElement.clientWidth, 100);
+  return { width, height: gd.__dpviz.height };
 }
 
 // frames element ("F"): inflate once, keep by key, tell the charts waiting for them
@@ -217,7 +221,6 @@ export function show(gd, figure, tag, now) {
   const superseded = () => gd.__dpvizDrawOrder !== order;
   const draw = () => plotly(state.plotly).then((Plotly) => firstTurn(gd, () => {
     if (superseded()) return; // a newer drawing was asked for meanwhile
-    if (gd._fullLayout && noWidth(gd)) return void (gd.__dpvizPending = () => (gd.__dpvizLast = draw()));
     const box = size(gd);
     const data = fittedData(figure, box.width);
     return Plotly.react(gd, data, sized(fitted(figure, box.width, box.height), box, gd), state.config).then(() => {
