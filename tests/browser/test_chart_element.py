@@ -157,8 +157,8 @@ def test_plotly_js_starts_loading_with_the_page_not_with_its_first_chart(server,
 
 def test_a_chart_hidden_or_taken_off_the_page_is_not_drawn_at_no_width(server, page):
     """A chart whose container has no width (hidden, or taken off the page: Streamlit removes the
-    quick first answer's element when the whole answer comes) is left as it is, not drawn again at
-    the least width: at 100 px the Partial page's DP-SGD chart put its legend under the plot in
+    quick first answer's element when the whole answer comes) keeps the width it was drawn at, and
+    is not drawn again at the least width: at 100 px the Partial page's DP-SGD chart put its legend under the plot in
     rows taller than the chart, and Plotly threw "Something went wrong with axis scaling" from the
     size watcher (an uncaught error, now and then on opening the page). Shown again, each chart is
     drawn at its container's width with the data it had."""
