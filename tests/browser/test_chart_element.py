@@ -158,17 +158,17 @@ def test_plotly_js_starts_loading_with_the_page_not_with_its_first_chart(server,
 def test_a_chart_hidden_or_taken_off_the_page_is_not_drawn_at_no_width(server, page):
     """A chart whose container has no width (hidden, or taken off the page: Streamlit removes the
     quick first answer's element when the whole answer comes) keeps the width it was drawn at, and
-    is not drawn again at the least width: at 100 px the Partial page's DP-SGD chart put its legend under the plot in
-    rows taller than the chart, and Plotly threw "Something went wrong with axis scaling" from the
+    is not drawn again at the least width: at 100 px the Partial page's DP-SGD chart put its legend
+    under the plot in rows taller than the chart, and Plotly threw "Something went wrong with axis scaling" from the
     size watcher (an uncaught error, now and then on opening the page). Shown again, each chart is
     drawn at its container's width with the data it had."""
-
     seen = watch_console(page)
     page.goto(f"{server}/Partial_sensitivity?{PS_FAST}")
     wait_for_charts(page, charts_drawn("partial"))
     wait_run_ended(page, hold_ms=SETTLE_MS)
     ALL = "() => [...document.querySelectorAll('.dpviz-chart')].filter((gd) => gd._fullLayout)"
-    before = page.evaluate("() => (" + ALL + ")().map((gd) => [gd.parentElement.clientWidth, JSON.stringify(gd.data)])")
+    SHOWN = "() => (" + ALL + ")().map((gd) => [gd.parentElement.clientWidth, JSON.stringify(gd.data)])"
+    before = page.evaluate(SHOWN)
     assert before and all(w > 100 for w, _ in before)
     page.evaluate("() => (" + ALL + ")().forEach((gd) => { gd.parentElement.style.display = 'none'; })")
     page.wait_for_timeout(500)
@@ -179,7 +179,7 @@ def test_a_chart_hidden_or_taken_off_the_page_is_not_drawn_at_no_width(server, p
         "all.every((gd) => gd._fullLayout.width === gd.parentElement.clientWidth); }",
         arg=len(before),
     )
-    after = page.evaluate("() => (" + ALL + ")().map((gd) => [gd.parentElement.clientWidth, JSON.stringify(gd.data)])")
+    after = page.evaluate(SHOWN)
     assert [w for w, _ in after] == [w for w, _ in before]
     assert [d for _, d in after] == [d for _, d in before]
     assert [line for line in seen if "HTTP" not in line] == []

@@ -173,20 +173,18 @@ test("a chart with no width (hidden, or taken off the page) is drawn at the widt
   await settle();
   gd._fullLayout.width = gd.layout.width; // (as plotly.js keeps it)
   assert.equal(gd.layout.width, 600);
+  const drawnAt = async (name) => {
+    show(gd, figure(name), name, true);
+    await settle();
+    for (const r of reacts) r.release();
+    await settle();
+    assert.equal(reacts.at(-1).name, name);
+    return gd.layout.width;
+  };
   gd.parentElement.clientWidth = 0; // hidden
-  show(gd, figure("σ=2"), "σ=2", true);
-  await settle();
-  for (const r of reacts) r.release();
-  await settle();
-  assert.equal(reacts.at(-1).name, "σ=2");
-  assert.equal(gd.layout.width, 600);
+  assert.equal(await drawnAt("σ=2"), 600);
   gd.isConnected = false; // taken off the page (its container has no layout: no width either)
-  show(gd, figure("σ=3"), "σ=3", true);
-  await settle();
-  for (const r of reacts) r.release();
-  await settle();
-  assert.equal(reacts.at(-1).name, "σ=3");
-  assert.equal(gd.layout.width, 600);
+  assert.equal(await drawnAt("σ=3"), 600);
   assert.equal(gd.__dpvizPending, null);
   const { size } = await import("../../webui/live_js/chart.js");
   const unseen = chart(); // never drawn, in a container with no width

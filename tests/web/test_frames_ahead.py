@@ -10,7 +10,7 @@ import pytest
 
 from dpviz import registry, tables
 from dpviz.params import applies
-from webui import frames_pool, frames_queue, frames_store, live_frames
+from webui import frames_fetch, frames_pool, frames_queue, frames_store, live_frames
 from webui.widgets import slider_options
 
 
@@ -129,8 +129,6 @@ def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(
 @pytest.fixture
 def published(tmp_path, monkeypatch):
     """Frames published into a folder of the test's own (as if Streamlit served it)."""
-    from webui import frames_fetch
-
     out = tmp_path / "frames"
     out.mkdir()
     monkeypatch.setattr(frames_fetch, "folder", lambda: out)
@@ -142,19 +140,17 @@ def _wait_for(path, seconds: float = 10.0) -> bool:
     import time
 
     end = time.monotonic() + seconds
-    there = lambda: path.exists() and path.stat().st_size > 0  # noqa: E731 - (an empty file: reserved, not published)
     while time.monotonic() < end:
-        if there():
+        if frames_fetch._there(path):  # (an empty file is reserved, not published)
             return True
         time.sleep(0.02)
-    return there()
+    return frames_fetch._there(path)
 
 
 def test_the_browser_is_told_each_set_ahead_by_the_other_sliders_value_with_its_file(asked, published):
     """webui.live_frames.ahead_for_browser: per slider label the chart follows, per label of the
     other slider, [its value one key step away, the set's key there, the file's address]: the same
     keys the page asks the workers for, at the grid's neighbours of the other slider's value."""
-    from webui import frames_fetch
     from webui.widgets import widget_label
 
     spec = registry.get("adept-epsilon")
@@ -188,7 +184,6 @@ def test_the_browser_is_told_each_set_ahead_by_the_other_sliders_value_with_its_
 def test_a_set_ahead_on_the_disk_is_published_for_the_tab_to_fetch_at_the_step(asked, published, monkeypatch):
     """A set the build (or the workers, earlier) left on the disk is written where the tab fetches
     it, from the disk cache's bytes, in a thread of its own (not the page's run); once."""
-    from webui import frames_fetch
 
     reads = []
     monkeypatch.setattr(tables, "blob_cached", lambda kind, canonical: True)
@@ -215,7 +210,6 @@ def test_a_set_ahead_on_the_disk_is_published_for_the_tab_to_fetch_at_the_step(a
 def test_a_set_ahead_the_workers_computed_is_published_once_on_the_disk(asked, published, monkeypatch):
     """The queue's job for a set ahead: the workers put it on the disk, and the file the tab
     fetches is written from there; a pool that could not compute it publishes nothing."""
-    from webui import frames_fetch
 
     jobs = []  # (the queue's requests, with their jobs; `asked` set the rest up)
     monkeypatch.setattr(frames_queue, "request", lambda key, job, by=None, ahead=False: jobs.append((key, job)))

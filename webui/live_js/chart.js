@@ -113,7 +113,7 @@ function scroller(el) {
 // the chart made Plotly throw "Something went wrong with axis scaling" from the size watcher. A
 // drawing is not held back for a width to come (nothing might tell it: the container's width can
 // come back the same); the size watcher fits the chart when its width changes
-export function noWidth(gd) {
+function noWidth(gd) {
   // (an element off the page has no layout: its container's clientWidth is 0 too)
   return document.fullscreenElement !== gd && !(gd.parentElement && gd.parentElement.clientWidth > 0);
 }
@@ -357,7 +357,7 @@ export default function ({ data: bytes, parentElement, setTriggerValue }) {
   }
   if (!gd.__dpvizResize) {
     gd.__dpvizResize = new ResizeObserver(() => {
-      if (!gd._fullLayout || !window.Plotly || noWidth(gd)) return;
+      if (!gd._fullLayout || !window.Plotly) return; // (no width: size keeps the width drawn, no change)
       const s = size(gd);
       if (s.width !== gd._fullLayout.width || s.height !== gd._fullLayout.height) {
         refit(gd, s);

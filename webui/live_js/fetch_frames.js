@@ -174,8 +174,8 @@ async function aheadTurn() {
   const one = async ([key, url]) => {
     try {
       const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-      const body = response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
-      if (!body || !body.length) return void missed(key); // (empty: not computed yet)
+      const body = await bytesOf(response);
+      if (!body) return void missed(key);
       const doc = await inflateFrames(body);
       if (!FRAMES.has(key)) AHEAD_DOCS.set(key, doc);
       return true;
@@ -237,12 +237,20 @@ function newsFiles(names) {
 }
 
 // one file fetched and held; true if it was new to the tab
+// a frames file's bytes, or null while its frames are not there: a 404 (swept, or another server's
+// address) or the empty file that stands for them until they are computed (webui/frames_fetch.py
+// _reserve)
+async function bytesOf(response) {
+  if (!response.ok) return null;
+  const body = new Uint8Array(await response.arrayBuffer());
+  return body.length ? body : null;
+}
+
 async function fetchFile(name, url) {
   try {
     const response = await fetch(new URL(url, document.baseURI), { cache: "no-store" });
-    const body = response.ok && !FRAMES.has(name) ? new Uint8Array(await response.arrayBuffer()) : null;
-    // (an empty file: the frames are not computed yet, webui/frames_fetch.py _reserve)
-    if (body && body.length && (await holdBody(name, body))) {
+    const body = FRAMES.has(name) ? null : await bytesOf(response);
+    if (body && (await holdBody(name, body))) {
       FETCHING.fetched.push(name);
       if (FETCHING.fetched.length > 100) FETCHING.fetched.shift();
       lively(); // a nearest part came: its whole set, or another set's, soon
