@@ -242,6 +242,8 @@ class Drawer:
     def __init__(self, spec, to_json: Callable[[dict], str]):
         self.spec, self.to_json = spec, to_json
         self.fast: bool | None = None  # None: not known until the first frame
+        self.plain: bool | None = None  # frame(): the dict made without the text (None: not known yet)
+        self._template: tuple[dict, dict] | None = None  # (a frame's template, made plain)
         self.why = ""
         if os.environ.get("DPVIZ_FAST_DRAWING", "").strip() == "0":  # an operator's switch (docs/hosting.md)
             self.fast, self.why = False, "DPVIZ_FAST_DRAWING=0"
@@ -266,6 +268,80 @@ class Drawer:
                 logging.getLogger("dpviz.frames").warning("%s: %s; drawn by Plotly", self.spec.id, self.why)
             return plotly
         return text
+
+    def frame(self, df, at: Mapping[str, Any]) -> dict:
+        """The frame of table ``df`` at ``at`` as the dict ``json.loads(self(df, at))`` gives, made
+        without the JSON text once the fast drawing is known to draw this chart: the fast figure's
+        dict made plain (:func:`plain_json`), its template (the same at every frame) made plain once.
+        Plotly's encoder and the decoder were 1-5 ms of a frame (the JSON of a chart with thousands
+        of numbers, and the house template's 9 kB in every frame). Known means: at the second frame
+        drawn fast, the plain dict is, to the last character of the sorted JSON, the text's."""
+        from dpviz import fast_figure, theme
+
+        if self.plain:
+            try:
+                with theme.fast_drawing():
+                    return self._plain(self.spec.figure_dict(df, at))
+            except (fast_figure.Unsupported, NotPlain) as e:  # (another frame of the chart: the text route)
+                self.plain, self.why = False, f"not made plain: {e}"
+        out = json.loads(self(df, at))
+        if self.fast and self.plain is None:
+            try:
+                with theme.fast_drawing():
+                    made = self._plain(self.spec.figure_dict(df, at))
+                self.plain = _text(made) == _text(out)
+            except (fast_figure.Unsupported, NotPlain):
+                self.plain = False
+        return out
+
+    def _plain(self, fig: dict) -> dict:
+        """:func:`plain_json` of a fast figure's dict, its layout's template made plain once."""
+        layout = fig.get("layout")
+        template = layout.get("template") if isinstance(layout, dict) else None
+        if template is None:
+            return plain_json(fig)
+        if self._template is None or self._template[0] != template:
+            self._template = (template, plain_json(template))
+        plain_layout = {k: self._template[1] if k == "template" else plain_json(v) for k, v in layout.items()}
+        return {k: plain_layout if k == "layout" else plain_json(v) for k, v in fig.items()}
+
+
+class NotPlain(Exception):
+    """A value :func:`plain_json` does not make (a type other than JSON's own and numpy's numbers)."""
+
+
+_NUMBERS = frozenset((float, int))
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` as ``json.loads(plotly.io.to_json(value, validate=False))`` gives it, without the
+    text: dicts with text keys, lists (of tuples too), text, True/False/None, whole numbers, and
+    floats, non-finite ones as None (Plotly's encoder writes them as null); numpy's scalars and
+    arrays of numbers or text as Python's (``tolist``, as the encoder writes them). Anything else
+    raises :class:`NotPlain` (the caller takes the text route). Lists of numbers are checked and
+    copied in C (``map``), not number by number."""
+    t = type(value)
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise NotPlain(f"a key {k!r}")
+            out[k] = plain_json(v)
+        return out
+    if t is list or t is tuple:
+        kinds = set(map(type, value))
+        if kinds <= _NUMBERS and (float not in kinds or all(map(math.isfinite, value))):
+            return list(value)
+        return [plain_json(v) for v in value]
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        return value if math.isfinite(value) else None
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return plain_json(value.item())
+    if t is np.ndarray and value.dtype.kind in "biufOSU":  # (text, or numbers Plotly left as they are)
+        return plain_json(value.tolist())
+    raise NotPlain(f"a {t.__name__}")
 
 
 def _sorted(text: str) -> str:
@@ -304,10 +380,12 @@ def compute_frames(
         at[slider] = v
         start = time.perf_counter() - share
         df = together[k] if together is not None else spec.table(at)
-        text = draw(df, at)
         if each is not None:
+            text = draw(df, at)
             each(at, df, text, time.perf_counter() - start)
-        figures.append(typed_arrays(json.loads(text)))
+            figures.append(typed_arrays(json.loads(text)))
+        else:
+            figures.append(typed_arrays(draw.frame(df, at)))
     return Frames(spec.id, slider, p.label, tuple(positions), tuple(figures))
 
 

@@ -172,3 +172,96 @@ def test_the_grids_are_the_sliders():
 def test_a_frame_is_found_only_on_the_grid():
     made = Frames("f", "s", "S", (1.0, 2.0), ({"data": [], "layout": {"a": 1}}, {"data": [], "layout": {"a": 2}}))
     assert made.at(2.0) == {"data": [], "layout": {"a": 2}} and made.at(1.5) is None
+
+
+def _strict(value) -> str:
+    """JSON text with sorted keys: 1, 1.0 and True are three different texts."""
+    return json.dumps(value, sort_keys=True)
+
+
+def test_plain_json_is_what_plotlys_json_reads_back_as():
+    """frames.plain_json of a figure-like dict equals json.loads(pio.to_json(...)), type for type:
+    non-finite floats as None, numpy scalars and arrays of numbers, text or objects as Python's,
+    tuples as lists, long lists of numbers with and without a NaN, ints apart from floats and bools."""
+    nan, inf = float("nan"), float("inf")
+    fig = {
+        "data": [
+            {
+                "x": [1, 2, 3, 4, 5],
+                "y": [0.1, -0.0, 1e-300, 2.5, 7.0],
+                "z": [1.0, nan, 3.0, inf, -inf],
+                "text": ("a", "b<c>", "é"),
+                "customdata": np.array(["p", "q"]),
+                "ids": np.array([1, "two", None], dtype=object),
+                "marker": {"size": np.int64(7), "opacity": np.float32(0.3), "showscale": np.bool_(True)},
+                "width": np.array([2**63 - 1, 3], dtype="int64"),
+                "visible": True,
+                "meta": [True, False, 1, 1.0, None, nan],
+                "hovertext": [],
+                "selectedpoints": np.arange(4, dtype="uint8"),
+                "error_y": {"array": np.array([0.5, nan])},
+            }
+        ],
+        "layout": {"title": {"text": "ε = 1"}, "xaxis": {"range": [np.float64(0.5), 2]}, "height": 420},
+    }
+    want = json.loads(pio.to_json(fig, validate=False))
+    assert _strict(frames.plain_json(fig)) == _strict(want)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {1: "a number as a key"},
+        {"dates": np.array(["2026-12-02"], dtype="datetime64[D]")},
+        {"set": {1, 2}},
+        {"complex": 1j},
+        {"text subclass": np.str_("x")},
+    ],
+    ids=["int-key", "datetime", "set", "complex", "np-str"],
+)
+def test_plain_json_refuses_what_it_does_not_make(value):
+    """Whatever plain_json does not make is refused, and the drawer takes the text route for it."""
+    with pytest.raises(frames.NotPlain):
+        frames.plain_json(value)
+
+
+def _draw_at_positions(draw, spec, values, slider, count):
+    grid = slider_grid(spec.param(slider))
+    out = []
+    for v in grid[:: max(1, len(grid) // count)][:count]:
+        at = dict(values, **{slider: v})
+        df = spec.table(at)
+        out.append((draw.frame(df, at), json.loads(_to_json(spec.figure_dict(df, at)))))
+    return out
+
+
+@pytest.mark.parametrize("figure,slider", [("hoho-live", "lambda_"), ("adept-violations", "dim")])
+def test_the_drawer_makes_frames_without_their_text_once_checked(figure, slider):
+    """Drawer.frame: the first frame by Plotly, the second by the fast drawing's text (and the plain
+    dict checked against it), the rest as plain dicts; every one is Plotly's figure, type for type."""
+    spec = registry.get(figure)
+    values, _ = validate(spec.params, dict(spec.quick))
+    draw = frames.Drawer(spec, _to_json)
+    made = _draw_at_positions(draw, spec, values, slider, 5)
+    assert draw.fast and draw.plain, draw.why
+    for got, want in made:
+        assert _strict(got) == _strict(want)
+
+
+def test_a_drawer_whose_plain_dict_differs_keeps_the_text(monkeypatch):
+    """A plain dict that is not the text's (a bug to mend) is not used: every frame comes from the text."""
+    spec = registry.get("hoho-live")
+    values, _ = validate(spec.params, dict(spec.quick))
+    real = frames.Drawer._plain
+
+    def off_by_a_bit(self, fig):
+        out = real(self, fig)
+        out["layout"]["height"] += 1
+        return out
+
+    monkeypatch.setattr(frames.Drawer, "_plain", off_by_a_bit)
+    draw = frames.Drawer(spec, _to_json)
+    made = _draw_at_positions(draw, spec, values, "lambda_", 4)
+    assert draw.fast and draw.plain is False
+    for got, want in made:
+        assert _strict(got) == _strict(want)
