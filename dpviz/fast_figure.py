@@ -559,8 +559,9 @@ def typed_arrays(obj, plotly_convert) -> None:
                 plotly_convert(one)
                 obj[key] = one[key]
     elif isinstance(obj, (list, tuple)):
-        for value in obj:
-            typed_arrays(value, plotly_convert)
+        for value in obj:  # (Plotly's recursion changes only what is in a dict: a list's numbers stay)
+            if isinstance(value, (dict, list, tuple)):
+                typed_arrays(value, plotly_convert)
 
 
 def template_text(template) -> str:

@@ -311,6 +311,7 @@ class NotPlain(Exception):
 
 
 _NUMBERS = frozenset((float, int))
+_ATOMS = frozenset((float, int, str, bool, type(None)))
 
 
 def plain_json(value: Any) -> Any:
@@ -318,8 +319,8 @@ def plain_json(value: Any) -> Any:
     text: dicts with text keys, lists (of tuples too), text, True/False/None, whole numbers, and
     floats, non-finite ones as None (Plotly's encoder writes them as null); numpy's scalars and
     arrays of numbers or text as Python's (``tolist``, as the encoder writes them). Anything else
-    raises :class:`NotPlain` (the caller takes the text route). Lists of numbers are checked and
-    copied in C (``map``), not number by number."""
+    raises :class:`NotPlain` (the caller takes the text route). Lists of numbers, or of text, True,
+    False and None with no float among them, are checked and copied in C (``map``), not item by item."""
     t = type(value)
     if t is dict:
         out = {}
@@ -330,7 +331,7 @@ def plain_json(value: Any) -> Any:
         return out
     if t is list or t is tuple:
         kinds = set(map(type, value))
-        if kinds <= _NUMBERS and (float not in kinds or all(map(math.isfinite, value))):
+        if kinds <= _ATOMS and (float not in kinds or (kinds <= _NUMBERS and all(map(math.isfinite, value)))):
             return list(value)
         return [plain_json(v) for v in value]
     if t is str or t is int or t is bool or value is None:

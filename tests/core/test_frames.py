@@ -197,7 +197,8 @@ def test_plain_json_is_what_plotlys_json_reads_back_as():
                 "width": np.array([2**63 - 1, 3], dtype="int64"),
                 "visible": True,
                 "meta": [True, False, 1, 1.0, None, nan],
-                "hovertext": [],
+                "hovertext": ["a", None, True, 3],
+                "labels": [],
                 "selectedpoints": np.arange(4, dtype="uint8"),
                 "error_y": {"array": np.array([0.5, nan])},
             }
