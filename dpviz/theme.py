@@ -156,6 +156,8 @@ def numeric_values(vals) -> np.ndarray | None:
 
         arr = np.frombuffer(base64.b64decode(vals["bdata"]), dtype=vals["dtype"])
         return arr.astype(float).ravel()
+    if isinstance(vals, np.ndarray) and vals.dtype.kind in "biuf":  # (as below, without a Python float an item)
+        return vals.astype(float).ravel()
     try:
         return np.asarray(list(vals), dtype=float).ravel()
     except (TypeError, ValueError):

@@ -38,3 +38,37 @@ def test_a_figures_template_is_its_own():
     assert a.layout.template.layout.font.size == 31
     assert b.layout.template.layout.font.size == 14
     assert pio.templates[theme.TEMPLATE_NAME].layout.font.size == 14
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda np: np.random.default_rng(1).standard_normal(300),
+        lambda np: np.arange(-5, 60),
+        lambda np: np.array([True, False, True]),
+        lambda np: np.arange(2**62, 2**62 + 3, dtype="uint64"),
+        lambda np: np.array([[1.5, 2.0], [3.0, 4.25]], dtype="float32"),
+        lambda np: np.array([np.nan, np.inf, -0.0, 1e-320]),
+        lambda np: np.array([], dtype=float),
+    ],
+    ids=["float64", "int64", "bool", "uint64-large", "float32-2d", "special", "empty"],
+)
+def test_a_numpy_arrays_values_are_read_as_its_items_would_be(make):
+    """numeric_values reads a numpy array of numbers in one conversion: the same floats, in the
+    same order and shape, as reading it item by item (its route for lists and tuples)."""
+    import numpy as np
+
+    value = make(np)
+    got = theme.numeric_values(value)
+    by_item = np.asarray(list(value), dtype=float).ravel()
+    assert got.dtype == by_item.dtype and got.shape == by_item.shape
+    assert np.array_equal(got, by_item, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(by_item))
+
+
+def test_text_and_categories_have_no_numeric_values():
+    import numpy as np
+
+    assert theme.numeric_values(np.array(["a", "b"])) is None
+    assert theme.numeric_values(["a", 1.0]) is None
+    assert theme.numeric_values("text") is None and theme.numeric_values(None) is None
