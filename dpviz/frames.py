@@ -361,7 +361,8 @@ def compute_frames(
     """``spec`` (a :class:`dpviz.registry.FigureSpec`) at every position of ``slider`` (its grid,
     or ``grid``), the other parameters at ``values``: each frame's table by ``spec.table`` (or all
     of them by ``spec.tables_along`` where the figure computes them together) and its
-    drawing by ``spec.figure_dict``, written by ``to_json`` (the page's chart JSON). ``each(values,
+    drawing by ``spec.figure_dict``, as ``to_json`` (the page's chart JSON) writes it: read back from that
+    text, or made plain without it once the two agree (:meth:`Drawer.frame`). ``each(values,
     table, json, seconds)`` is told every position (the page keeps them as views)."""
     import time
 
