@@ -276,7 +276,7 @@ class Drawer:
         Plotly's encoder and the decoder were 1-5 ms of a frame (the JSON of a chart with thousands
         of numbers, and the house template's 9 kB in every frame). Known means: at the second frame
         drawn fast, the plain dict is, to the last character of the sorted JSON, the text's."""
-        from dpviz import fast_figure, theme
+        from dpviz import fast_figure, theme  # (lazy: Plotly's validators, loaded with the first frame)
 
         if self.plain:
             try:
