@@ -437,6 +437,21 @@ def test_a_lessons_slider_redraws_its_chart_from_frames(frames_server, browser):
         page.close()
 
 
+_CHART_STATE = """(sel) => {
+  const charts = [...document.querySelectorAll(`${sel} .dpviz-chart`)].map((gd) => {
+    const r = gd.getBoundingClientRect();
+    return { connected: gd.isConnected, drawn: !!gd._fullLayout, top: Math.round(r.top), bottom: Math.round(r.bottom),
+             width: Math.round(r.width), pending: !!gd.__dpvizPending, shot: !!gd.__dpvizShot, seen: gd.__dpvizSeen };
+  });
+  const first = window.__dpvizFirstDraws || {};
+  return { window: [Math.round(window.scrollY), window.innerHeight], charts, firstBusy: first.busy,
+           firstQueue: (first.queue || []).map((e) => ({ connected: e.gd.isConnected, drawn: !!e.gd._fullLayout,
+             key: e.gd.closest('[class*=st-key-]')?.className.match(/st-key-[\\w-]+/)?.[0] })) };
+}"""
+"""What a failure says of the chart under ``sel``: its elements (in the page, drawn, where, a drawing
+pending, a shot over it) and the page's queue of first drawings (webui/live_js/first_draws.js)."""
+
+
 def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, browser):
     """Along a slider a chart's tick labels change width (ADePT's ε chart: 0.001 at one end, 100k at
     the other), and Plotly widened or narrowed the left margin to fit them, drawing the chart a second
@@ -490,7 +505,8 @@ def test_a_drag_keeps_the_plot_still_and_draws_each_frame_once(frames_server, br
             except PlaywrightTimeout:  # what the page held, for the next failure's reader
                 pytest.fail(
                     f"no drawing in 60 s after {key} (position {at} -> {_position(page, label)}); "
-                    f"drawings {page.evaluate('window.__draws')}, Plotly draws {page.evaluate('window.__plots')}"
+                    f"drawings {page.evaluate('window.__draws')}, Plotly draws {page.evaluate('window.__plots')}; "
+                    f"the chart and the first drawings' queue: {page.evaluate(_CHART_STATE, where)}"
                 )
             page.wait_for_timeout(300)
             seen.append(_chart(page, where, ticks))
