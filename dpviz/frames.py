@@ -250,13 +250,12 @@ class Drawer:
 
     def __call__(self, df, at: Mapping[str, Any]) -> str:
         """The frame of table ``df`` at the setting ``at``, as JSON text."""
-        from dpviz import fast_figure, theme  # (lazy: Plotly's validators, loaded with the first frame)
+        from dpviz import fast_figure  # (lazy: Plotly's validators, loaded with the first frame)
 
         if self.fast is False:
             return self.to_json(self.spec.figure_dict(df, at))
         try:
-            with theme.fast_drawing():
-                text = self.to_json(self.spec.figure_dict(df, at))
+            text = self.to_json(self._fast_dict(df, at))
         except fast_figure.Unsupported as e:
             self.fast, self.why = False, f"not drawn by the fast drawing: {e}"
             return self.to_json(self.spec.figure_dict(df, at))
@@ -276,23 +275,28 @@ class Drawer:
         Plotly's encoder and the decoder were 1-5 ms of a frame (the JSON of a chart with thousands
         of numbers, and the house template's 9 kB in every frame). Known means: at the second frame
         drawn fast, the plain dict is, to the last character of the sorted JSON, the text's."""
-        from dpviz import fast_figure, theme  # (lazy: Plotly's validators, loaded with the first frame)
+        from dpviz import fast_figure  # (lazy: Plotly's validators, loaded with the first frame)
 
         if self.plain:
             try:
-                with theme.fast_drawing():
-                    return self._plain(self.spec.figure_dict(df, at))
+                return self._plain(self._fast_dict(df, at))
             except (fast_figure.Unsupported, NotPlain) as e:  # (another frame of the chart: the text route)
                 self.plain, self.why = False, f"not made plain: {e}"
         out = json.loads(self(df, at))
         if self.fast and self.plain is None:
             try:
-                with theme.fast_drawing():
-                    made = self._plain(self.spec.figure_dict(df, at))
-                self.plain = _text(made) == _text(out)
+                self.plain = _text(self._plain(self._fast_dict(df, at))) == _text(out)
             except (fast_figure.Unsupported, NotPlain):
                 self.plain = False
         return out
+
+    def _fast_dict(self, df, at: Mapping[str, Any]) -> dict:
+        """The chart's figure dict at ``at``, drawn by the fast drawing (it may raise
+        :class:`dpviz.fast_figure.Unsupported`)."""
+        from dpviz import theme  # (lazy: the fast drawing loads Plotly's validators with the first frame)
+
+        with theme.fast_drawing():
+            return self.spec.figure_dict(df, at)
 
     def _plain(self, fig: dict) -> dict:
         """:func:`plain_json` of a fast figure's dict, its layout's template made plain once."""
