@@ -186,22 +186,28 @@ def look_at_drawn(page, selector: str) -> None:
 # the next one starts a frame or two later, with the stopped run's unreached elements still the
 # previous run's (wait_run_ended)
 SETTLE_MS = 300
-RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-"""Whether the page's run has ended (Streamlit shows its status widget while one runs)."""
+RUN_STATE = "document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+"""JS: the page's run state, as Streamlit's app element carries it (``data-test-script-state``:
+initial, running, rerunRequested, stopRequested, notRunning, compilationError). Streamlit's status
+widget is no sign of it: with ``client.toolbarMode = "minimal"`` (.streamlit/config.toml) the
+header never shows it, so a wait for the widget to go returned at once, mid-run."""
+RUN_ENDED = f"() => ['notRunning', 'compilationError'].includes({RUN_STATE})"
+"""Whether the page's run has ended: it ran, and runs no more."""
 
 
 def wait_run_ended(page, timeout: float | None = None, hold_ms: int = 0) -> None:
     """Until the page's run has ended (``timeout`` ms, else the page's own default) and stayed
     ended for ``hold_ms``. A run stopped for a rerun (a second widget event while it ran) ends
-    and the next one starts a frame or two later: between them no status widget is shown, though
+    and the next one starts a frame or two later: between them the page does not run, though
     the elements the stopped run had not reached yet are still the previous run's."""
     if not hold_ms:
         page.wait_for_function(RUN_ENDED, timeout=timeout)
         return
     page.evaluate("window.__dpvizEndedAt = null")  # counted from this call, not an earlier one
     page.wait_for_function(
-        """hold => {
-            if (document.querySelector('[data-testid="stStatusWidget"]')) {
+        "hold => {"
+        f"    if (!({RUN_ENDED})()) {{"
+        """
                 window.__dpvizEndedAt = null;
                 return false;
             }

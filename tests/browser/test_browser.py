@@ -115,6 +115,20 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser):
     assert proc.poll() is not None  # we stopped the server we started
 
 
+# the keys of the first answers' chart elements the page has held (st-key-chart-<figure>-first), noted
+# as they come: a first answer is replaced when its full answer is ready, which may come before the
+# page's last first answer, so no single moment need show them all
+FIRST_ANSWERS_SEEN = """
+window.__firstAnswers = new Set();
+new MutationObserver(() => {
+  for (const e of document.querySelectorAll('[class*="st-key-chart-"][class*="-first"]')) {
+    const key = [...e.classList].find((c) => c.startsWith("st-key-chart-"));
+    if (key && e.querySelector(".dpviz-chart")) window.__firstAnswers.add(key);
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
 def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path, browser):
     """A newcomer on a fresh server: the metric page's charts come first at 100 draws per word,
     each marked as a first answer, and each is replaced by the full answer in its place; the
@@ -125,14 +139,18 @@ def test_a_fresh_server_shows_first_answers_then_replaces_them_in_place(tmp_path
         ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
         pg = ctx.new_page()
         seen = watch_console(pg)
+        pg.add_init_script(FIRST_ANSWERS_SEEN)
         pg.set_default_timeout(90_000)
         pg.goto(f"{url}/Metric_DP?seed=5")
         notes = pg.locator('[data-testid="stAlert"]', has_text="First answer")
         notes.first.wait_for()
         assert "Draws per word (N): 100 instead of 1000" in notes.first.inner_text()
-        wait_for_charts(pg, charts_drawn("metric"))  # first answers count: a chart in every place
-        assert notes.count() > 0
         notes.first.wait_for(state="detached", timeout=120_000)  # every first answer is replaced in its place
+        wait_for_charts(pg, charts_drawn("metric"))  # the run has ended: every full answer is in
+        # a first answer came in every chart's place, each under the key of its figure's first answer
+        first = pg.evaluate("[...window.__firstAnswers]")
+        assert len(first) == charts_drawn("metric") and all(k.endswith("-first") for k in first), first
+        assert pg.locator('[class*="st-key-chart-"][class*="-first"]').count() == 0  # all replaced
         pg.wait_for_function(
             "() => ![...document.querySelectorAll('[data-testid=stAlert]')]"
             ".some(a => a.innerText.includes('First answer'))",

@@ -25,6 +25,8 @@ from browser_support import (
     HOHO_FAST,
     MDP_FAST,
     PS_FAST,
+    RUN_ENDED,
+    RUN_STATE,
     axe_check,
     look_at,
     look_at_drawn,
@@ -563,11 +565,12 @@ def _all_shots_made(page, fid: str, label: str) -> None:
                 const has = (k) => gd.__dpvizShots && gd.__dpvizShots.has(k);
                 const r = gd ? gd.getBoundingClientRect() : null;
                 return {busy: S.busy, queue: (S.queue || []).length, made: S.made, planned: S.planned,
-                        running: !!document.querySelector('[data-testid="stStatusWidget"]'), dragging: !!S.dragging,
+                        dragging: !!S.dragging,
                         missing: keys.filter(k => !has(k)).map(k => [k, S.tried ? S.tried.get(k) || 0 : null]),
                         box: r && [r.top, r.bottom, innerHeight]}; }""",
             [fid, label],
         )
+        state["run"] = page.evaluate(RUN_STATE)  # the page's run state
         raise AssertionError(f"not every shot of {fid} along {label} was made: {state}") from None
 
 
@@ -681,10 +684,7 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
         page.wait_for_function("() => window.__keyed.length > 0")
         first = page.evaluate("window.__keyed[0]")
         assert first == {"tag": want, "shot": True, "plotted": False}, first  # the shot, the chart not yet drawn
-        page.wait_for_function(
-            f"() => !document.querySelector('{where} .dpviz-shot')"
-            " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        )
+        page.wait_for_function(f"() => !document.querySelector('{where} .dpviz-shot') && ({RUN_ENDED})()")
         page.wait_for_timeout(800)  # past the settling draw (live_js/sliders.js settleKeys)
         # the chart itself draws the shot's frame
         assert _chart(page, where, "(gd) => !gd.__dpvizShot && gd.__dpvizShown === window.__keyFigure")
