@@ -200,8 +200,8 @@ test("on a hosted demo, or while the page runs, nothing is fetched before a step
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(asked, []); // hosted: only at a step
   chart(true);
-  const running = { id: "status" };
-  globalThis.document.querySelector = (sel) => (sel.includes("stStatusWidget") ? running : null);
+  const running = { dataset: { testScriptState: "running" } }; // Streamlit's app element while the page runs
+  globalThis.document.querySelector = (sel) => (sel.includes("stApp") ? running : null);
   planAheadIdle();
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(asked, []); // the page runs: later

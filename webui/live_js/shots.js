@@ -288,9 +288,13 @@ export function planForFrames() {
   planSoon(SHOTS.keyAt || SHOTS.dragged ? FRESH_FRAMES_SHOTS : undefined);
 }
 
-// whether the page runs (Streamlit's status widget shows): its answer may redraw charts
+// whether the page runs: its answer may redraw charts. Streamlit's app element carries the run's
+// state (data-test-script-state). Its status widget is no sign: with the toolbar "minimal"
+// (.streamlit/config.toml) the header never shows it, and this read false through every run, so
+// shots, fetches ahead and asks for frames went on while the page ran
+const RUNS = new Set(["running", "rerunRequested", "stopRequested"]);
 export function pageRuns() {
-  return !!document.querySelector('[data-testid="stStatusWidget"]');
+  return RUNS.has(document.querySelector('[data-testid="stApp"]')?.dataset?.testScriptState);
 }
 
 // while the page runs, the shot maker looks again this often (it waited 500 ms: a run that ended
