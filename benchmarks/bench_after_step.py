@@ -134,7 +134,7 @@ LOST: list = []
 LOST_STATE = """([fid, label]) => { const el = document.querySelector(`input[aria-label='${label}']`);
   const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   return {value: el && el.getAttribute('aria-valuetext'), focused: document.activeElement === el,
-    running: !!document.querySelector('[data-testid="stStatusWidget"]'), chart: !!gd,
+    run: (document.querySelector('[data-testid="stApp"]')||{dataset:{}}).dataset.testScriptState, chart: !!gd,
     disabled: el && el.disabled, inputs: document.querySelectorAll(`input[aria-label='${label}']`).length,
     status: [...document.querySelectorAll('[data-testid*="Status"], [data-testid*="Connection"]')]
       .map(e => e.dataset.testid + ':' + e.textContent.slice(0, 40)),

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
-from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
+from browser_support import CHROMIUM_ARGS, RUN_ENDED, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 PAGES = ["ADePT_sensitivity", "Metric_DP", "HoHo_attack", "Partial_sensitivity", "Privacy_budget"]
 MARKS = {
@@ -44,7 +44,7 @@ MARKS = {
     "chart element": "document.querySelector('[class*=\"st-key-chart-\"]') !== null",
     "first chart": "document.querySelector('.js-plotly-plot .main-svg') !== null",
 }
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+IDLE = RUN_ENDED  # (the page ran, and runs no more: browser_support.RUN_STATE)
 
 
 def _view(browser, url: str) -> dict[str, float]:

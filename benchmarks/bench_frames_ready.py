@@ -34,12 +34,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
-from browser_support import CHROMIUM_ARGS, TEST_BROWSER, start_server, stop_server  # noqa: E402
+from browser_support import CHROMIUM_ARGS, RUN_ENDED, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 from webui.frames_store import NEAR_SUFFIX  # noqa: E402
 
 PAGES = ["ADePT_sensitivity", "Metric_DP", "HoHo_attack", "Partial_sensitivity"]
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+IDLE = RUN_ENDED  # (the page ran, and runs no more: browser_support.RUN_STATE)
 # every chart (and the try-it text) that a slider drives holds that slider's frames
 PART = "s.frames.endsWith('%s')" % NEAR_SUFFIX  # a set's nearest part (webui.frames_pool computes it first)
 HELD = """() => {

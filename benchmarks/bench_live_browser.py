@@ -71,7 +71,8 @@ ROOT = Path(__file__).resolve().parents[1]
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
-from paper_pages import charts_drawn  # noqa: E402 - tests/ is on the path above
+from browser_support import RUN_ENDED  # noqa: E402 - tests/ is on the path above
+from paper_pages import charts_drawn  # noqa: E402
 from server_cpu import wait_until_idle  # noqa: E402 - benchmarks/ is on the path (this file's folder)
 
 from webui.frames_store import NEAR_SUFFIX  # noqa: E402
@@ -96,7 +97,7 @@ PAGES = [  # charts drawn without a click, counted from the papers' declarations
 FINGERPRINT = """(id) => { const all = document.querySelectorAll(`.st-key-chart-${id} .js-plotly-plot`);
     const gd = all[all.length - 1];
     return gd && gd.data ? JSON.stringify(gd.data) + '|' + gd.innerText.slice(0, 200) : ''; }"""
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+IDLE = RUN_ENDED  # (the page ran, and runs no more: browser_support.RUN_STATE)
 # in the page: when the key went down, and when any chart last changed (a mutation inside a plot)
 CLOCK = """(() => {
   window.__press = 0; window.__chart = 0;
@@ -235,7 +236,7 @@ NEAR_SHOTS = """() => { const near = [];
 # what the shots are doing (for a benchmark that waits on them in vain)
 SHOTS_STATE = """() => { const S = window.__dpvizShots; return S && {busy: S.busy, queue: S.queue.length,
   soon: !!S.soon, made: S.made, shown: S.shown, quiet: S.quiet - performance.now(), dragging: !!S.dragging,
-  running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+  run: (document.querySelector('[data-testid="stApp"]')||{dataset:{}}).dataset.testScriptState,
   failing: [...S.tried.values()].filter(v => v > 1).length, head: S.queue[0] && [S.queue[0][1], S.queue[0][2],
   window.__dpvizShotKey(S.queue[0][0], S.queue[0][1], S.queue[0][2])]}; }"""
 # during a drag: what each chart showed at every animation frame (a redraw that reached the screen;

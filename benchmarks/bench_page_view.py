@@ -66,7 +66,7 @@ def rerun_seconds(page_file: str, link: str, cache_size: int) -> float:
 
 def server_cpu_per_view(watcher: str) -> dict[str, float]:
     """Server CPU seconds per warm page view (the mean of REPEATS views of each page)."""
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, RUN_ENDED, start_server, stop_server
     from playwright.sync_api import sync_playwright
 
     tmp = Path(tempfile.mkdtemp())
@@ -82,7 +82,7 @@ def server_cpu_per_view(watcher: str) -> dict[str, float]:
                 page.wait_for_function(
                     f"document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=180_000
                 )
-                page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=180_000)
+                page.wait_for_function(RUN_ENDED, timeout=180_000)
                 page.wait_for_timeout(1000)  # the run's last messages and the watcher's pass
 
             for name, (_, link, charts) in PAGES.items():
