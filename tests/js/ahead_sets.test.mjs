@@ -194,7 +194,7 @@ test("on a local server the sets ahead wait for the page's first drawings", asyn
   end();
 });
 
-test("on a hosted demo, or while the page runs, nothing is fetched before a step", async () => {
+test("on a hosted demo nothing is fetched before a step; a running page does not hold the fetches back", async () => {
   const { asked } = begin(() => null, false);
   planAheadIdle();
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -203,11 +203,10 @@ test("on a hosted demo, or while the page runs, nothing is fetched before a step
   const running = { dataset: { testScriptState: "running" } }; // Streamlit's app element while the page runs
   globalThis.document.querySelector = (sel) => (sel.includes("stApp") ? running : null);
   planAheadIdle();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.deepEqual(asked, []); // the page runs: later
-  globalThis.document.querySelector = () => null;
+  // fetched while the page runs (shots.js pageRuns: holding them back left a key step's sets 0.3 s later)
   for (let i = 0; i < 100 && asked.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.ok(asked.length >= 1);
+  globalThis.document.querySelector = () => null;
   clearTimeout(window.__dpvizAheadIdle.timer);
   window.__dpvizAheadIdle.missed.clear();
   forgetWaiting();

@@ -1,6 +1,6 @@
 import { CHARTS, FRAMES, TEXTS } from "./state.js";
 import { inflateFrames } from "./frames.js";
-import { SHOTS, pageRuns, planForFrames } from "./shots.js";
+import { SHOTS, planForFrames } from "./shots.js";
 import { inWindow } from "./chart.js";
 
 // Frames fetched by the tab itself (webui/frames_fetch.py): a "P" element (frames still being
@@ -166,7 +166,8 @@ async function aheadTurn() {
   // (a page's first drawings first: fetched 0.3 s after the first chart's state came, HoHo's four
   // sets were inflated before plotly.js had drawn anything, 0.4-0.6 s of the first view)
   const undrawn = [...CHARTS].some((gd) => gd.isConnected && !gd._fullLayout);
-  if (document.hidden || pageRuns() || SHOTS.dragging || shooting || undrawn || performance.now() < (SHOTS.quiet || 0)) {
+  // (not held back while the page runs: shots.js pageRuns)
+  if (document.hidden || SHOTS.dragging || shooting || undrawn || performance.now() < (SHOTS.quiet || 0)) {
     return void planAheadIdle(AHEAD_WAIT.again);
   }
   AHEAD_IDLE.busy = true;
