@@ -44,7 +44,7 @@ import from_tests  # noqa: F401 - the tests' helpers (benchmarks/from_tests.py)
 from bench_frames_ready import IDLE, arguments, built_or_new  # noqa: E402
 from bench_frames_step import KEYS, MOVED  # noqa: E402
 from bench_live_browser import DEVTOOLS_PORT, FRAME_CLOCK, MOUSE_HZ, free_drag  # noqa: E402
-from browser_support import CHROMIUM_ARGS, TEST_BROWSER, look_at, slider_geometry, start_server, stop_server  # noqa: E402
+from browser_support import CHROMIUM_ARGS, RUN_STATE, TEST_BROWSER, look_at, slider_geometry, start_server, stop_server  # noqa: E402
 
 PAGES = {  # page: its two sliders, each with the chart that follows it (as bench_live_browser's)
     "ADePT_sensitivity": (("Dimension n", "adept-sensitivity"), ("Privacy budget ε (claimed)", "adept-epsilon")),
@@ -131,10 +131,13 @@ CURRENT: dict = {}
 """The page being measured: the messages it received and the server's log (for a lost press)."""
 LOST: list = []
 """Why each lost press was lost, and what the page showed then (printed at the end)."""
-LOST_STATE = """([fid, label]) => { const el = document.querySelector(`input[aria-label='${label}']`);
+LOST_STATE = (
+    """([fid, label]) => { const el = document.querySelector(`input[aria-label='${label}']`);
   const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
   return {value: el && el.getAttribute('aria-valuetext'), focused: document.activeElement === el,
-    run: (document.querySelector('[data-testid="stApp"]')||{dataset:{}}).dataset.testScriptState, chart: !!gd,
+    run: """
+    + RUN_STATE
+    + """, chart: !!gd,
     disabled: el && el.disabled, inputs: document.querySelectorAll(`input[aria-label='${label}']`).length,
     status: [...document.querySelectorAll('[data-testid*="Status"], [data-testid*="Connection"]')]
       .map(e => e.dataset.testid + ':' + e.textContent.slice(0, 40)),
@@ -142,6 +145,7 @@ LOST_STATE = """([fid, label]) => { const el = document.querySelector(`input[ari
     sliders: gd && gd.__dpviz && Object.fromEntries(Object.entries(gd.__dpviz.sliders)
       .map(([l, o]) => [l, [o.at, o.frames.slice(-12), !!window.__dpvizFrames.get(o.frames)]])),
     stale: document.querySelectorAll('[data-stale="true"]').length}; }"""
+)
 
 
 def _press(page, slider, label: str, fid: str, key: str) -> tuple[float, str] | None:

@@ -71,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
 
 # page path, charts on its defaults, [(slider label, figure that follows it)]
-from browser_support import RUN_ENDED  # noqa: E402 - tests/ is on the path above
+from browser_support import RUN_ENDED, RUN_STATE  # noqa: E402 - tests/ is on the path above
 from paper_pages import charts_drawn  # noqa: E402
 from server_cpu import wait_until_idle  # noqa: E402 - benchmarks/ is on the path (this file's folder)
 
@@ -234,11 +234,15 @@ NEAR_SHOTS = """() => { const near = [];
   }
   return near.length; }"""
 # what the shots are doing (for a benchmark that waits on them in vain)
-SHOTS_STATE = """() => { const S = window.__dpvizShots; return S && {busy: S.busy, queue: S.queue.length,
+SHOTS_STATE = (
+    """() => { const S = window.__dpvizShots; return S && {busy: S.busy, queue: S.queue.length,
   soon: !!S.soon, made: S.made, shown: S.shown, quiet: S.quiet - performance.now(), dragging: !!S.dragging,
-  run: (document.querySelector('[data-testid="stApp"]')||{dataset:{}}).dataset.testScriptState,
+  run: """
+    + RUN_STATE
+    + """,
   failing: [...S.tried.values()].filter(v => v > 1).length, head: S.queue[0] && [S.queue[0][1], S.queue[0][2],
   window.__dpvizShotKey(S.queue[0][0], S.queue[0][1], S.queue[0][2])]}; }"""
+)
 # during a drag: what each chart showed at every animation frame (a redraw that reached the screen;
 # two redraws between two frames are one picture)
 PAINT_CLOCK = """() => { window.__painted = []; window.__painting = true; const last = {};
