@@ -93,7 +93,7 @@ PAPER = Paper(
         Reproduction("metric-histograms", "metric_fig4-6", _FULL, {**_QUICK, "epsilons": "5,7,9,11,12"}),
     ),
     # 100 draws per word give every chart within seconds on a cold start (N_w and S_w as counts of 100)
-    first_answer={"samples": "100", "knn_words": "50"},
+    first_answer={"samples": "100"},
     aliases={
         f"mdp-{name}": f"metric-{name}"
         for name in (

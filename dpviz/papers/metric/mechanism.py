@@ -459,20 +459,26 @@ def rewrite_envelopes(
     'unknown' (left as it is; no envelope). Known words use their own vector; a release is the
     nearest vocabulary word to vector + noise."""
     rng = stream(seed, 2023)
-    status: list[str] = []
+    status = token_status(emb, tokens)
     envs: list[Envelopes | None] = []
-    for tok in tokens:
-        u, g = sample_directions_and_radii(emb.dim, copies, rng)
-        if tok in emb.index:
-            status.append("in vocabulary")
+    for tok, said in zip(tokens, status):
+        u, g = sample_directions_and_radii(emb.dim, copies, rng)  # drawn for every token: its place fixes its draws
+        if said == "in vocabulary":
             envs.append(draw_envelopes(emb, emb.row64(emb.index[tok]), u, g, self_id=emb.index[tok]))
-        elif emb.oov is not None:
-            status.append("subword vector")
+        elif said == "subword vector":
             envs.append(draw_envelopes(emb, np.asarray(emb.oov(tok), dtype=np.float64), u, g))
         else:
-            status.append("unknown")
             envs.append(None)
     return envs, status
+
+
+def token_status(emb: Embedding, tokens: Sequence[str]) -> list[str]:
+    """Each token's status in a rewrite (:func:`rewrite_envelopes`): 'in vocabulary', 'subword
+    vector' (an unknown word the embedding builds a vector for, as fastText does) or 'unknown'."""
+    return [
+        "in vocabulary" if tok in emb.index else "subword vector" if emb.oov is not None else "unknown"
+        for tok in tokens
+    ]
 
 
 def rewrite_at(

@@ -139,15 +139,26 @@ K_MAX = 1000
 
 
 def knn_distances(v, progress=None) -> np.ndarray:
-    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss)."""
+    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss).
+    Kept on disk too, as one column in row-major order (every server process reads what `dpviz
+    build` or another process searched: 0.4-0.5 s of faiss on the default setting)."""
     key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
 
-    def search() -> np.ndarray:
+    def search() -> pd.DataFrame:
         emb = resolve(v["embedding"], progress)
         ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
-        return neighbours.kth_neighbour_distances(emb.vectors, ids, K_MAX)
+        d = neighbours.kth_neighbour_distances(emb.vectors, ids, K_MAX)
+        rows = np.repeat(np.arange(d.shape[0], dtype=np.int64), d.shape[1] if d.ndim == 2 else 0)
+        return pd.DataFrame({"row": rows, "distance": d.ravel().astype(np.float32)})
 
-    return _KNN.get(key, search)
+    def read() -> np.ndarray:
+        canonical = {"embedding": key[0], "knn_words": str(key[1]), "vocab": str(key[2]), "seed": str(key[3])}
+        df = table_cache.cached_table("metric-knn-distances", canonical, search)
+        flat = df["distance"].to_numpy()
+        words = int(df["row"].iloc[-1]) + 1 if len(df) else 0
+        return flat.reshape(words, -1) if words else np.empty((0, 0), dtype=np.float32)
+
+    return _KNN.get(key, read)
 
 
 # the try-it box ----------------------------------------------------------------------------------
@@ -167,13 +178,10 @@ def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list
     tokens = tuple(mdp.tokenize(v["sentence"]))
     copies, seed = v["rewrites"], v["seed"]
 
-    def prepare():
-        envs, status = mdp.rewrite_envelopes(emb, tokens, copies, seed)
-        known = sorted({emb.index[t] for t in tokens if t in emb.index})
-        words = mdp.word_envelopes(emb, known, TRY_DRAWS, seed) if known else None
-        return envs, status, words
-
     key = (_embedding_key(v["embedding"]), tokens, copies, seed)
+
+    def prepare():
+        return _try_state(emb, key)
 
     def at_epsilon():
         envs, status, words = _TRY.get(key, prepare)
@@ -182,6 +190,34 @@ def try_it(emb: E.Embedding, v: Mapping[str, Any]) -> tuple[list[str], list[list
         return list(tokens), rows, status, per_word
 
     return _TRY_AT.get(key + (float(v["epsilon"]),), at_epsilon)
+
+
+def _try_state(emb: E.Embedding, key: tuple) -> tuple[list[mdp.Envelopes | None], list[str], dict | None]:
+    """The try-it box's ε-free state for ``key`` (embedding, tokens, rewrites, seed): each token's
+    rewrite envelopes (None for an unknown word), each token's status, and the known words'
+    TRY_DRAWS envelopes (None when no word is known). Both sets of envelopes are kept on disk as
+    tables (:func:`mechanism.envelopes_table`, which :func:`mechanism.envelopes_from_table` inverts
+    exactly): `dpviz build` computes the default sentence's once, and every server process and
+    frames worker reads them, where each drew them anew (1.4 s of one core)."""
+    embedding, tokens, copies, seed = key
+    canonical = {"embedding": embedding, "tokens": "\x1f".join(tokens), "rewrites": str(copies), "seed": str(seed)}
+
+    def rewrites() -> pd.DataFrame:
+        envs, _ = mdp.rewrite_envelopes(emb, tokens, copies, seed)
+        return mdp.envelopes_table({i: env for i, env in enumerate(envs) if env is not None})
+
+    by_token = mdp.envelopes_from_table(table_cache.cached_table("metric-try-rewrites", canonical, rewrites))
+    envs = [by_token.get(i) for i in range(len(tokens))]
+    status = mdp.token_status(emb, tokens)
+    known = sorted({emb.index[t] for t in tokens if t in emb.index})
+    if not known:
+        return envs, status, None
+
+    def words() -> pd.DataFrame:
+        return mdp.envelopes_table(mdp.word_envelopes(emb, known, TRY_DRAWS, seed))
+
+    words_canonical = {"embedding": embedding, "words": " ".join(map(str, known)), "seed": str(seed)}
+    return envs, status, mdp.envelopes_from_table(table_cache.cached_table("metric-try-words", words_canonical, words))
 
 
 @dataclass(frozen=True)
