@@ -409,7 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # the pages' own bytes (their charts' JSON, the try-it box's HTML) are the web layer's:
                 # named, as the declarations name their views, not imported (dpviz never imports it)
 
-                built = resolve("webui.warmup:build")(printer(args.quiet), pages, max(1, args.jobs))
+                built = resolve("webui.install_build:build")(printer(args.quiet), pages, max(1, args.jobs))
                 sys.stderr.write(built + "\n")
             return 0
         if args.command == "download":

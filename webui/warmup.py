@@ -59,57 +59,41 @@ def _warm_and_say() -> None:
     )
 
 
-def warm_defaults(frames: bool = True, pages: set[str] | None = None) -> int:
+def warm_defaults(frames: bool = True, pages: set[str] | None = None, progress=None) -> int:
     """Compute every registered figure, then every declared panel, on its page's defaults, every
     lesson's charts and, with ``frames``, each live chart's frames (:func:`warm_frames`); returns
     how many figures were computed. ``pages``: only these pages' (keys), and no lesson. One that
-    fails is logged and skipped: the page will show its message to the visitor."""
+    fails is logged and skipped: the page will show its message to the visitor. ``progress`` is
+    told each chart, panel and the lessons as they are done (not the frames)."""
     from webui import views  # (lazy: Streamlit, 0.27 s, which the build's frame workers do without)
 
+    specs = [s for s in registry.all_figures() if pages is None or s.page in pages]
+    panels = [
+        panel
+        for page in [*papers.all_papers(), *tools.all_tools()]
+        if pages is None or page.key in pages
+        for panel in page.panels
+    ]
+    total = len(specs) + len(panels) + (pages is None)
     done = 0
-    for spec in registry.all_figures():
-        if pages is not None and spec.page not in pages:
-            continue
+    for k, spec in enumerate(specs):
+        report(progress, k / total, f"chart {spec.id} ({k + 1} of {total})")
         values = {p.name: p.default for p in registry.page_params(spec.page)}
         try:
             done += views.prefill(spec, values)
         except Exception:  # noqa: BLE001  (a warm-up never takes the server down)
             log.exception("warm-up of %s failed", spec.id)
-    for page in [*papers.all_papers(), *tools.all_tools()]:
-        if pages is not None and page.key not in pages:
-            continue
-        for panel in page.panels:
-            try:
-                views.prefill_panel(panel, {p.name: p.default for p in panel.params})
-            except Exception:  # noqa: BLE001
-                log.exception("warm-up of the %s panel failed", panel.id)
+    for k, panel in enumerate(panels, start=len(specs)):
+        report(progress, k / total, f"panel {panel.id} ({k + 1} of {total})")
+        try:
+            views.prefill_panel(panel, {p.name: p.default for p in panel.params})
+        except Exception:  # noqa: BLE001
+            log.exception("warm-up of the %s panel failed", panel.id)
     if pages is None:
+        report(progress, (total - 1) / total, f"the lessons ({total} of {total})")
         done += warm_lessons()
+    report(progress, 1.0, "every chart on its defaults")
     return done + (warm_frames(pages=pages) if frames else 0)
-
-
-def build(progress=None, pages: set[str] | None = None, workers: int = 1) -> str:
-    """What ``python -m dpviz build`` adds to the compiled engine (``scripts/start.sh`` runs it at
-    install): every page's charts and panels on its defaults, every lesson, and every live
-    chart's frames along each of its sliders, into the cache, so that the first visitor of a
-    fresh install finds every page's first view and drags at frame rate at once (``pages``:
-    only these pages', no lesson). The same code as the hosted warm-up (:func:`warm_defaults`),
-    with ``progress`` (fraction, message) over the frames, the longest part, computed in
-    ``workers`` processes; returns a sentence for the command line."""
-
-    start = time.monotonic()
-    _patient()
-    with failures_as_lines(log) as failed:
-        report(progress, 0.0, "every page's charts on its defaults")
-        charts = warm_defaults(frames=False, pages=pages)
-        sets = warm_frames(progress, pages=pages, workers=workers, ahead=True)
-        report(progress, 1.0, "done")
-    said = f"computed {charts} charts and {sets} sets of frames in {time.monotonic() - start:.0f} s"
-    if failed.lines:
-        said += f"; {len(failed.lines)} could not be computed (a visitor's page computes them):\n" + "\n".join(
-            f"  {line}" for line in failed.lines
-        )
-    return said
 
 
 def frame_jobs(ahead: bool = False) -> list[tuple[Any, dict, Any, Any]]:
@@ -201,7 +185,7 @@ def _timed_job(job, values: dict | None) -> tuple[int, dict]:
     return made, {(what.id, p.name): (time.process_time() - start) / len(frames_store.grid(what, p.name))}
 
 
-def _patient() -> None:
+def patient() -> None:
     """The formula worker's wall clock for the build: 180 s, not a visitor's 20 s (the build is
     no visitor, and the machine may be busy installing; the CPU-seconds limit stays)."""
 
@@ -213,7 +197,7 @@ def _worker_start() -> None:
     ended with its build."""
     exit_with_parent_process()
     one_thread_everywhere()
-    _patient()
+    patient()
 
 
 def _worker_job(pages: tuple | None, index: int, values: dict | None, ahead: bool) -> tuple[int, str | None, dict]:

@@ -100,3 +100,27 @@ def test_a_report_records_its_charts_and_its_halves_and_the_next_bar_is_cut_by_t
     computing = timing.shares(["compute:partial.ipynb", "write:partial.ipynb"], known)[0][1]
     expected = [start * computing for start, _, _ in timing.shares(ids, known)]
     assert starts == pytest.approx(expected)
+
+
+def test_the_time_left_is_counted_from_the_bar_starting_to_move_not_from_a_long_setup_at_zero():
+    """``dpviz build`` sat at 0 % for its first 45 s and then said ~4,428 s left at 1 % of a build of
+    73 s. A setup at 0 % (any number of reports) is not counted in the rate: 1 % one second after
+    the last 0 % is 99 s left; a bar that never reported 0 % counts from its start, as before."""
+    now = [0.0]
+    out = io.StringIO()
+    printer = Printer(out, clock=lambda: now[0])
+    printer(0.0, "charts")
+    now[0] = 45.0
+    printer(0.0, "frames")
+    now[0] = 46.0
+    printer(0.01, "one set")
+    assert re.findall(r"~([\d,.]+) s left", out.getvalue()) == ["99"]
+    now[0] = 56.0
+    printer(0.5, "half")  # 11 s since the last 0 % for half: 11 s left
+    assert re.findall(r"~([\d,.]+) s left", out.getvalue())[-1] == "11"
+    plain = io.StringIO()
+    now[0] = 0.0
+    never_at_zero = Printer(plain, clock=lambda: now[0])
+    now[0] = 30.0
+    never_at_zero(0.25, "a quarter")
+    assert re.findall(r"~([\d,.]+) s left", plain.getvalue()) == ["90"]

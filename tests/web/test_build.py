@@ -1,5 +1,5 @@
 """``python -m dpviz build`` at install: a page's frames on its defaults are in the cache afterwards
-(webui.warmup.build), so a fresh install's first visitor drags at frame rate. The run's warm cache
+(webui.install_build.build), so a fresh install's first visitor drags at frame rate. The run's warm cache
 makes its frames part with that very command for one page (tests/warm_cache.py: BUILT_PAGE); this
 reads what it left, and checks that the command's jobs cover every page with a slider. The
 command's own refusals are checked without any work."""
@@ -130,3 +130,71 @@ def test_a_frames_worker_loads_a_pages_compiled_loops_when_it_warms_to_the_page(
         [sys.executable, "-c", WARMED.format(root=root)], capture_output=True, text=True, timeout=600, check=True
     )
     assert all(int(n) >= 1 for n in out.stdout.split()[-2:]), out.stderr
+
+
+@pytest.fixture
+def quick_build(tmp_path, monkeypatch):
+    """``webui.install_build.build`` into a cache of its own with every chart, panel, lesson and set of
+    frames a no-op (each set reports its progress as the real ones do); what the bar is told."""
+    from dpviz import sandbox
+    from dpviz.page_report import timing
+    from webui import install_build, views, warmup
+
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(timing, "TYPICAL", tmp_path / "no-typical.json")
+    monkeypatch.setattr(sandbox, "WALL_SECONDS", sandbox.WALL_SECONDS)  # (the build raises it)
+    monkeypatch.setattr(views, "prefill", lambda spec, values: 1)
+    monkeypatch.setattr(views, "prefill_panel", lambda panel, values: None)
+    monkeypatch.setattr(warmup, "warm_lessons", lambda: 0)
+
+    def frames(progress=None, pages=None, workers=1, ahead=False):
+        for k in range(4):
+            progress(k / 4, f"set {k + 1} of 4")
+        return 4
+
+    monkeypatch.setattr(warmup, "warm_frames", frames)
+
+    def run():
+        seen = []
+        said = install_build.build(lambda f, m: seen.append((f, m)))
+        return said, seen
+
+    return run
+
+
+def _start_of_frames(seen):
+    return next(f for f, m in seen if m == "set 1 of 4")
+
+
+def test_the_builds_bar_moves_through_every_chart_then_the_frames_and_never_back(quick_build):
+    """The charts on their defaults (the build's first 45 s of 73) move the bar chart by chart,
+    where it sat at 0 % and its first time left said over an hour; then the frames take the rest."""
+    said, seen = quick_build()
+    assert said.startswith(f"computed {len(registry.all_figures())} charts and 4 sets of frames in ")
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert fractions == sorted(fractions)  # never backwards
+    charts = [m for _, m in seen if m.startswith("chart ")]
+    assert len(charts) == len(registry.all_figures())
+    from dpviz import tools
+
+    panels = sum(len(page.panels) for page in [*papers.all_papers(), *tools.all_tools()])
+    total = len(charts) + panels + 1  # and the lessons, one step
+    assert charts[0].endswith(f"(1 of {total})") and charts[-1].endswith(f"({len(charts)} of {total})")
+    assert [m for _, m in seen if m.startswith("the lessons")] == [f"the lessons ({total} of {total})"]
+    assert 0.0 < fractions[len(charts)] < _start_of_frames(seen)  # the charts' part moved the bar
+
+
+def test_a_first_build_gives_the_frames_two_fifths_of_the_bar_and_the_next_their_measured_share(quick_build):
+    """Before any build on the machine, the measured shares of 2026-12-03 (45 s of charts, 28 s of
+    frames: 0.6 and 0.4); afterwards, the last build's seconds (:mod:`dpviz.page_report.timing`)."""
+    from dpviz.page_report import timing
+    from webui import install_build
+
+    _, seen = quick_build()
+    assert _start_of_frames(seen) == pytest.approx(install_build.BUILD_SHARES[0])
+    known = timing.load()
+    assert {"build:charts:all", "build:frames:all"} <= set(known)
+    timing.record({"build:charts:all": 10.0, "build:frames:all": 30.0})
+    _, seen = quick_build()
+    assert _start_of_frames(seen) == pytest.approx(0.25, abs=1e-3)  # (the clock moves it a hair: within)

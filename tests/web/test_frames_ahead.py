@@ -100,7 +100,7 @@ def test_a_chart_that_follows_more_than_two_sliders_asks_for_nothing_ahead(asked
 
 
 def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(monkeypatch):
-    """``dpviz build`` (webui.warmup.build: ``frame_jobs(ahead=True)``) adds, after every page's
+    """``dpviz build`` (webui.install_build.build: ``frame_jobs(ahead=True)``) adds, after every page's
     defaults, each two-slider chart's sets one key step of its other slider away: the first step
     of a fresh install's first reader finds them. Without ``ahead`` (the hosted warm-up at a
     class's setting) or with DPVIZ_FRAMES_AHEAD=0 (the tests' servers), only the defaults."""
