@@ -7,7 +7,8 @@ said minutes for a report of seconds. Now every part's share is its measured sec
 report that made it (``report-timings.json`` in the cache directory), so the fraction done tracks
 the time spent and the estimate holds whenever this report costs what the last one did (or any
 fixed multiple of it). A part never measured gets the mean of the measured parts (1 s if none);
-before a machine's first report, the shipped :data:`TYPICAL` timings stand in.
+before a machine's first report, the shipped :data:`TYPICAL` timings stand in. ``python -m
+dpviz build`` cuts its bar between its two parts the same way (:mod:`webui.install_build`).
 
 The file is shared by processes: it is read whole, updated and replaced atomically (a lost
 update costs one estimate, never a report); unreadable, it is ignored.
@@ -50,7 +51,8 @@ def _read(path: Path) -> dict[str, float]:
 
 def load() -> dict[str, float]:
     """Seconds per part (figure id; ``compute:REPORT.FORMAT`` and ``write:REPORT.FORMAT``, the
-    two halves of writing a report, REPORT a page, ``lesson-NAME`` or ``comparison-PAGE``): this machine's last
+    two halves of writing a report, REPORT a page, ``lesson-NAME`` or ``comparison-PAGE``;
+    ``build:charts:PAGES`` and ``build:frames:PAGES``, the two parts of ``dpviz build``): this machine's last
     measurements over :data:`TYPICAL` (a cold run of every page's report, shipped so that the
     first report's estimate is right too). ``$DPVIZ_REPORT_SHARES=equal`` gives every part an
     equal share (what reports did before; the benchmark's baseline)."""

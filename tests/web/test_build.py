@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dpviz import papers, registry
+from dpviz import papers, registry, tools
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,8 +176,6 @@ def test_the_builds_bar_moves_through_every_chart_then_the_frames_and_never_back
     assert fractions == sorted(fractions)  # never backwards
     charts = [m for _, m in seen if m.startswith("chart ")]
     assert len(charts) == len(registry.all_figures())
-    from dpviz import tools
-
     panels = sum(len(page.panels) for page in [*papers.all_papers(), *tools.all_tools()])
     total = len(charts) + panels + 1  # and the lessons, one step
     assert charts[0].endswith(f"(1 of {total})") and charts[-1].endswith(f"({len(charts)} of {total})")
