@@ -2,10 +2,14 @@
 
 import streamlit as st
 
-from dpviz import __version__
-from dpviz.papers import all_papers
-from dpviz.tools import all_tools
-from webui.nav import page_setup
+from webui.page_start import start
+
+start()  # first: plotly.js starts loading while the page's code is imported
+
+from dpviz import __version__  # noqa: E402
+from dpviz.papers import all_papers  # noqa: E402
+from dpviz.tools import all_tools  # noqa: E402
+from webui.nav import page_setup  # noqa: E402
 
 page_setup("")
 

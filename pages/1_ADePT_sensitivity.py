@@ -1,5 +1,5 @@
 """ADePT sensitivity page: drawn from its declaration (dpviz/papers/adept/)."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("adept")
+show_paper("adept")

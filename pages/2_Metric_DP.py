@@ -1,6 +1,6 @@
 """Metric-DP page: drawn from its declaration (dpviz/papers/metric/: the embedding's loading, its
 upload box and the try-it box included)."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("metric")
+show_paper("metric")

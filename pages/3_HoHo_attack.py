@@ -1,5 +1,5 @@
 """HoHo page: drawn from its declaration (dpviz/papers/hoho/), its upload box for sentences included."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("hoho")
+show_paper("hoho")

@@ -1,6 +1,6 @@
 """Partial-sensitivity page: drawn from its declaration (dpviz/papers/partial/), the typed query's
 formulas above its charts included."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("partial")
+show_paper("partial")

@@ -1,5 +1,5 @@
 """Audit a mechanism: drawn from its declaration (dpviz/tools/audit/)."""
 
-from webui.tool_page import show
+from webui.page_entry import show_tool
 
-show("audit")
+show_tool("audit")

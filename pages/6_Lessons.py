@@ -1,5 +1,5 @@
 """Lessons: drawn from its declaration (dpviz/tools/lessons/)."""
 
-from webui.tool_page import show
+from webui.page_entry import show_tool
 
-show("lessons")
+show_tool("lessons")

@@ -1,5 +1,5 @@
 """Privacy budget page: drawn from its declaration (dpviz/papers/budget/)."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("budget")
+show_paper("budget")

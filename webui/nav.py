@@ -6,7 +6,7 @@ from dpviz import sandbox
 from dpviz.papers import all_papers
 from dpviz.tools import all_tools
 from webui import frames_pool, live_frames, streamlit_compat, warmup
-from webui.plotly_element import mount_loader
+from webui.page_start import PAGE_ICON, ensure_loader
 
 
 def sidebar_nav() -> None:
@@ -48,7 +48,7 @@ would otherwise stay in the Tab order, forty invisible stops before the page."""
 
 def page_setup(title: str) -> None:
     """Page config and the sidebar navigation, the same on every page."""
-    st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon="🔐", layout="wide")
+    st.set_page_config(page_title=f"dpviz · {title}" if title else "dpviz", page_icon=PAGE_ICON, layout="wide")
     streamlit_compat.install()
     warmup.start_once()  # hosted demo: the first visitor starts computing every page's defaults
     if live_frames.enabled():  # the frame workers start with the first page anyone opens
@@ -56,8 +56,7 @@ def page_setup(title: str) -> None:
     # the formula worker imports sympy for seconds: started with the first page anyone opens
     sandbox.start_soon("dpviz.papers.partial.sensitivity")
     st.html(CONTRAST_CSS)
-    with st.sidebar:  # first: the charts' script, once per page view, and plotly.js start loading
-        mount_loader()
+    ensure_loader()  # (the page's file sent it first, as a rule: webui.page_start)
     sidebar_nav()
     with st.sidebar:
         _rerun_on_reconnect()

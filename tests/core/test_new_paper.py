@@ -151,9 +151,9 @@ EXAMPLES = (BuiltIn("toy", "The toy count, over-claimed", 100_000, _make, lambda
 PAGE_FILE = '''
 """Toy Laplace page: drawn from its declaration (dpviz/papers/toy/)."""
 
-from webui.paper_page import show
+from webui.page_entry import show_paper
 
-show("toy")
+show_paper("toy")
 '''
 
 CHECK = """

@@ -25,7 +25,7 @@ def test_every_figure_is_declared_once_on_its_papers_page():
             assert spec.page == paper.key and fid.startswith(paper.key + "-")
         page = (ROOT / paper.page).read_text()
         # drawn from its declaration alone: panels, upload boxes and loading are declared, no hooks
-        assert f'show("{paper.key}")' in page and len(page.splitlines()) <= 6
+        assert f'show_paper("{paper.key}")' in page and len(page.splitlines()) <= 6
         for old, new in paper.aliases.items():
             assert registry.get(old) is registry.get(new)
     assert [p.order for p in papers.all_papers()] == sorted(p.order for p in papers.all_papers())

@@ -47,3 +47,31 @@ test("a drawing that fails ends its turn: the next chart is drawn, the failure i
   assert.equal(await next, "drawn");
   await tick();
 });
+
+test("out of the window, a first drawing waits while its caller says so (the page runs); in the window, it does not", async () => {
+  const drawn = [];
+  let running = true;
+  const runs = () => running;
+  const draw = (gd) => () => {
+    drawn.push(gd.name);
+    gd._fullLayout = {};
+  };
+  const below = chart("below", false);
+  const top = chart("top", true);
+  const belowDone = firstTurn(below, draw(below), inView, runs);
+  const topDone = firstTurn(top, draw(top), inView, runs);
+  await topDone;
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 60)); // 300 ms: three looks
+  assert.deepEqual(drawn, ["top"]); // the chart below waits for the run's end
+  below.shown = true; // scrolled into the window while the run goes on
+  await belowDone;
+  assert.deepEqual(drawn, ["top", "below"]);
+
+  const later = chart("later", false);
+  const laterDone = firstTurn(later, draw(later), inView, runs);
+  await new Promise((r) => setTimeout(r, 150));
+  assert.deepEqual(drawn, ["top", "below"]);
+  running = false; // the run has ended: drawn without coming into the window
+  await laterDone;
+  assert.deepEqual(drawn, ["top", "below", "later"]);
+});

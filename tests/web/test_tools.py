@@ -98,7 +98,7 @@ def test_every_tool_has_its_page_file_and_declared_targets():
 
     for tool in tools.all_tools():
         page = (ROOT / tool.page).read_text()
-        assert f'show("{tool.key}")' in page and len(page.splitlines()) <= 6
+        assert f'show_tool("{tool.key}")' in page and len(page.splitlines()) <= 6
         for panel in tool.panels:
             for target in (panel.compute, panel.view) + ((panel.inputs,) if panel.inputs else ()):
                 assert callable(resolve(target)), target

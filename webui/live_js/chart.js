@@ -134,6 +134,12 @@ async function holdFrames(u8) {
   if (body) await holdBody(key, body); // (without a body: held already, the server sends the key alone)
 }
 
+// whether a first drawing of a chart out of the window waits (first_draws.js): while the page
+// runs, while a slider is dragged, and just after a key press (as a shot does)
+function belowWaits() {
+  return pageRuns() || SHOTS.dragging || performance.now() < (SHOTS.quiet || 0);
+}
+
 // whether any of a chart is in the window now (a slider's move redraws only those; the rest when
 // they come into view)
 export function inWindow(gd) {
@@ -234,7 +240,7 @@ export function show(gd, figure, tag, now) {
       // found no chart to shoot, and nothing planned again (a page that made no shot at all)
       if (CHARTS.has(gd)) planSoon();
     });
-  }, inWindow));
+  }, inWindow, belowWaits));
   gd.__dpvizShown = figure;
   gd.__dpvizShownTag = tag; // (sliders.js catchUp: a chart showing a position's frame is left alone)
   if (gd._fullLayout && (now === undefined ? gd.__dpvizSeen === false : !now)) {
