@@ -266,7 +266,9 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
                 name=f"global maximum, g = {top.gradient_norm:.6g}",
             )
         )
-        # camera back from the box so that no axis title or the maximum's label leaves the picture;
+        # camera back from the box so that no axis title or the maximum's label leaves the picture
+        # (at 1.6, 1.6, 1.2 the chart drawn 597 px wide, the page's column at 1280 px, cut the
+        # z axis's title to a bar at the scene's left edge: seen in the browser on 2026-12-03);
         # a cube (not the data's proportions: one axis seen end on had its ticks piled up) with five
         # ticks an axis, so that the turned tick labels of one axis stay apart
         ticks = dict(nticks=5, tickfont=dict(size=12))
@@ -276,7 +278,7 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
                 yaxis=dict(title=f"∂g/∂{ya}", **ticks),
                 zaxis=dict(title="g", **ticks),
                 aspectmode="cube",
-                camera=dict(eye=dict(x=1.6, y=1.6, z=1.2), center=dict(x=0, y=0, z=-0.12)),
+                camera=dict(eye=dict(x=1.9, y=1.9, z=1.43), center=dict(x=0, y=0, z=-0.12)),
                 domain=dict(x=[0, 0.88], y=[0.04, 0.92]),
             ),
             legend=dict(x=0, y=1),
