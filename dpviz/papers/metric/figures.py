@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.data.embeddings import resolve
+from dpviz.errors import InputError
 from dpviz.frontier import frontier_spec
 from dpviz.papers.metric import calibration
 from dpviz.papers.metric import mechanism as mdp
@@ -835,7 +836,13 @@ register(
 
 
 def _knn_hist_compute(v, progress=None) -> pd.DataFrame:
-    d = knn_distances(v, progress)[:, 9]
+    d = knn_distances(v, progress)
+    if d.shape[1] < 10:  # (an uploaded vocabulary of ten words or fewer)
+        raise InputError(
+            f"The histogram of distances to the 10th nearest word needs at least 11 words in the vocabulary; "
+            f"this one gives each word {d.shape[1]} other word{'s' if d.shape[1] != 1 else ''}."
+        )
+    d = d[:, 9]
     counts, edges = np.histogram(d, bins=30)
     return pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "count": counts})
 

@@ -139,15 +139,19 @@ K_MAX = 1000
 
 
 def knn_distances(v, progress=None) -> np.ndarray:
-    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss).
+    """(words, K_MAX) distances from sampled words to their k-th nearest other word (exact, faiss;
+    fewer columns where the vocabulary has fewer other words, none for a vocabulary of one word).
     Kept on disk too, as one column in row-major order (every server process reads what `dpviz
-    build` or another process searched: 0.4-0.5 s of faiss on the default setting)."""
+    build` or another process searched: 0.4-0.5 s of faiss on the default setting); words with no
+    other word are kept as one NaN each, so that their number comes back."""
     key = (_embedding_key(v["embedding"]), v["knn_words"], v["vocab"], v["seed"])
 
     def search() -> pd.DataFrame:
         emb = resolve(v["embedding"], progress)
         ids = mdp.sample_word_ids(emb, min(v["knn_words"], min(v["vocab"], emb.size)), v["vocab"], v["seed"])
         d = neighbours.kth_neighbour_distances(emb.vectors, ids, K_MAX)
+        if d.ndim == 2 and d.shape[1] == 0:  # no other word: a NaN a word keeps their number
+            d = np.full((d.shape[0], 1), np.nan, dtype=np.float32)
         rows = np.repeat(np.arange(d.shape[0], dtype=np.int64), d.shape[1] if d.ndim == 2 else 0)
         return pd.DataFrame({"row": rows, "distance": d.ravel().astype(np.float32)})
 
@@ -156,7 +160,10 @@ def knn_distances(v, progress=None) -> np.ndarray:
         df = table_cache.cached_table("metric-knn-distances", canonical, search)
         flat = df["distance"].to_numpy()
         words = int(df["row"].iloc[-1]) + 1 if len(df) else 0
-        return flat.reshape(words, -1) if words else np.empty((0, 0), dtype=np.float32)
+        if not words:
+            return np.empty((0, 0), dtype=np.float32)
+        d = flat.reshape(words, -1)
+        return d[:, :0] if d.shape[1] == 1 and np.isnan(d).all() else d
 
     return _KNN.get(key, read)
 

@@ -104,3 +104,39 @@ def test_the_try_it_box_is_read_back_from_disk_by_another_process(glove, own_cac
     if any(t in glove.index for t in tokens):
         with pytest.raises(AssertionError, match="drew again"):  # another seed draws anew
             P.try_it(glove, dict(v, seed=4))
+
+
+@pytest.mark.parametrize("words", [1, 3])
+def test_words_with_no_other_word_keep_their_number_on_disk(words, own_cache, monkeypatch):
+    """A vocabulary of one word (an upload): no neighbour distance for any sampled word. The
+    search's (words, 0) comes back as it was, from memory and from disk alike (it came back from
+    disk as (0, 0) before)."""
+    v = {"embedding": "glove-6b-50d", "knn_words": words, "vocab": 3000, "seed": 7}
+    searched = []
+
+    def none_other(vectors, ids, k):
+        searched.append(len(ids))
+        return np.empty((len(ids), 0), dtype=np.float32)
+
+    monkeypatch.setattr(neighbours, "kth_neighbour_distances", none_other)
+    assert P.knn_distances(v).shape == (words, 0)
+    caches.empty_all()  # another process: read from disk, not searched again
+    again = P.knn_distances(v)
+    assert again.shape == (words, 0) and searched == [words]
+
+
+@pytest.mark.parametrize("others", [0, 1, 9])
+def test_the_tenth_neighbour_histogram_names_a_vocabulary_too_small(others, monkeypatch):
+    """Fewer than ten other words: a sentence saying what is needed, not an IndexError."""
+    from dpviz.errors import InputError
+
+    monkeypatch.setattr(F, "knn_distances", lambda v, progress=None: np.ones((4, others), dtype=np.float32))
+    with pytest.raises(InputError, match=f"at least 11 words.* {others} other word"):
+        F._knn_hist_compute({})
+
+
+def test_the_tenth_neighbour_histogram_counts_the_tenth_column(monkeypatch):
+    d = np.arange(40, dtype=np.float32).reshape(4, 10)
+    monkeypatch.setattr(F, "knn_distances", lambda v, progress=None: d)
+    df = F._knn_hist_compute({})
+    assert df["count"].sum() == 4 and df.bin_low.iloc[0] == 9 and df.bin_high.iloc[-1] == 39
