@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 import from_tests  # noqa: E402, F401 - the tests' helpers (benchmarks/from_tests.py)
-from browser_support import CHROMIUM_ARGS, RUN_ENDED, TEST_BROWSER, start_server, stop_server  # noqa: E402
+from browser_support import CHROMIUM_ARGS, RUN_ENDED, RUN_STATE, TEST_BROWSER, start_server, stop_server  # noqa: E402
 
 from webui.frames_store import NEAR_SUFFIX  # noqa: E402
 
@@ -63,16 +63,18 @@ MISSING = (
 )
 
 
-TIMELINE = """(() => {
+TIMELINE = (
+    """(() => {
   const seen = (window.__dpvizTimeline = {});
   new MutationObserver(() => {
     if (!seen.chart && document.querySelector('.js-plotly-plot .main-svg')) seen.chart = performance.now();
-    const app = document.querySelector('[data-testid="stApp"]');
-    const state = app && app.dataset.testScriptState;
+    const state = %s;
     if (state === 'running') seen.ran = true;
     if (seen.ran && !seen.ended && state === 'notRunning') seen.ended = performance.now();
   }).observe(document, { subtree: true, childList: true, attributes: true });
 })()"""
+    % RUN_STATE
+)
 """Init script: the page's own times (ms from the navigation) of its first drawn chart and its
 first run's end."""
 

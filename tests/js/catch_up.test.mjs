@@ -12,6 +12,7 @@ globalThis.document = {
   fullscreenElement: null,
   baseURI: "http://localhost/",
   querySelectorAll: (sel) => (sel.startsWith("input") ? inputs : []),
+  querySelector: () => null, // (no Streamlit app element: the page is not running)
 };
 const reacts = [];
 window.Plotly = {

@@ -7,7 +7,11 @@ import "./dom_stub.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-globalThis.document = globalThis.document || { fullscreenElement: null, baseURI: "http://localhost/" };
+globalThis.document = globalThis.document || {
+  fullscreenElement: null,
+  baseURI: "http://localhost/",
+  querySelector: () => null, // (no Streamlit app element: the page is not running)
+};
 const reacts = [];
 window.Plotly = {
   react(gd, data, layout) {

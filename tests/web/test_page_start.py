@@ -55,29 +55,23 @@ def _loaders(at) -> list:
     return [e for e in at.sidebar.get("bidi_component") if e.proto.component_name == LOADER_COMPONENT]
 
 
-def _page_with_start():
+def _page(with_start: bool):
+    """A page as dpviz's page files draw it (``start()`` first, as show_paper and show_tool do), or
+    as the three-line recipe did (no ``start()``: page_setup sends the loader)."""
+    import streamlit as st
+
     from webui.page_start import start
 
-    start()  # what show_paper and show_tool do first
+    if with_start:
+        start()
     from webui.nav import page_setup
 
     page_setup("A page")
-    import streamlit as st
-
     st.slider("n", 1, 9, 2)
 
 
-def _page_without_start():
-    from webui.nav import page_setup
-
-    page_setup("A page of the three-line recipe")
-    import streamlit as st
-
-    st.slider("n", 1, 9, 2)
-
-
-@pytest.mark.parametrize("script", [_page_with_start, _page_without_start])
-def test_the_loader_is_sent_once_a_run_first_in_the_sidebar_with_start_or_without(script, monkeypatch):
+@pytest.mark.parametrize("with_start", [True, False], ids=["start", "no start"])
+def test_the_loader_is_sent_once_a_run_first_in_the_sidebar_with_start_or_without(with_start, monkeypatch):
     """Once a run (Streamlit refuses a second element of the same key in a run), on the first run
     and after a widget's change, and first in the sidebar. (The page links are left out: they
     need the app's own files as the entry point, which the home page's test below has.)"""
@@ -86,7 +80,7 @@ def test_the_loader_is_sent_once_a_run_first_in_the_sidebar_with_start_or_withou
     from webui import nav
 
     monkeypatch.setattr(nav, "sidebar_nav", lambda: None)
-    at = AppTest.from_function(script).run()
+    at = AppTest.from_function(_page, args=(with_start,)).run()
     assert not at.exception, [e.value for e in at.exception]
     assert len(_loaders(at)) == 1
     assert at.sidebar.children[0].proto.component_name == LOADER_COMPONENT

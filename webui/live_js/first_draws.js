@@ -33,7 +33,7 @@ function nextTurn() {
   if (FIRST.busy || !FIRST.queue.length) return;
   let i = FIRST.queue.findIndex((e) => e.gd.isConnected && e.inView(e.gd));
   if (i < 0) {
-    if (waiting(FIRST.queue[0])) return void lookAgain();
+    if (FIRST.queue[0].waits()) return void lookAgain();
     i = 0;
   }
   const [turn] = FIRST.queue.splice(i, 1);
@@ -43,16 +43,6 @@ function nextTurn() {
     nextTurn();
   }, 0);
   turn.run().then(done, done);
-}
-
-// whether the charts out of the window wait, as the chart's caller tells (one that cannot tell:
-// they do not)
-function waiting(entry) {
-  try {
-    return Boolean(entry.waits());
-  } catch (err) {
-    return false;
-  }
 }
 
 function lookAgain() {
