@@ -219,17 +219,19 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
 
         points = caches.memo("frontier.curves").get((page,) + state, from_disk)
         curves[mech] = points
-        prepared = None
-        for x in _grid(slider, values[p.slider]):
-            x = float(x)
-            if x not in points:
-                if prepared is None:
-                    prepared = p.prepare(values, mech)
-                m = evaluate(prepared, values, mech, x)
+        grid = [float(x) for x in _grid(slider, values[p.slider])]
+        missing = [x for x in grid if x not in points]
+        if missing:
+            prepared = p.prepare(values, mech)
+            many = p.evaluate_many if axes.curves is None else None
+            found = many(prepared, values, mech, missing) if many is not None and len(missing) > 1 else None
+            for i, x in enumerate(missing):
+                m = found[i] if found is not None else evaluate(prepared, values, mech, x)
                 points[x] = (float(m[axes.privacy]), float(m[axes.utility]))
-                # the disk gets the curve's grid; a frame's own point alone is not worth a write
-                # (one per frame was a quarter of ADePT's frontier frames along ε)
-                added = added or x != values[p.slider]
+            # the disk gets the curve's grid; a frame's own point alone is not worth a write
+            # (one per frame was a quarter of ADePT's frontier frames along ε)
+            added = added or missing != [float(values[p.slider])]
+        for x in grid:
             priv, util = points[x]
             kind = "current" if x == values[p.slider] else "curve"
             if kind == "curve" and axes.privacy_log and not PRIVACY_WINDOW[0] <= priv <= PRIVACY_WINDOW[1]:
@@ -341,7 +343,10 @@ def frontier_table(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
         v = float(values["target_value"])
         on_x = target == axes.privacy
         rows.append(("target", "", target, math.nan, v if on_x else math.nan, math.nan if on_x else v))
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    if not rows:
+        return pd.DataFrame(rows, columns=list(COLUMNS))
+    # by columns: pandas reads a list of tuples as a 2-D object array first (a tenth of HoHo's frames along λ)
+    return pd.DataFrame({name: list(column) for name, column in zip(COLUMNS, zip(*rows))})
 
 
 def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):

@@ -89,6 +89,9 @@ class Page:
     evaluate: Callable[[Any, Mapping[str, Any], str, float], dict[str, float]]
     second: SecondSetting | None = None
     others: tuple[OtherSetting, ...] = ()
+    evaluate_many: Callable[[Any, Mapping[str, Any], str, Sequence[float]], list[Mapping[str, float]]] | None = None
+    """``evaluate`` at many x at once, the same numbers to the last bit (a frontier's missing points
+    of a curve: HoHo's 26 ε at each λ in one compiled call), where the page has one."""
 
     def solvable(self) -> tuple[str, ...]:
         """The settings a target can be solved for: the slider, then the :class:`OtherSetting` ones."""

@@ -88,6 +88,30 @@ def test_hoho_current_points_are_the_exact_attack():
     assert (df[df.kind == "curve"].privacy.between(0.0, 1.0)).all()
 
 
+@pytest.mark.parametrize("lam", [1.0, 3.0, 9000.0])
+def test_hoho_curves_computed_at_once_are_each_points_own(lam):
+    """The HoHo curves' points come from one compiled pass per curve (the page's ``evaluate_many``):
+    equal to the page's own ``evaluate`` at each ε to the last bit, and the frontier's OME curve is
+    the exact attack's AUC and reconstruction at each of its ε."""
+    from dpviz.papers.hoho import exact
+    from dpviz.papers.hoho.pipeline import attack_counts
+    from dpviz.papers.hoho.targets import TARGETS
+
+    df, v = _table("hoho-frontier", {"targets": "0.05", "epsilon": "3", "lambda_": str(lam)})
+    for mech in ("ome", "sue"):
+        state = TARGETS.prepare(v, mech)
+        xs = [0.05, 1.0, 1.0, 7.5]  # a tie among them
+        one = [dict(TARGETS.evaluate(state, v, mech, x).items()) for x in xs]
+        assert TARGETS.evaluate_many(state, v, mech, xs) == one
+    curve = df[(df.kind == "curve") & (df.mechanism == "ome")]
+    assert len(curve) >= 20
+    counts = attack_counts("movie-reviews", "ome", 0.05, 0)
+    for eps, priv, util in zip(curve.setting, curve.privacy, curve.utility):
+        r = exact.exact_attack(counts, lam, float(eps))
+        assert priv == pytest.approx(float(np.mean(r["auc"])), abs=1e-13)
+        assert util == pytest.approx(float(np.mean(r["reconstruction"])), abs=1e-15)
+
+
 def test_metric_current_point_is_the_words_own_statistics():
     from dpviz.data.embeddings import resolve
     from dpviz.papers.metric import mechanism as mdp

@@ -282,8 +282,29 @@ def _auc_per_target(counts: AttackCounts, p: float, q: float, z: np.ndarray, own
 
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
     """The expected AUC per target alone (what :func:`exact_attack` gives as ``auc``, without the
-    ROC curve and the reconstruction)."""
-    return _auc_per_target(counts, *_score_distributions(counts, lam, epsilon))
+    ROC curve and the reconstruction), by the compiled pass that also takes its dot products
+    (:func:`exact_auc_many` at one ε)."""
+    return exact_auc_many(counts, lam, (epsilon,))[0]
+
+
+def exact_auc_many(counts: AttackCounts, lam: float, epsilons) -> np.ndarray:
+    """:func:`exact_auc` at each ε of ``epsilons`` (M,), (M, T), in one compiled call
+    (:func:`dpviz.papers.hoho.kernels.attack_aucs`): the same numbers as one ε at a time to the
+    last bit, for a curve along ε (the frontier's, at each λ). The weights' transform and the dot
+    products are :func:`_auc_per_target`'s, taken in the compiled loop (summed in order rather than
+    pairwise: within 1e-13 of it, tested)."""
+    from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
+
+    flips = [flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]
+    p = np.array([f[0] for f in flips])
+    q = np.array([f[1] for f in flips])
+    plan = counts.sum_plan()
+    return kernels.attack_aucs(
+        np.stack([p, q, 1 - p, 1 - q], axis=1), _roots(counts.positions + 1), plan.counts, plan.starts, plan.first,
+        plan.second, plan.halves, plan.weight, plan.bounds, plan.own,
+        np.asarray(counts.target_ones, dtype=np.int64), counts.positions, float(counts.pair_counts.shape[1]),
+        _dot_weights(counts.positions + 1),
+    )  # fmt: skip
 
 
 def exact_attack(counts: AttackCounts, lam: float, epsilon: float) -> dict[str, np.ndarray | float]:

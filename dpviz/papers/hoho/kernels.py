@@ -41,35 +41,40 @@ _JIT = dict(cache=True, nogil=True)  # compiled once per installation (python -m
 
 
 @numba.njit(**_JIT)
+def _class_powers(a, z, counts, lo, hi, re, im):
+    """Rows lo … hi of :func:`_powers`: one class's powers f(z)^n, f = 1 − a + a·z, for the sorted
+    counts n = counts[lo:hi], written into ``re`` and ``im``."""
+    for k in range(z.shape[0]):
+        fr = 1.0 - a + a * z[k].real
+        fi = a * z[k].imag
+        pr, pi = 1.0, 0.0
+        n = 0
+        for row in range(lo, hi):
+            gap = counts[row] - n
+            if gap == 1:
+                pr, pi = pr * fr - pi * fi, pr * fi + pi * fr
+            elif gap > 1:
+                gr, gi, br, bi = 1.0, 0.0, fr, fi  # f^gap by squaring
+                while gap > 0:
+                    if gap & 1:
+                        gr, gi = gr * br - gi * bi, gr * bi + gi * br
+                    br, bi = br * br - bi * bi, 2.0 * br * bi
+                    gap >>= 1
+                pr, pi = pr * gr - pi * gi, pr * gi + pi * gr
+            n = counts[row]
+            re[row, k] = pr
+            im[row, k] = pi
+
+
+@numba.njit(**_JIT)
 def _powers(agree, z, counts, starts):
     """Real and imaginary parts (L, H) of f_c(z)^n for each count n of ``counts`` (the sorted
     counts of class c at counts[starts[c]:starts[c + 1]]): from one count to the next, the power
     of the gap, by one product where the gap is 1 and by squaring where it is more."""
-    n_rows, half = counts.shape[0], z.shape[0]
-    re = np.empty((n_rows, half))
-    im = np.empty((n_rows, half))
+    re = np.empty((counts.shape[0], z.shape[0]))
+    im = np.empty((counts.shape[0], z.shape[0]))
     for c in range(starts.shape[0] - 1):
-        a = agree[c]
-        for k in range(half):
-            fr = 1.0 - a + a * z[k].real
-            fi = a * z[k].imag
-            pr, pi = 1.0, 0.0
-            n = 0
-            for row in range(starts[c], starts[c + 1]):
-                gap = counts[row] - n
-                if gap == 1:
-                    pr, pi = pr * fr - pi * fi, pr * fi + pi * fr
-                elif gap > 1:
-                    gr, gi, br, bi = 1.0, 0.0, fr, fi  # f^gap by squaring
-                    while gap > 0:
-                        if gap & 1:
-                            gr, gi = gr * br - gi * bi, gr * bi + gi * br
-                        br, bi = br * br - bi * bi, 2.0 * br * bi
-                        gap >>= 1
-                    pr, pi = pr * gr - pi * gi, pr * gi + pi * gr
-                n = counts[row]
-                re[row, k] = pr
-                im[row, k] = pi
+        _class_powers(agree[c], z, counts, starts[c], starts[c + 1], re, im)
     return re, im
 
 
@@ -88,26 +93,34 @@ def _products(re, im, rows):
 
 
 @numba.njit(**_JIT)
-def attack_transforms(agree, z, counts, starts, first, second, halves, weight, bounds, own):
-    """(S, X), complex (T, H): per target t, S_t = Σ_i weight[i]·first[p_i]·second[q_i] over its
-    pairs of halves (p_i, q_i) = halves[i], i in bounds[t] … bounds[t + 1] (each half a product of
-    two power rows: ``first`` (A, 2) and ``second`` (B, 2) of row indices), and X_t the product
-    of its own two power rows own[t]. A target's pairs come sorted by their first half, so each
-    run of one first half sums its second halves and multiplies once."""
-    re, im = _powers(agree, z, counts, starts)
+def _sums(re, im, first, second, halves, weight, bounds, own, s, x):
+    """Fill S (T, H) and X (T, H) from one setting's power rows (:func:`attack_transforms`)."""
     a_re, a_im = _products(re, im, first)
     b_re, b_im = _products(re, im, second)
     x_re, x_im = _products(re, im, own)
-    n_targets, half = own.shape[0], z.shape[0]
-    s = np.zeros((n_targets, half), dtype=np.complex128)
+    n_targets, half = own.shape[0], re.shape[1]
     run_re, run_im = np.empty(half), np.empty(half)
     for t in range(n_targets):
-        i = bounds[t]
-        while i < bounds[t + 1]:
+        for k in range(half):
+            s[t, k] = 0.0
+        i, end = bounds[t], bounds[t + 1]
+        while i < end:
             p = halves[i, 0]
+            j = i
+            while j < end and halves[j, 0] == p:
+                j += 1
             run_re[:] = 0.0
             run_im[:] = 0.0
-            while i < bounds[t + 1] and halves[i, 0] == p:
+            # the run's second halves added four at a time in registers, in the same order as one by one
+            # (so to the same bits): the run's row is read and written once per four, not per pair
+            while i + 4 <= j:
+                q0, q1, q2, q3 = halves[i, 1], halves[i + 1, 1], halves[i + 2, 1], halves[i + 3, 1]
+                w0, w1, w2, w3 = weight[i], weight[i + 1], weight[i + 2], weight[i + 3]
+                for k in range(half):
+                    run_re[k] = (((run_re[k] + w0 * b_re[q0, k]) + w1 * b_re[q1, k]) + w2 * b_re[q2, k]) + w3 * b_re[q3, k]
+                    run_im[k] = (((run_im[k] + w0 * b_im[q0, k]) + w1 * b_im[q1, k]) + w2 * b_im[q2, k]) + w3 * b_im[q3, k]
+                i += 4
+            while i < j:
                 q, w = halves[i, 1], weight[i]
                 for k in range(half):
                     run_re[k] += w * b_re[q, k]
@@ -116,17 +129,61 @@ def attack_transforms(agree, z, counts, starts, first, second, halves, weight, b
             for k in range(half):
                 s[t, k] += complex(a_re[p, k] * run_re[k] - a_im[p, k] * run_im[k],
                                    a_re[p, k] * run_im[k] + a_im[p, k] * run_re[k])  # fmt: skip
-    x = np.empty((n_targets, half), dtype=np.complex128)
     for t in range(n_targets):
         for k in range(half):
             x[t, k] = complex(x_re[t, k], x_im[t, k])
+
+
+@numba.njit(**_JIT)
+def attack_transforms(agree, z, counts, starts, first, second, halves, weight, bounds, own):
+    """(S, X), complex (T, H): per target t, S_t = Σ_i weight[i]·first[p_i]·second[q_i] over its
+    pairs of halves (p_i, q_i) = halves[i], i in bounds[t] … bounds[t + 1] (each half a product of
+    two power rows: ``first`` (A, 2) and ``second`` (B, 2) of row indices), and X_t the product
+    of its own two power rows own[t]. A target's pairs come sorted by their first half, so each
+    run of one first half sums its second halves and multiplies once."""
+    re, im = _powers(agree, z, counts, starts)
+    s = np.empty((own.shape[0], z.shape[0]), dtype=np.complex128)
+    x = np.empty((own.shape[0], z.shape[0]), dtype=np.complex128)
+    _sums(re, im, first, second, halves, weight, bounds, own, s, x)
     return s, x
+
+
+@numba.njit(**_JIT)
+def attack_aucs(agrees, z, counts, starts, first, second, halves, weight, bounds, own, target_ones, positions, pairs, dot):
+    """The expected linking AUC per target (M, T) at M settings, ``agrees`` (M, 4): each setting's
+    S and X as :func:`attack_transforms` (the same operations), then per target the weights'
+    transform W (W_0 = 1/2 + E[X], W_k = (1 − z_k X_k)/(1 − z_k) − X_k/2: docs/formulas.md, section 3)
+    and Σ_k dot_k Re(S_k conj(W_k)) / ``pairs`` (N − 1), clipped to [0, 1] (``dot``: Parseval's weights over
+    the half spectrum, divided by K). The powers of a class whose probability is the previous
+    setting's are kept (OME's p along ε)."""
+    n_set, n_targets, half = agrees.shape[0], own.shape[0], z.shape[0]
+    re = np.empty((counts.shape[0], half))
+    im = np.empty((counts.shape[0], half))
+    s = np.empty((n_targets, half), dtype=np.complex128)
+    x = np.empty((n_targets, half), dtype=np.complex128)
+    out = np.empty((n_set, n_targets))
+    for m in range(n_set):
+        for c in range(starts.shape[0] - 1):
+            if m == 0 or agrees[m, c] != agrees[m - 1, c]:
+                _class_powers(agrees[m, c], z, counts, starts[c], starts[c + 1], re, im)
+        _sums(re, im, first, second, halves, weight, bounds, own, s, x)
+        p, q = agrees[m, 0], agrees[m, 1]
+        for t in range(n_targets):
+            ones = target_ones[t]
+            per = dot[0] * s[t, 0].real * (0.5 + (ones * p + (positions - ones) * (1 - q)))
+            for k in range(1, half):
+                w = (1 - z[k] * x[t, k]) / (1 - z[k]) - 0.5 * x[t, k]
+                per += dot[k] * (s[t, k].real * w.real + s[t, k].imag * w.imag)
+            out[m, t] = min(max(per / pairs, 0.0), 1.0)
+    return out
 
 
 def compile_now() -> None:
     """Compile (or load from numba's cache) by running once on a small case."""
     one = np.zeros((1, 2), dtype=np.int64)
-    attack_transforms(
-        np.full(4, 0.5), np.ones(2, dtype=np.complex128), np.zeros(1, dtype=np.int64),
-        np.array([0, 1, 1, 1, 1], dtype=np.int64), one, one, one, np.ones(1), np.array([0, 1], dtype=np.int64), one,
+    plan = (
+        np.array([1.0, -1.0], dtype=np.complex128), np.zeros(1, dtype=np.int64), np.array([0, 1, 1, 1, 1], dtype=np.int64),
+        one, one, one, np.ones(1), np.array([0, 1], dtype=np.int64), one,
     )  # fmt: skip
+    attack_transforms(np.full(4, 0.5), *plan)
+    attack_aucs(np.full((1, 4), 0.5), *plan, np.zeros(1, dtype=np.int64), 1, 1.0, np.ones(2))

@@ -163,6 +163,20 @@ def test_the_attack_equals_its_pair_by_pair_sums_over_convolved_binomials(corpus
     assert np.allclose(got["tpr"], np.mean(tprs, axis=0), rtol=0, atol=1e-13)
 
 
+def _auc_by_definition(counts, mechanism, lam, eps):
+    """Each target's AUC pair by pair: mean_j sum_y P[Y_j = y] (P[X > y] + P[X = y]/2), every pmf
+    by convolving binomials."""
+    p, q = H.flip_probabilities(mechanism, lam, eps, counts.r)
+    agree, positions = (p, q, 1 - p, 1 - q), counts.positions
+    want = []
+    for t, ones in enumerate(counts.target_ones):
+        px = _binomial_sum_pmf((ones, 0, 0, positions - ones), agree, positions)
+        above = np.cumsum(px[::-1])[::-1] - px
+        pys = np.array([_binomial_sum_pmf(c, agree, positions) for c in counts.pair_counts[t]])
+        want.append(np.mean(pys @ (above + 0.5 * px)))
+    return want
+
+
 @pytest.mark.parametrize(
     "rows, targets",
     [([0, 1], [0]), ([0, 1], [0, 1]), ([0, 0, 1, 1, 2, 0], [0, 2, 4]), ([5, 5, 5], [1])],
@@ -176,16 +190,32 @@ def test_the_attack_on_small_and_repeated_corpora_equals_its_pair_by_pair_sums(c
     if len(set(rows)) < len(rows) - 1:  # (repeated sentences: some pair of halves stands for several)
         assert counts.sum_plan().weight.max() > 1
     for lam, eps in ((1.5, 0.3), (100.0, 2.0)):
-        p, q = H.flip_probabilities("ome", lam, eps, counts.r)
-        agree, positions = (p, q, 1 - p, 1 - q), counts.positions
-        want = []
-        for t, ones in enumerate(counts.target_ones):
-            px = _binomial_sum_pmf((ones, 0, 0, positions - ones), agree, positions)
-            above = np.cumsum(px[::-1])[::-1] - px
-            pys = np.array([_binomial_sum_pmf(c, agree, positions) for c in counts.pair_counts[t]])
-            want.append(np.mean(pys @ (above + 0.5 * px)))
+        want = _auc_by_definition(counts, "ome", lam, eps)
         assert np.allclose(H.exact_auc(counts, lam, eps), want, rtol=0, atol=1e-13)
         assert np.allclose(H.exact_attack(counts, lam, eps)["auc"], want, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "mechanism, lam, epsilons",
+    [
+        # OME keeps its p along ε, so the compiled pass keeps classes 11's and 10's powers from one
+        # setting to the next; the settings go up, repeat (a tie) and come back down
+        ("ome", 2.0, (0.05, 0.3, 0.3, 4.0, 0.3)),
+        ("ome", 1.0, (0.01, 100.0)),  # q near 1/2 (a zero factor at z = -1, K = 276) and near 0
+        ("sue", 1.0, (0.3, 2.0)),  # every class's probability moves (K = 801, odd)
+    ],
+)
+def test_the_auc_at_many_settings_at_once_is_each_settings_own(corpus, mechanism, lam, epsilons):
+    """exact_auc_many (one compiled pass over the settings, keeping a class's powers where its
+    probability did not move) gives, to the last bit, what one setting at a time gives, and both
+    equal the definition pair by pair at every setting of the pass, not only the first."""
+    counts = H.attack_counts(corpus, mechanism, np.array([3, 17, 40]))
+    many = H.exact_auc_many(counts, lam, epsilons)
+    assert many.shape == (len(epsilons), 3)
+    for row, eps in zip(many, epsilons):
+        assert np.array_equal(row, H.exact_auc(counts, lam, eps))
+        assert np.allclose(row, _auc_by_definition(counts, mechanism, lam, eps), rtol=0, atol=1e-13)
+    assert H.exact_auc_many(counts, lam, ()).shape == (0, 3)
 
 
 def _numpy_transforms(pair_counts, target_ones, agree, positions):
