@@ -543,21 +543,22 @@ def _loss_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:
     low, high = exceed_probability_bounds(v["dim"], v["epsilon"])
     eps, top = v["epsilon"], float(adept.epsilon_actual(v["epsilon"], v["dim"]))
     mean = loss.privacy_loss_mean(v["dim"], v["clip"], eps)
-    mid = (df["loss_low"] + df["loss_high"]) / 2
-    width = df["loss_high"] - df["loss_low"]
-    colors = np.where(df["above_claim"], OKABE_ITO[1], OKABE_ITO[0])
+    # the columns read once as arrays (pandas' Series through Plotly's checks were a third of a frame)
+    low_edge, high_edge = df["loss_low"].to_numpy(dtype=float), df["loss_high"].to_numpy(dtype=float)
+    share = df["probability"].to_numpy(dtype=float)
+    colors = np.where(df["above_claim"].to_numpy(dtype=bool), OKABE_ITO[1], OKABE_ITO[0])
     fig = go.Figure(
         go.Bar(
-            x=mid,
-            y=df["probability"],
-            width=width,
+            x=(low_edge + high_edge) / 2,
+            y=share,
+            width=high_edge - low_edge,
             marker=dict(color=colors, line=dict(width=0)),
             name="share of releases (orange: L > claimed ε)",
             hovertemplate="L in (%{customdata[0]:.3g}, %{customdata[1]:.3g}]<br>%{y:.4f} of releases<extra></extra>",
-            customdata=np.c_[df["loss_low"], df["loss_high"]],
+            customdata=np.c_[low_edge, high_edge],
         )
     )
-    positive = df.loc[df["probability"] > 0, "probability"]
+    positive = share[share > 0]
     y0, y1 = float(positive.min()) / 2, float(positive.max()) * 2
     for x, label, color, dash in [
         (eps, f"claimed ε = {eps:g}", "#000", "dash"),

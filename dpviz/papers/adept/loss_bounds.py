@@ -23,8 +23,10 @@ index t₀ (the first above ε) to N − 1 is, by the inverse transform summed i
     P = (1/N)·[(N − t₀) + 2·Re Σ_{k=1}^{(N−1)/2} X_kⁿ·(e^{iθ_k t₀} − 1)/(1 − e^{iθ_k})].
 
 The frequencies' sines and cosines depend on n only, so they are made once per n and every ε
-shares them (a slider's 97 positions: 5 ms each where the FFT route took 30-60 ms); the powers
-are by repeated squaring, the arrays walked in pieces that stay in the processor's cache. The
+shares them (a slider's 97 positions: 5 ms each where the FFT route took 30-60 ms). Both parts are
+compiled loops (:mod:`dpviz.papers.adept.loss_kernels`): the table in one pass per n, its cosines
+and sines by angle addition from two short tables; the powers by repeated squaring, a block of
+frequencies at a time (NumPy's passes over the arrays took 8 ms per n and 4 ms per ε). The
 FFT route (:func:`bounds_by_fft`: the lattice's masses written out, composed by FFT, the tail
 summed; the route before) is kept as the reference: the two agree to 10⁻¹³ (tested).
 """
@@ -38,78 +40,37 @@ import numpy as np
 
 from dpviz.papers.adept.sensitivity import _check_dim, _check_positive
 
-PIECE = 4096
-"""Frequencies handled at a time (arrays of 64 kB: in the processor's cache)."""
-
-
 @functools.lru_cache(maxsize=4)
 def _frequencies(n: int, max_points: int):
-    """What every ε shares at dimension n: M, N, t₀ and, per frequency k = 1 … (N − 1)/2,
-    cos θ_k, sin θ_k, 1 − cos θ_k, e^{−iφ_k} and the tail's (e^{iθ_k t₀} − 1)/(1 − e^{iθ_k})."""
+    """What every ε shares at dimension n: M, N, t₀ and the frequencies' table
+    (:func:`dpviz.papers.adept.loss_kernels.frequency_table`: per k = 1 … (N − 1)/2, cos θ_k,
+    sin θ_k, 1 − cos θ_k, e^{−iφ_k} and the tail's (e^{iθ_k t₀} − 1)/(1 − e^{iθ_k}))."""
+    from dpviz.papers.adept import loss_kernels  # (lazy: numba, for this chart alone)
+
     m = int(max(8, min(4096, (max_points - 1) // (2 * n))))
     size = n * 2 * m + 1
     threshold = math.sqrt(n) * m
     # the sum sits on whole lattice points (index - n m): above epsilon means index > sqrt(n) m,
     # and for square n the point sqrt(n) m itself (L = epsilon) does not count
     first = n * m + math.floor(threshold + 1e-9 * max(1.0, threshold)) + 1
-    # every angle is turn·j for a whole j mod N: cos and sin of j = 0 … (N − 1)/2 made once (a
-    # third of the sines and cosines of one per angle and half angle), the rest by cos(turn·(N − j))
-    # = cos(turn·j), sin(turn·(N − j)) = −sin(turn·j); 1 − cos x as sin²x/(1 + cos x) where cos x ≥ 0
-    # (no cancellation for small x, as 2 sin²(x/2) had it)
-    half = (size - 1) // 2
-    turn = 2 * np.pi / size  # (angles from whole numbers reduced mod N: exact to the last bit)
-    table = turn * np.arange(half + 1, dtype=np.int64)
-    cos_t, sin_t = np.cos(table), np.sin(table)
-
-    def at(j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        back = j > half
-        i = np.where(back, size - j, j)
-        return cos_t[i], np.where(back, -sin_t[i], sin_t[i])
-
-    def one_minus(c: np.ndarray, s: np.ndarray) -> np.ndarray:
-        return np.where(c >= 0, s * s / (1 + c), 1 - c)
-
-    k = np.arange(1, half + 1, dtype=np.int64)
-    cos, sin = cos_t[1:], sin_t[1:]
-    one_minus_cos = one_minus(cos, sin)
-    c_phi, s_phi = at((2 * m * k) % size)
-    e_phi = c_phi - 1j * s_phi
-    c_psi, s_psi = at((k * first) % size)
-    tail = (-one_minus(c_psi, s_psi) + 1j * s_psi) / (one_minus_cos - 1j * sin)
-    return m, size, first, cos, sin, one_minus_cos, e_phi, tail
-
-
-def _power(x: np.ndarray, n: int) -> np.ndarray:
-    """xⁿ by repeated squaring (n ≥ 1)."""
-    out = None
-    while True:
-        if n & 1:
-            out = x if out is None else out * x
-        n >>= 1
-        if not n:
-            return out
-        x = x * x
+    table = loss_kernels.frequency_table(size, 2 * m, first)
+    for column in table:
+        column.setflags(write=False)
+    return m, size, first, table
 
 
 def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18) -> tuple[float, float]:
     """Lower and upper bounds on P[L > epsilon] at the worst-case pair (module docstring)."""
+    from dpviz.papers.adept import loss_kernels
+
     _check_dim(dim)
     _check_positive("epsilon", epsilon)
     n = int(dim)
     a = epsilon / math.sqrt(n)
-    m, size, first, cos, sin, one_minus_cos, e_phi, tail = _frequencies(n, int(max_points))
+    m, size, first, table = _frequencies(n, int(max_points))
     h = a / (2 * m)
-    grow, lift, atom = math.expm1(h), math.exp(h), math.exp(-a)
-    sums = [0j, 0j]
-    for lo in range(0, cos.size, PIECE):
-        part = slice(lo, lo + PIECE)
-        c, s, ph = cos[part], sin[part], e_phi[part]
-        den = (grow * c - one_minus_cos[part]) - 1j * (lift * s)  # r e^{-i theta} - 1
-        geo = (0.5 * grow) * (ph - atom) / den
-        atoms = 0.5 * ph + 0.5 * atom
-        for j, x in enumerate((geo + atoms, geo * (c - 1j * s) + atoms)):  # rounded down, up
-            sums[j] += np.dot(_power(x, n), tail[part])
-    low, high = (float(np.clip(((size - first) + 2 * total.real) / size, 0.0, 1.0)) for total in sums)
+    sums = loss_kernels.bound_sums(n, math.expm1(h), math.exp(h), math.exp(-a), *table)  # rounded down, up
+    low, high = (float(np.clip(((size - first) + 2 * total) / size, 0.0, 1.0)) for total in sums)
     return low, high
 
 

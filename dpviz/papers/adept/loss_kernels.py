@@ -94,6 +94,112 @@ def bin_counts(plus, m, out_k, out_s, a, root, dim, edges, sizes, below, counts)
             counts[g, which] += 1
 
 
+@numba.njit(**_JIT)
+def _one_minus(c, s):
+    """1 − cos x from cos x and sin x: sin²x/(1 + cos x) where cos x ≥ 0 (no cancellation for small x)."""
+    return s * s / (1.0 + c) if c >= 0.0 else 1.0 - c
+
+
+@numba.njit(**_JIT)
+def frequency_table(size, twice_m, first):
+    """What every ε shares at one n (:func:`dpviz.papers.adept.loss_bounds._frequencies`), per
+    frequency k = 1 … (N − 1)/2 of N = ``size`` points, θ_k = 2πk/N: cos θ_k, sin θ_k, 1 − cos θ_k,
+    e^{−iφ_k} (φ_k = 2M·θ_k, ``twice_m`` = 2M) and the tail's factor (e^{iθ_k t₀} − 1)/(1 − e^{iθ_k})
+    (t₀ = ``first``), the complex ones as real and imaginary parts. Every angle is 2π·j/N for a
+    whole j reduced mod N (φ_k's and the tail's too, so no angle grows with k); cos and sin of
+    j = 0 … (N − 1)/2 by the angle-addition formulas from two tables of 512 angles each way
+    (2π·512·J/N and 2π·i/N, i < 512: within 2 units in the last place, where a sine and a cosine
+    per angle were most of the time), and of j past (N − 1)/2 by cos(2π(N − j)/N), −sin(…)."""
+    half = (size - 1) // 2
+    turn = 2.0 * np.pi / size
+    step = 512
+    coarse = half // step + 1
+    cf, sf = np.empty(step), np.empty(step)
+    for i in range(step):
+        cf[i], sf[i] = np.cos(turn * i), np.sin(turn * i)
+    cos_t, sin_t = np.empty(half + 1), np.empty(half + 1)
+    for big in range(coarse):
+        cc, sc = np.cos(turn * (big * step)), np.sin(turn * (big * step))
+        lo = big * step
+        hi = min(lo + step, half + 1)
+        for j in range(lo, hi):
+            i = j - lo
+            cos_t[j] = cc * cf[i] - sc * sf[i]
+            sin_t[j] = sc * cf[i] + cc * sf[i]
+    n_k = half
+    omc = np.empty(n_k)
+    ph_re, ph_im, tail_re, tail_im = np.empty(n_k), np.empty(n_k), np.empty(n_k), np.empty(n_k)
+    for k in range(1, half + 1):
+        c, s = cos_t[k], sin_t[k]
+        o = _one_minus(c, s)
+        j = (twice_m * k) % size
+        if j > half:
+            cp, sp = cos_t[size - j], -sin_t[size - j]
+        else:
+            cp, sp = cos_t[j], sin_t[j]
+        j = (k * first) % size
+        if j > half:
+            cq, sq = cos_t[size - j], -sin_t[size - j]
+        else:
+            cq, sq = cos_t[j], sin_t[j]
+        # (e^{iψ} − 1)/(1 − e^{iθ}) = (−(1 − cos ψ) + i sin ψ)/((1 − cos θ) − i sin θ)
+        nr, ni = -_one_minus(cq, sq), sq
+        d2 = o * o + s * s
+        i = k - 1
+        omc[i] = o
+        ph_re[i], ph_im[i] = cp, -sp
+        tail_re[i] = (nr * o - ni * s) / d2
+        tail_im[i] = (ni * o + nr * s) / d2
+    return cos_t[1:], sin_t[1:], omc, ph_re, ph_im, tail_re, tail_im  # (k = 1 …: the tables' own rows, not copied)
+
+
+@numba.njit(**_JIT, error_model="numpy")
+def bound_sums(n, grow, lift, atom, cos, sin, omc, ph_re, ph_im, tail_re, tail_im):
+    """Re Σ_k X_kⁿ·tail_k for the lattice rounded down and rounded up (the two bounds' sums,
+    :func:`dpviz.papers.adept.loss_bounds.exceed_probability_bounds`): per frequency the geometric
+    run's transform g = ½(r − 1)(e^{−iφ} − e^{−a})/(r e^{−iθ} − 1) (r − 1 = ``grow``, r = ``lift``,
+    e^{−a} = ``atom``) plus the atoms' ½e^{−iφ} + ½e^{−a}, and rounded up g·e^{−iθ} instead of g;
+    the n-th powers by repeated squaring, 256 frequencies at a time so that each squaring is one
+    pass the processor does several frequencies of at once."""
+    block = 256
+    total = cos.shape[0]
+    xr, xi, yr, yi = np.empty(block), np.empty(block), np.empty(block), np.empty(block)
+    pr, pi, qr, qi = np.empty(block), np.empty(block), np.empty(block), np.empty(block)
+    down, up = 0.0, 0.0
+    half_grow = 0.5 * grow
+    for k0 in range(0, total, block):
+        kb = min(block, total - k0)
+        for j in range(kb):
+            k = k0 + j
+            c, s = cos[k], sin[k]
+            den_r, den_i = grow * c - omc[k], -(lift * s)  # r e^{−iθ} − 1
+            num_r, num_i = half_grow * (ph_re[k] - atom), half_grow * ph_im[k]
+            d2 = den_r * den_r + den_i * den_i
+            g_r = (num_r * den_r + num_i * den_i) / d2
+            g_i = (num_i * den_r - num_r * den_i) / d2
+            a_r, a_i = 0.5 * ph_re[k] + 0.5 * atom, 0.5 * ph_im[k]
+            xr[j], xi[j] = g_r + a_r, g_i + a_i
+            yr[j], yi[j] = g_r * c + g_i * s + a_r, g_i * c - g_r * s + a_i
+            pr[j], pi[j], qr[j], qi[j] = 1.0, 0.0, 1.0, 0.0
+        m = n
+        while True:
+            if m & 1:
+                for j in range(kb):
+                    pr[j], pi[j] = pr[j] * xr[j] - pi[j] * xi[j], pr[j] * xi[j] + pi[j] * xr[j]
+                    qr[j], qi[j] = qr[j] * yr[j] - qi[j] * yi[j], qr[j] * yi[j] + qi[j] * yr[j]
+            m >>= 1
+            if m == 0:
+                break
+            for j in range(kb):
+                xr[j], xi[j] = xr[j] * xr[j] - xi[j] * xi[j], 2.0 * xr[j] * xi[j]
+                yr[j], yi[j] = yr[j] * yr[j] - yi[j] * yi[j], 2.0 * yr[j] * yi[j]
+        for j in range(kb):
+            k = k0 + j
+            down += pr[j] * tail_re[k] - pi[j] * tail_im[k]
+            up += qr[j] * tail_re[k] - qi[j] * tail_im[k]
+    return down, up
+
+
 def compile_now() -> None:
     """Compile (or load from numba's cache) by running once on a small case."""
     x = np.ones((2, 1))
@@ -114,3 +220,5 @@ def compile_now() -> None:
         np.array([1]),
         np.zeros((1, 2), dtype=np.int64),
     )
+    table = frequency_table(17, 4, 5)
+    bound_sums(2, 0.1, 1.1, 0.5, *table)

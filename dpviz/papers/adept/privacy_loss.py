@@ -277,8 +277,9 @@ def _histograms(settings: Sequence[tuple[int, float]], samples: int, seed: int, 
 
 def exceed_probability(hist: pd.DataFrame, confidence: float = 0.95) -> tuple[float, float, float]:
     """P[L > claimed epsilon] from :func:`privacy_loss_histogram`, with a Wilson interval."""
-    total = int(hist["count"].sum())
-    k = int(hist.loc[hist["above_claim"], "count"].sum())
+    count = hist["count"].to_numpy(dtype=np.int64)
+    total = int(count.sum())
+    k = int(count[hist["above_claim"].to_numpy(dtype=bool)].sum())
     low, high = wilson_interval(k, total, confidence)
     return k / total, float(low), float(high)
 

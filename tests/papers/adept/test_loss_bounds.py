@@ -47,3 +47,27 @@ def test_one_dimension_and_large_epsilon():
 def test_bad_input_is_named(dim, eps):
     with pytest.raises(InputError):
         exceed_probability_bounds(dim, eps)
+
+
+@pytest.mark.parametrize(
+    "size, twice_m, first",
+    # one coarse step of 512 angles or less; several with a remainder; a first index past the middle
+    [(17, 4, 5), (1025, 16, 700), (2 * 50 * 2621 + 1, 2 * 2621, 50 * 2621 + 18535), (2 * 7 * 9 + 1, 18, 120)],
+)
+def test_the_frequency_table_equals_its_angles_taken_one_by_one(size, twice_m, first):
+    """The compiled table (cosines and sines by angle addition from two short tables, every angle
+    reduced mod N) against NumPy's cos, sin and complex exponentials of each angle 2πj/N."""
+    from dpviz.papers.adept.loss_kernels import frequency_table
+
+    cos, sin, omc, ph_re, ph_im, tail_re, tail_im = frequency_table(size, twice_m, first)
+    k = np.arange(1, (size - 1) // 2 + 1)
+    theta = 2 * np.pi * k / size
+    assert cos.shape == k.shape
+    assert np.allclose(cos, np.cos(theta), rtol=0, atol=2e-15)
+    assert np.allclose(sin, np.sin(theta), rtol=0, atol=2e-15)
+    assert np.allclose(omc, 2 * np.sin(theta / 2) ** 2, rtol=1e-12, atol=0)  # (relative: no cancellation near 0)
+    phi = 2 * np.pi * ((twice_m * k) % size) / size
+    assert np.allclose(ph_re + 1j * ph_im, np.exp(-1j * phi), rtol=0, atol=2e-15)
+    psi = 2 * np.pi * ((first * k) % size) / size
+    want = (np.exp(1j * psi) - 1) / (1 - np.exp(1j * theta))
+    assert np.allclose(tail_re + 1j * tail_im, want, rtol=1e-11, atol=1e-13)
