@@ -162,6 +162,9 @@ def attack_aucs(agrees, z, counts, starts, first, second, halves, weight, bounds
     s = np.empty((n_targets, half), dtype=np.complex128)
     x = np.empty((n_targets, half), dtype=np.complex128)
     out = np.empty((n_set, n_targets))
+    inv = np.empty(half, dtype=np.complex128)  # 1/(1 − z_k), once (a division per target and frequency was a tenth)
+    for k in range(1, half):
+        inv[k] = 1.0 / (1.0 - z[k])
     for m in range(n_set):
         for c in range(starts.shape[0] - 1):
             if m == 0 or agrees[m, c] != agrees[m - 1, c]:
@@ -172,7 +175,7 @@ def attack_aucs(agrees, z, counts, starts, first, second, halves, weight, bounds
             ones = target_ones[t]
             per = dot[0] * s[t, 0].real * (0.5 + (ones * p + (positions - ones) * (1 - q)))
             for k in range(1, half):
-                w = (1 - z[k] * x[t, k]) / (1 - z[k]) - 0.5 * x[t, k]
+                w = (1 - z[k] * x[t, k]) * inv[k] - 0.5 * x[t, k]
                 per += dot[k] * (s[t, k].real * w.real + s[t, k].imag * w.imag)
             out[m, t] = min(max(per / pairs, 0.0), 1.0)
     return out
