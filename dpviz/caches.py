@@ -73,6 +73,13 @@ BUDGETS: tuple[Budget, ...] = (
         frozen=True,
     ),
     Budget(
+        "adept.bias",
+        "ADePT: the L1 clip's mean squared bias per (n, C, draws, seed), for its frontier's RMS error",
+        256,
+        1 * MB,
+        frozen=True,
+    ),
+    Budget(
         "adept.blocks",
         "ADePT: the fixes' random coordinates, 16 at a time, per (seed, draws); every n takes its first n",
         128,

@@ -355,7 +355,7 @@ def calibrate_page(
                 row.update(
                     {p.slider: value, "low": value, "high": value, "side": f"{p.slider} = {value:g}", "note": ""}
                 )
-                row.update(p.evaluate(state, values, mech, value))
+                row.update(p.evaluate(state, values, mech, value).items())  # (every measure, a Lazy one's too)
                 rows.append(row)
             else:
                 rows.append(_one(p, values, mech, measure, value, lo, hi, solve))

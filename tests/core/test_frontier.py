@@ -88,6 +88,32 @@ def test_hoho_current_points_are_the_exact_attack():
     assert (df[df.kind == "curve"].privacy.between(0.0, 1.0)).all()
 
 
+@pytest.mark.parametrize("dim", [1, 16, 17, 300])  # one coordinate, a whole block of 16, one past, many blocks
+def test_adept_measures_read_lazily_are_the_fixes_rows(dim):
+    """The ADePT page's measures, the cosine computed only when read and the clip's bias without
+    the noises' dot products, are the fixes' table's own row to the last bit, for every mechanism;
+    the frontier's L1-clip curve has that RMS error at each of its ε."""
+    from dpviz.papers.adept import sensitivity as S
+    from dpviz.papers.adept.targets import TARGETS
+
+    df, v = _table("adept-frontier", {"dim": str(dim), "draws": "200", "epsilon": "2"})
+    key = (dim, float(v["clip"]), 200, int(v["seed"]))
+    full = S.fixes_draws(*key)
+    assert S.fixes_bias_sq(*key) == full["bias_sq"]
+    for mech in TARGETS.mechanisms_for(v):
+        state = TARGETS.prepare(v, mech)
+        for eps in (0.05, 2.0, 40.0):
+            row = dict(zip(S.FIXES_COLUMNS, S.fix_row(full, dim, eps, v["clip"], v["delta"], mech)))
+            got = TARGETS.evaluate(state, v, mech, eps)
+            assert got["rms_error_relative"] == row["rms_error_relative"]
+            assert got["epsilon_actual"] == row["epsilon_actual"]
+            assert dict(got.items()) == {k: float(row[k]) for k in got.makers}
+    clipped = df[(df.kind == "curve") & (df.mechanism == "l1_clip")]
+    for eps, util in zip(clipped.setting, clipped.utility):
+        row = dict(zip(S.FIXES_COLUMNS, S.fix_row(full, dim, float(eps), v["clip"], v["delta"], "l1_clip")))
+        assert util == row["rms_error_relative"]
+
+
 @pytest.mark.parametrize("lam", [1.0, 3.0, 9000.0])
 def test_hoho_curves_computed_at_once_are_each_points_own(lam):
     """The HoHo curves' points come from one compiled pass per curve (the page's ``evaluate_many``):

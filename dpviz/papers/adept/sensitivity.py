@@ -364,13 +364,10 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
     the frames along n (and the frontier's, and the sweep over n) draw each block once, not every
     coordinate at every n (at 1,000 draws, the slider's 53 values of n drew 9,901 coordinates of
     each kind; they now draw 1,024)."""
-    _check_dim(dim)
-    dim, draws = int(dim), int(draws)
-    blocks = [_fixes_block(seed, draws, b) for b in range(-(-dim // FIXES_BLOCK))]
-    u, lap, gau = (np.concatenate([blk[i] for blk in blocks], axis=1)[:, :dim] for i in range(3))
-    v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
-    v1 = clip_l1(v, clip)
-    out: dict[str, np.ndarray | float] = {"bias_sq": float(np.mean(np.sum((v1 - v) ** 2, axis=1)))}
+    v, v1, bias_sq = _signals(dim, clip, draws, seed)
+    blocks = [_fixes_block(seed, int(draws), b) for b in range(-(-int(dim) // FIXES_BLOCK))]
+    lap, gau = (np.concatenate([blk[i] for blk in blocks], axis=1)[:, : int(dim)] for i in (1, 2))
+    out: dict[str, np.ndarray | float] = {"bias_sq": bias_sq}
     for sname, sig in (("v", v), ("v1", v1)):
         out[f"{sname}.v"] = np.einsum("ij,ij->i", sig, v)
         out[f"{sname}.{sname}"] = np.einsum("ij,ij->i", sig, sig)
@@ -380,6 +377,24 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
         out[f"{ename}.v"] = np.einsum("ij,ij->i", e, v)
         out[f"{ename}.{ename}"] = np.einsum("ij,ij->i", e, e)
     return out
+
+
+def _signals(dim: int, clip: float, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """The signals of :func:`fixes_draws` (v on the sphere of radius C, its L1-clipped v1) and the
+    clip's mean squared bias E‖v1 − v‖², from the blocks' first stream alone."""
+    _check_dim(dim)
+    dim, draws = int(dim), int(draws)
+    blocks = [_fixes_block(seed, draws, b) for b in range(-(-dim // FIXES_BLOCK))]
+    u = np.concatenate([blk[0] for blk in blocks], axis=1)[:, :dim]
+    v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
+    v1 = clip_l1(v, clip)
+    return v, v1, float(np.mean(np.sum((v1 - v) ** 2, axis=1)))
+
+
+def fixes_bias_sq(dim: int, clip: float, draws: int, seed: int) -> float:
+    """``fixes_draws(...)["bias_sq"]`` alone (the same number), without the noises' dot products:
+    all that the RMS error needs (:func:`fix_rms`)."""
+    return _signals(dim, clip, draws, seed)[2]
 
 
 FIXES_COLUMNS = [
@@ -417,17 +432,30 @@ def fixes_evaluate(
     return pd.DataFrame(rows, columns=FIXES_COLUMNS)
 
 
-def fix_row(d: Mapping[str, Any], n: int, eps: float, clip: float, delta: float, mech: str) -> tuple:
-    """One row of :func:`fixes_evaluate` (its :data:`FIXES_COLUMNS`), from :func:`fixes_draws` of n."""
+def fix_rms(d: Mapping[str, Any], n: int, eps: float, clip: float, delta: float, mech: str) -> tuple:
+    """(noise kind, scale, ε really guaranteed, δ, RMS error) of one mechanism: :func:`fix_row`'s
+    closed-form part (the L1 clip's bias from :func:`fixes_draws` of n), without the cosine's draws."""
     kind, scale, eps_true, dlt = fix_noise(mech, n, clip, eps, delta)
+    rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, n) ** 2)
+    return kind, scale, eps_true, dlt, rms
+
+
+def fix_cosine(d: Mapping[str, Any], kind: str, scale: float, clip: float, mech: str) -> tuple[float, float]:
+    """The mean cosine of :func:`fix_row` over the draws of :func:`fixes_draws`, and its standard error."""
     s = "v1" if mech == "l1_clip" else "v"
     e = "lap" if kind == "laplace" else "gau"
     num = d[f"{s}.v"] + scale * d[f"{e}.v"]
     norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
     cos = num / (np.sqrt(norm_sq) * clip)
-    rms = np.sqrt((d["bias_sq"] if mech == "l1_clip" else 0.0) + noise_rms(kind, scale, n) ** 2)
     se = float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan
-    return (mech, n, eps, eps_true, dlt, scale, rms, rms / clip, float(cos.mean()), se)
+    return float(cos.mean()), se
+
+
+def fix_row(d: Mapping[str, Any], n: int, eps: float, clip: float, delta: float, mech: str) -> tuple:
+    """One row of :func:`fixes_evaluate` (its :data:`FIXES_COLUMNS`), from :func:`fixes_draws` of n."""
+    kind, scale, eps_true, dlt, rms = fix_rms(d, n, eps, clip, delta, mech)
+    cosine, se = fix_cosine(d, kind, scale, clip, mech)
+    return (mech, n, eps, eps_true, dlt, scale, rms, rms / clip, cosine, se)
 
 
 def fixes_utility(

@@ -13,35 +13,65 @@ and 4 for the corrected Laplace mechanism.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import functools
+from collections.abc import Mapping
+from typing import Any
 
 from dpviz import caches, registry
 from dpviz.frontier import Axes
 from dpviz.papers.adept import sensitivity as adept
-from dpviz.papers.adept.sensitivity import FIX_LABELS, FIXES_COLUMNS, fix_row
-from dpviz.targets import Measure, Page, panel_answer
+from dpviz.papers.adept.sensitivity import FIX_LABELS, fix_cosine, fix_rms
+from dpviz.targets import Lazy, Measure, Page, panel_answer
 
 
 def _params():
     return registry.get("adept-fixes").params
 
 
+class _Draws(Mapping):
+    """The fixes' ε-free draws at one setting (:func:`adept.fixes_draws`), made when first read
+    and kept per setting (the process cache ``adept.draws``: the frontier asks once per mechanism
+    and position); the clip's bias alone (``bias_sq``, all the RMS error needs) without them, so the
+    frontier's frames along n draw no noise's dot products."""
+
+    def __init__(self, key: tuple):
+        self.key = key
+
+    def _all(self):
+        return caches.memo("adept.draws").get(self.key, lambda: adept.fixes_draws(*self.key))
+
+    def __getitem__(self, name):
+        if name == "bias_sq":
+            return caches.memo("adept.bias").get(self.key, lambda: adept.fixes_bias_sq(*self.key))
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+
 def _prepare(v: Mapping[str, Any], mechanism: str):
-    """The fixes' ε-free draws at the page's n: the same for every mechanism, so kept per setting
-    (the process cache ``adept.draws``): the frontier asks once per mechanism and position."""
-    key = (int(v["dim"]), float(v["clip"]), int(v["draws"]), int(v["seed"]))
-    return caches.memo("adept.draws").get(key, lambda: adept.fixes_draws(*key))
+    """The fixes' draws at the page's n (:class:`_Draws`: made when first read)."""
+    return _Draws((int(v["dim"]), float(v["clip"]), int(v["draws"]), int(v["seed"])))
 
 
 def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    row = dict(zip(FIXES_COLUMNS, fix_row(state, int(v["dim"]), float(epsilon), v["clip"], v["delta"], mechanism)))
-    return {
-        "epsilon_actual": float(row["epsilon_actual"]),
-        "rms_error_relative": float(row["rms_error_relative"]),
-        "cosine": float(row["cosine"]),
-        "cosine_se": float(row["cosine_se"]),
-        "noise_scale": float(row["noise_scale"]),
-    }
+    """:func:`fix_row`'s measures, the cosine's (a mean over the draws) computed only when read:
+    the frontier reads the true ε and the RMS error alone (the cosine was a quarter of its frames along n)."""
+    clip = v["clip"]
+    kind, scale, eps_true, _, rms = fix_rms(state, int(v["dim"]), float(epsilon), clip, v["delta"], mechanism)
+    cosine = functools.cache(lambda: fix_cosine(state, kind, scale, clip, mechanism))
+    return Lazy(
+        {
+            "epsilon_actual": lambda: float(eps_true),
+            "rms_error_relative": lambda: float(rms / clip),
+            "cosine": lambda: float(cosine()[0]),
+            "cosine_se": lambda: float(cosine()[1]),
+            "noise_scale": lambda: float(scale),
+        }
+    )
 
 
 def _label(mechanism: str, values: Mapping[str, Any]) -> str:
