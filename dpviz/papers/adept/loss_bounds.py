@@ -40,6 +40,7 @@ import numpy as np
 
 from dpviz.papers.adept.sensitivity import _check_dim, _check_positive
 
+
 @functools.lru_cache(maxsize=4)
 def _frequencies(n: int, max_points: int):
     """What every ε shares at dimension n: M, N, t₀ and the frequencies' table
@@ -61,7 +62,7 @@ def _frequencies(n: int, max_points: int):
 
 def exceed_probability_bounds(dim: int, epsilon: float, max_points: int = 2**18) -> tuple[float, float]:
     """Lower and upper bounds on P[L > epsilon] at the worst-case pair (module docstring)."""
-    from dpviz.papers.adept import loss_kernels
+    from dpviz.papers.adept import loss_kernels  # (lazy: numba, for this chart alone)
 
     _check_dim(dim)
     _check_positive("epsilon", epsilon)

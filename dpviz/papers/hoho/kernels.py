@@ -117,8 +117,10 @@ def _sums(re, im, first, second, halves, weight, bounds, own, s, x):
                 q0, q1, q2, q3 = halves[i, 1], halves[i + 1, 1], halves[i + 2, 1], halves[i + 3, 1]
                 w0, w1, w2, w3 = weight[i], weight[i + 1], weight[i + 2], weight[i + 3]
                 for k in range(half):
-                    run_re[k] = (((run_re[k] + w0 * b_re[q0, k]) + w1 * b_re[q1, k]) + w2 * b_re[q2, k]) + w3 * b_re[q3, k]
-                    run_im[k] = (((run_im[k] + w0 * b_im[q0, k]) + w1 * b_im[q1, k]) + w2 * b_im[q2, k]) + w3 * b_im[q3, k]
+                    re_k = ((run_re[k] + w0 * b_re[q0, k]) + w1 * b_re[q1, k]) + w2 * b_re[q2, k]
+                    im_k = ((run_im[k] + w0 * b_im[q0, k]) + w1 * b_im[q1, k]) + w2 * b_im[q2, k]
+                    run_re[k] = re_k + w3 * b_re[q3, k]
+                    run_im[k] = im_k + w3 * b_im[q3, k]
                 i += 4
             while i < j:
                 q, w = halves[i, 1], weight[i]
@@ -149,7 +151,9 @@ def attack_transforms(agree, z, counts, starts, first, second, halves, weight, b
 
 
 @numba.njit(**_JIT)
-def attack_aucs(agrees, z, counts, starts, first, second, halves, weight, bounds, own, target_ones, positions, pairs, dot):
+def attack_aucs(
+    agrees, z, counts, starts, first, second, halves, weight, bounds, own, target_ones, positions, pairs, dot
+):
     """The expected linking AUC per target (M, T) at M settings, ``agrees`` (M, 4): each setting's
     S and X as :func:`attack_transforms` (the same operations), then per target the weights'
     transform W (W_0 = 1/2 + E[X], W_k = (1 − z_k X_k)/(1 − z_k) − X_k/2: docs/formulas.md, section 3)
@@ -185,8 +189,8 @@ def compile_now() -> None:
     """Compile (or load from numba's cache) by running once on a small case."""
     one = np.zeros((1, 2), dtype=np.int64)
     plan = (
-        np.array([1.0, -1.0], dtype=np.complex128), np.zeros(1, dtype=np.int64), np.array([0, 1, 1, 1, 1], dtype=np.int64),
-        one, one, one, np.ones(1), np.array([0, 1], dtype=np.int64), one,
+        np.array([1.0, -1.0], dtype=np.complex128), np.zeros(1, dtype=np.int64),
+        np.array([0, 1, 1, 1, 1], dtype=np.int64), one, one, one, np.ones(1), np.array([0, 1], dtype=np.int64), one,
     )  # fmt: skip
     attack_transforms(np.full(4, 0.5), *plan)
     attack_aucs(np.full((1, 4), 0.5), *plan, np.zeros(1, dtype=np.int64), 1, 1.0, np.ones(2))

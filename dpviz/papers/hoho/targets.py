@@ -48,13 +48,12 @@ def _evaluate_many(counts, v: Mapping[str, Any], mechanism: str, epsilons) -> li
     compiled call for all the AUCs (:func:`exact.exact_auc_many`), the same numbers to the last bit."""
     lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
     auc = exact.exact_auc_many(counts, lam, epsilons)
-    flips = np.array([exact.flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]).reshape(-1, 2)
+    flips = [exact.flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]
+    flips = np.array(flips, dtype=float).reshape(-1, 2)
     p, q = flips[:, :1], flips[:, 1:]
     ones = np.asarray(counts.ones, dtype=float)
     recon = np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions, axis=1)
-    return [
-        {"auc_mean": float(np.mean(a)), "reconstruction_mean": float(r)} for a, r in zip(auc, recon)
-    ]
+    return [{"auc_mean": float(np.mean(a)), "reconstruction_mean": float(r)} for a, r in zip(auc, recon)]
 
 
 TARGETS = Page(
