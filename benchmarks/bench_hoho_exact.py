@@ -182,6 +182,28 @@ def main() -> None:
     for name, w in worst.items():
         print(f"largest difference of the AUC (and TPR, FPR) from the {name} route at 3 settings: {w:.1e}")
     _bounds()
+    _curve(counts)
+
+
+def _curve(counts) -> None:
+    """A frontier curve's 26 ε at one λ (its frames along λ compute one at each λ): one ε at a time
+    by the transforms' compiled pass and NumPy's AUC (``exact_attack``'s route, the route before
+    2026-12-03, here with the runs' sums four at a time as now), against every ε in one pass that
+    also takes the AUC's dot products (``exact_auc_many``)."""
+    from dpviz.frontier import CURVE_POINTS
+
+    eps = np.geomspace(0.01, 10.0, CURVE_POINTS + 1)
+
+    def one_by_one():
+        return np.array([exact._auc_per_target(counts, *exact._score_distributions(counts, 3.0, e)) for e in eps])
+
+    diff = float(np.max(np.abs(one_by_one() - exact.exact_auc_many(counts, 3.0, eps))))
+    before = _best(one_by_one)
+    now = _best(lambda: exact.exact_auc_many(counts, 3.0, eps))
+    print(
+        f"frontier curve, {len(eps)} ε at λ = 3: one by one {before * 1e3:.2f} ms, at once {now * 1e3:.2f} ms"
+        f" ({before / now:.2f}x); largest difference of an AUC {diff:.1e}"
+    )
 
 
 def _bounds() -> None:
