@@ -187,9 +187,9 @@ def main() -> None:
 
 def _curve(counts) -> None:
     """A frontier curve's 26 ε at one λ (its frames along λ compute one at each λ): one ε at a time
-    by the transforms' compiled pass and NumPy's AUC (``exact_attack``'s route, the route before
-    2026-12-03, here with the runs' sums four at a time as now), against every ε in one pass that
-    also takes the AUC's dot products (``exact_auc_many``)."""
+    by the transforms' compiled pass and then the AUC's (``exact_attack``'s route; before 2026-12-03
+    the frontier's), against every ε in one pass that also takes the AUC's dot products
+    (``exact_auc_many``)."""
     from dpviz.frontier import CURVE_POINTS
 
     eps = np.geomspace(0.01, 10.0, CURVE_POINTS + 1)

@@ -269,15 +269,30 @@ def _auc_per_target(counts: AttackCounts, p: float, q: float, z: np.ndarray, own
     weight per score, w(y) = P[X > y] + P[X = y]/2, taken between the transforms (Parseval), with
     the sum S_t of the target's pair transforms, so no pmf is transformed back. The weights'
     transform follows from X's: P[X ≥ y] summed against z^y is Σ_x P[X = x]·(1 − z^(x+1))/(1 − z)
-    = (1 − z·X(z))/(1 − z) at z ≠ 1, and 1 + E[X] at z = 1, E[X] = ones·p + zeros·(1 − q)."""
+    = (1 − z·X(z))/(1 − z) at z ≠ 1, and 1 + E[X] at z = 1, E[X] = ones·p + zeros·(1 − q). Taken
+    in the compiled loop (:func:`dpviz.papers.hoho.kernels.transform_aucs`) that :func:`exact_auc`
+    runs too, so the two agree to the last bit."""
+    from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
+
+    return kernels.transform_aucs(sums, own, z, p, q, *_auc_constants(counts))
+
+
+def _auc_constants(counts: AttackCounts) -> tuple:
+    """What every AUC of these counts shares: each target's clean ones, the positions, the pairs per
+    target (N − 1) and Parseval's weights."""
     k = counts.positions + 1
-    mean_x = counts.target_ones * p + (counts.positions - counts.target_ones) * (1 - q)
-    w = np.empty_like(own)
-    w[:, 1:] = (1 - z[1:] * own[:, 1:]) / (1 - z[1:]) - 0.5 * own[:, 1:]
-    w[:, 0] = 0.5 + mean_x
-    w *= _dot_weights(k)
-    per = (sums.real * w.real + sums.imag * w.imag).sum(axis=1)  # Re(S conj(W)) summed with the weights
-    return np.clip(per / counts.pair_counts.shape[1], 0.0, 1.0)
+    return (
+        np.asarray(counts.target_ones, dtype=np.int64),
+        counts.positions,
+        float(counts.pair_counts.shape[1]),
+        _dot_weights(k),
+    )
+
+
+def flips_along(counts: AttackCounts, lam: float, epsilons) -> tuple[np.ndarray, np.ndarray]:
+    """(p, q) of :func:`flip_probabilities` at each ε of ``epsilons``, as two arrays (M,)."""
+    flips = [flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]
+    return np.array([f[0] for f in flips], dtype=float), np.array([f[1] for f in flips], dtype=float)
 
 
 def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
@@ -288,22 +303,22 @@ def exact_auc(counts: AttackCounts, lam: float, epsilon: float) -> np.ndarray:
 
 
 def exact_auc_many(counts: AttackCounts, lam: float, epsilons) -> np.ndarray:
-    """:func:`exact_auc` at each ε of ``epsilons`` (M,), (M, T), in one compiled call
-    (:func:`dpviz.papers.hoho.kernels.attack_aucs`): the same numbers as one ε at a time to the
-    last bit, for a curve along ε (the frontier's, at each λ). The weights' transform and the dot
-    products are :func:`_auc_per_target`'s, taken in the compiled loop (summed in order rather than
-    pairwise: within 1e-13 of it, tested)."""
+    """:func:`exact_auc` at each ε of ``epsilons`` (M,), (M, T): :func:`aucs_at` their flip probabilities."""
+    return aucs_at(counts, *flips_along(counts, lam, epsilons))
+
+
+def aucs_at(counts: AttackCounts, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The expected AUC per target (M, T) at the flip probabilities (p, q) (M,) each, in one
+    compiled call (:func:`dpviz.papers.hoho.kernels.attack_aucs`): the same numbers as one setting
+    at a time to the last bit, for a curve along ε (the frontier's, at each λ); its dot products
+    are :func:`_auc_per_target`'s loop."""
     from dpviz.papers.hoho import kernels  # (lazy: numba, which `dpviz figure --list` need not load)
 
-    flips = [flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]
-    p = np.array([f[0] for f in flips])
-    q = np.array([f[1] for f in flips])
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
     plan = counts.sum_plan()
     return kernels.attack_aucs(
         np.stack([p, q, 1 - p, 1 - q], axis=1), _roots(counts.positions + 1), plan.counts, plan.starts, plan.first,
-        plan.second, plan.halves, plan.weight, plan.bounds, plan.own,
-        np.asarray(counts.target_ones, dtype=np.int64), counts.positions, float(counts.pair_counts.shape[1]),
-        _dot_weights(counts.positions + 1),
+        plan.second, plan.halves, plan.weight, plan.bounds, plan.own, *_auc_constants(counts),
     )  # fmt: skip
 
 

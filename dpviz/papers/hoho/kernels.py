@@ -151,37 +151,59 @@ def attack_transforms(agree, z, counts, starts, first, second, halves, weight, b
 
 
 @numba.njit(**_JIT)
+def _aucs_into(s, x, z, inv, dot, p, q, target_ones, positions, pairs, out):
+    """Each target's AUC from its S and X at one setting (p, q) into ``out`` (T,): the weights'
+    transform W (W_0 = 1/2 + E[X], W_k = (1 − z_k X_k)·inv_k − X_k/2, inv_k = 1/(1 − z_k):
+    docs/formulas.md, section 3) and Σ_k dot_k Re(S_k conj(W_k)) / ``pairs`` (N − 1), clipped to
+    [0, 1] (``dot``: Parseval's weights over the half spectrum, divided by K)."""
+    for t in range(s.shape[0]):
+        ones = target_ones[t]
+        per = dot[0] * s[t, 0].real * (0.5 + (ones * p + (positions - ones) * (1 - q)))
+        for k in range(1, s.shape[1]):
+            w = (1 - z[k] * x[t, k]) * inv[k] - 0.5 * x[t, k]
+            per += dot[k] * (s[t, k].real * w.real + s[t, k].imag * w.imag)
+        out[t] = min(max(per / pairs, 0.0), 1.0)
+
+
+@numba.njit(**_JIT)
+def _inverse_gaps(z):
+    """1/(1 − z_k) for k ≥ 1, once a call (a division per target and frequency was a fifth of a setting)."""
+    inv = np.empty(z.shape[0], dtype=np.complex128)
+    inv[0] = 0.0
+    for k in range(1, z.shape[0]):
+        inv[k] = 1.0 / (1.0 - z[k])
+    return inv
+
+
+@numba.njit(**_JIT)
+def transform_aucs(s, x, z, p, q, target_ones, positions, pairs, dot):
+    """Each target's AUC (T,) from the transforms S and X of :func:`attack_transforms` at (p, q)
+    (:func:`_aucs_into`): the exact attack's, by the same loop as :func:`attack_aucs`."""
+    out = np.empty(s.shape[0])
+    _aucs_into(s, x, z, _inverse_gaps(z), dot, p, q, target_ones, positions, pairs, out)
+    return out
+
+
+@numba.njit(**_JIT)
 def attack_aucs(
     agrees, z, counts, starts, first, second, halves, weight, bounds, own, target_ones, positions, pairs, dot
 ):
     """The expected linking AUC per target (M, T) at M settings, ``agrees`` (M, 4): each setting's
-    S and X as :func:`attack_transforms` (the same operations), then per target the weights'
-    transform W (W_0 = 1/2 + E[X], W_k = (1 − z_k X_k)/(1 − z_k) − X_k/2: docs/formulas.md, section 3)
-    and Σ_k dot_k Re(S_k conj(W_k)) / ``pairs`` (N − 1), clipped to [0, 1] (``dot``: Parseval's weights over
-    the half spectrum, divided by K). The powers of a class whose probability is the previous
-    setting's are kept (OME's p along ε)."""
+    S and X as :func:`attack_transforms` (the same operations), then :func:`_aucs_into`. The powers
+    of a class whose probability is the previous setting's are kept (OME's p along ε)."""
     n_set, n_targets, half = agrees.shape[0], own.shape[0], z.shape[0]
     re = np.empty((counts.shape[0], half))
     im = np.empty((counts.shape[0], half))
     s = np.empty((n_targets, half), dtype=np.complex128)
     x = np.empty((n_targets, half), dtype=np.complex128)
     out = np.empty((n_set, n_targets))
-    inv = np.empty(half, dtype=np.complex128)  # 1/(1 − z_k), once (a division per target and frequency was a tenth)
-    for k in range(1, half):
-        inv[k] = 1.0 / (1.0 - z[k])
+    inv = _inverse_gaps(z)
     for m in range(n_set):
         for c in range(starts.shape[0] - 1):
             if m == 0 or agrees[m, c] != agrees[m - 1, c]:
                 _class_powers(agrees[m, c], z, counts, starts[c], starts[c + 1], re, im)
         _sums(re, im, first, second, halves, weight, bounds, own, s, x)
-        p, q = agrees[m, 0], agrees[m, 1]
-        for t in range(n_targets):
-            ones = target_ones[t]
-            per = dot[0] * s[t, 0].real * (0.5 + (ones * p + (positions - ones) * (1 - q)))
-            for k in range(1, half):
-                w = (1 - z[k] * x[t, k]) * inv[k] - 0.5 * x[t, k]
-                per += dot[k] * (s[t, k].real * w.real + s[t, k].imag * w.imag)
-            out[m, t] = min(max(per / pairs, 0.0), 1.0)
+        _aucs_into(s, x, z, inv, dot, agrees[m, 0], agrees[m, 1], target_ones, positions, pairs, out[m])
     return out
 
 
@@ -194,3 +216,5 @@ def compile_now() -> None:
     )  # fmt: skip
     attack_transforms(np.full(4, 0.5), *plan)
     attack_aucs(np.full((1, 4), 0.5), *plan, np.zeros(1, dtype=np.int64), 1, 1.0, np.ones(2))
+    ones = np.ones((1, 2), dtype=np.complex128)
+    transform_aucs(ones, ones, plan[0], 0.5, 0.5, np.zeros(1, dtype=np.int64), 1, 1.0, np.ones(2))

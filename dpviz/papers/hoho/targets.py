@@ -27,13 +27,23 @@ def _prepare(v: Mapping[str, Any], mechanism: str):
     return attack_counts(v["corpus"], mechanism, v["targets"], v["seed"])
 
 
-def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
-    lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
+def _lam(v: Mapping[str, Any], mechanism: str) -> float:
+    return float(v["lambda_"]) if mechanism == "ome" else 1.0
 
-    def recon() -> float:  # exact_attack's expected reconstruction, from (p, q) alone
+
+def _reconstruction(counts, p, q) -> np.ndarray:
+    """exact_attack's expected reconstruction, mean over sentences, at the flip probabilities
+    (p, q) (M, 1) each: one per setting (M,)."""
+    ones = np.asarray(counts.ones, dtype=float)
+    return np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions, axis=-1)
+
+
+def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> dict[str, float]:
+    lam = _lam(v, mechanism)
+
+    def recon() -> float:  # from (p, q) alone
         p, q = exact.flip_probabilities(counts.mechanism, lam, epsilon, counts.r)
-        ones = np.asarray(counts.ones, dtype=float)
-        return float(np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions))
+        return float(_reconstruction(counts, np.array([[p]]), np.array([[q]]))[0])
 
     return Lazy(
         {
@@ -45,14 +55,10 @@ def _evaluate(counts, v: Mapping[str, Any], mechanism: str, epsilon: float) -> d
 
 def _evaluate_many(counts, v: Mapping[str, Any], mechanism: str, epsilons) -> list[dict[str, float]]:
     """:func:`_evaluate` at every ε of ``epsilons`` at once (the frontier's curve at a λ): one
-    compiled call for all the AUCs (:func:`exact.exact_auc_many`), the same numbers to the last bit."""
-    lam = float(v["lambda_"]) if mechanism == "ome" else 1.0
-    auc = exact.exact_auc_many(counts, lam, epsilons)
-    flips = [exact.flip_probabilities(counts.mechanism, lam, float(e), counts.r) for e in epsilons]
-    flips = np.array(flips, dtype=float).reshape(-1, 2)
-    p, q = flips[:, :1], flips[:, 1:]
-    ones = np.asarray(counts.ones, dtype=float)
-    recon = np.mean((ones * p + (counts.positions - ones) * (1 - q)) / counts.positions, axis=1)
+    compiled call for all the AUCs (:func:`exact.aucs_at`), the same numbers to the last bit."""
+    p, q = exact.flips_along(counts, _lam(v, mechanism), epsilons)
+    auc = exact.aucs_at(counts, p, q)
+    recon = _reconstruction(counts, p[:, None], q[:, None])
     return [{"auc_mean": float(np.mean(a)), "reconstruction_mean": float(r)} for a, r in zip(auc, recon)]
 
 
