@@ -365,8 +365,7 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
     coordinate at every n (at 1,000 draws, the slider's 53 values of n drew 9,901 coordinates of
     each kind; they now draw 1,024)."""
     v, v1, bias_sq = _signals(dim, clip, draws, seed)
-    blocks = [_fixes_block(seed, int(draws), b) for b in range(-(-int(dim) // FIXES_BLOCK))]
-    lap, gau = (np.concatenate([blk[i] for blk in blocks], axis=1)[:, : int(dim)] for i in (1, 2))
+    lap, gau = (_coordinates(dim, draws, seed, i) for i in (1, 2))
     out: dict[str, np.ndarray | float] = {"bias_sq": bias_sq}
     for sname, sig in (("v", v), ("v1", v1)):
         out[f"{sname}.v"] = np.einsum("ij,ij->i", sig, v)
@@ -383,12 +382,18 @@ def _signals(dim: int, clip: float, draws: int, seed: int) -> tuple[np.ndarray, 
     """The signals of :func:`fixes_draws` (v on the sphere of radius C, its L1-clipped v1) and the
     clip's mean squared bias E‖v1 − v‖², from the blocks' first stream alone."""
     _check_dim(dim)
-    dim, draws = int(dim), int(draws)
-    blocks = [_fixes_block(seed, draws, b) for b in range(-(-dim // FIXES_BLOCK))]
-    u = np.concatenate([blk[0] for blk in blocks], axis=1)[:, :dim]
+    u = _coordinates(dim, draws, seed, 0)
     v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
     v1 = clip_l1(v, clip)
     return v, v1, float(np.mean(np.sum((v1 - v) ** 2, axis=1)))
+
+
+def _coordinates(dim: int, draws: int, seed: int, kind: int) -> np.ndarray:
+    """The first n coordinates (draws, n) of one kind of :func:`_fixes_block` (0 the signal's
+    direction, 1 the Laplace noise, 2 the Gaussian noise), its blocks side by side."""
+    dim, draws = int(dim), int(draws)
+    blocks = [_fixes_block(seed, draws, b)[kind] for b in range(-(-dim // FIXES_BLOCK))]
+    return np.concatenate(blocks, axis=1)[:, :dim]
 
 
 def fixes_bias_sq(dim: int, clip: float, draws: int, seed: int) -> float:
