@@ -13,6 +13,7 @@ webui/live_js/), in Chromium against a server with frames on:
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import time
@@ -1042,3 +1043,83 @@ def test_a_step_draws_the_other_slider_from_its_set_ahead_before_the_run_answers
         held["on"] = False
         page.close()
         stop_server(proc, log)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its children, theirs...), from /proc."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as fh:
+                kids = [int(c) for c in fh.read().split()]
+        except OSError:
+            continue
+        out += kids
+        todo += kids
+    return out
+
+
+def _frame_workers(pid: int) -> list[int]:
+    """The server's frame workers (webui.frames_pool: processes started by ``spawn``), not its
+    resource tracker nor a formula sandbox."""
+    found = []
+    for p in _descendants(pid):
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as fh:
+                if b"spawn_main" in fh.read():
+                    found.append(p)
+        except OSError:
+            continue
+    return found
+
+
+def test_killed_frame_workers_leave_the_page_following_the_slider_with_no_error_box(
+    tmp_path, warm_cache, warm_frames, browser
+):
+    """The issue's fault: the frames' process pool fails (its workers killed, as the kernel's
+    out-of-memory killer or an operator would). The server logs it and computes the frames itself;
+    the reader sees no error box, a key press on ε redraws the charts, and the other slider's
+    frames at the new ε still come, equal to the server's figure."""
+    import signal
+
+    proc, url, log = start_server(
+        tmp_path, {"DPVIZ_FRAMES": "1", "DPVIZ_WARMUP": "0"}, cache_from=[warm_cache, warm_frames]
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(f"{url}/ADePT_sensitivity?{FAST}")
+        wait_run_ended(page, timeout=120_000)
+        deadline = time.monotonic() + 120
+        while not (workers := _frame_workers(proc.pid)):  # started as the first page opens
+            assert time.monotonic() < deadline, "the server started no frame worker"
+            time.sleep(0.2)
+        for pid in workers:  # processes of the server this test started
+            os.kill(pid, signal.SIGKILL)
+        _press(page, "Privacy budget ε (claimed)", "ArrowRight")
+        wait_run_ended(page, timeout=120_000)
+        # the other slider's frames at the new ε, computed although the pool broke
+        label, charts = "Dimension n", ["adept-sensitivity", "adept-fixes"]
+        _wait_frames(page, label, charts)
+        start = _position(page, label)
+        _press(page, label, "ArrowRight")
+        at = _position(page, label)
+        assert at == start + 1
+        options = _options(page, charts[1], label)
+        look_at(page, f".st-key-chart-{charts[1]}")
+        _wait_drawn_by_plotly(page, f".st-key-chart-{charts[1]}", label, at, options[at])
+        shown = _shown(page, f".st-key-chart-{charts[1]}")
+        others = _other_sliders(page, charts[1], label)
+        expected = _server_figure(charts[1], _query(FAST), "dim", options[at], others)
+        _as_words(shown, expected)
+        where = frames.difference(shown, expected, tol=1e-12, floor=1.0)
+        assert where is None, f"{charts[1]} at n = {options[at]} after the workers died: {where}"
+        wait_run_ended(page, timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
+        stop_server(proc, log)
+    text = next(tmp_path.glob("streamlit-*.log")).read_text(errors="replace")
+    assert "process pool broke" in text, text[-3000:]
+    assert "Traceback" not in text, text[-5000:]
