@@ -368,6 +368,17 @@ def compute_frames(
     drawing by ``spec.figure_dict``, as ``to_json`` (the page's chart JSON) writes it: read back from that
     text, or made plain without it once the two agree (:meth:`Drawer.frame`). ``each(values,
     table, json, seconds)`` is told every position (the page keeps them as views)."""
+    import contextlib
+
+    from dpviz.registry import bases_not_kept
+
+    # a marked figure whose fixed part depends on the slider: a new part at every position, not kept
+    with bases_not_kept() if spec.mark is not None and slider not in spec.live else contextlib.nullcontext():
+        return _compute_frames(spec, values, slider, to_json, progress, each, grid)
+
+
+def _compute_frames(spec, values, slider, to_json, progress, each, grid) -> Frames:
+    """:func:`compute_frames`' loop."""
     import time
 
     p = spec.param(slider)

@@ -9,8 +9,10 @@ all go through :func:`dpviz.params.validate` against the same specs.
 from __future__ import annotations
 
 import re
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -180,8 +182,12 @@ class FigureSpec:
         return {"data": list(base["data"]) + marked["data"][len(base["data"]) :], "layout": marked["layout"]}
 
     def _base(self, df: pd.DataFrame, values: Mapping[str, Any]) -> dict:
-        """The fixed part of a marked figure as a Plotly dict, drawn once per fixed setting."""
+        """The fixed part of a marked figure as a Plotly dict, drawn once per fixed setting (kept
+        unless this thread is in :func:`bases_not_kept`)."""
         key = (self.id, tuple(sorted(self._fixed_canonical(values).items())))
+        if getattr(_UNKEPT, "on", False):
+            held = _BASES.peek(key)
+            return held if held is not None else self.render(df, values).to_dict()
         return _BASES.get(key, lambda: self.render(df, values).to_dict())
 
     def is_ready(self, values: Mapping[str, Any]) -> bool:
@@ -228,6 +234,21 @@ _STATES = caches.memo("figures.states")
 """Prepared states of live figures, shared by every session of the process."""
 _BASES = caches.memo("figures.bases")
 """The fixed part of figures with live marks, as Plotly dicts."""
+_UNKEPT = threading.local()
+
+
+@contextmanager
+def bases_not_kept() -> Iterator[None]:
+    """In this thread, a marked figure's fixed part drawn now is not kept (one already kept is
+    used): for frames along a slider the fixed part depends on (ADePT's ε curves along ε), whose
+    every position's part is drawn once. Kept, they pushed every other chart's part out of the
+    memo (64 entries) and each was measured for its bytes: a fifth of that chart's frames."""
+    before = getattr(_UNKEPT, "on", False)
+    _UNKEPT.on = True
+    try:
+        yield
+    finally:
+        _UNKEPT.on = before
 
 
 REGISTRY: dict[str, FigureSpec] = {}

@@ -266,3 +266,40 @@ def test_a_drawer_whose_plain_dict_differs_keeps_the_text(monkeypatch):
     assert draw.fast and draw.plain is False
     for got, want in made:
         assert _strict(got) == _strict(want)
+
+
+def test_frames_along_a_slider_a_marked_figures_fixed_part_depends_on_keep_no_part():
+    """ADePT's ε curves: their fixed part (the curves at ε) is new at every position of ε, and its
+    mark is n's. Its frames along ε keep none of their parts in the process's memo of fixed parts,
+    which another chart's part stays in; a part kept already is used; and another thread, a
+    visitor's run, keeps its parts meanwhile."""
+    import threading
+
+    spec, other = registry.get("adept-epsilon"), registry.get("adept-sensitivity")
+    assert spec.mark is not None and "epsilon" not in spec.live
+    values, _ = validate(spec.params, dict(spec.quick))
+    others, _ = validate(other.params, dict(other.quick))
+    for key in registry._BASES.keys():
+        registry._BASES.discard(key)
+    other.figure_dict(other.table(others), others)
+    spec.figure_dict(spec.table(values), values)  # its part at the setting's own ε, kept
+    kept = set(registry._BASES.keys())
+    grid = slider_grid(spec.param("epsilon"))
+    picked = [grid[0], values["epsilon"], grid[-1]]
+    made = compute_frames(spec, values, "epsilon", _to_json, grid=picked)
+    assert set(registry._BASES.keys()) == kept  # nothing added, nothing pushed out
+    for v, fig in zip(picked, made.figures):  # and the frames are the figures drawn there
+        at = dict(values, epsilon=v)
+        assert close(fig, typed_arrays(json.loads(_to_json(spec.figure_dict(spec.table(at), at)))))
+    assert len(registry._BASES.keys()) == len(kept) + 2  # (drawn directly: kept, as before)
+    elsewhere = dict(values, epsilon=grid[len(grid) // 4])  # a part nothing drew yet
+
+    def visitor():
+        spec.figure_dict(spec.table(elsewhere), elsewhere)
+
+    with registry.bases_not_kept():
+        beside = threading.Thread(target=visitor)
+        beside.start()
+        beside.join()
+    assert len(registry._BASES.keys()) == len(kept) + 3  # the other thread kept its part
+    assert not getattr(registry._UNKEPT, "on", False)

@@ -4,6 +4,8 @@ vectors, the exact attack's counts) is computed in pipeline.py."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 
@@ -404,8 +406,10 @@ def _live_evaluate(state: dict, v) -> pd.DataFrame:
 
 
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
-    row = df.iloc[0]
-    name = {"ome": f"OME, λ = {row['lambda']:g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
+    # the first row's values and the ROC's columns read as arrays (pandas' row and sort_values were
+    # a third of a frame along ε and λ)
+    row = SimpleNamespace(**{c: df[c].iat[0] for c in df.columns if c not in ("threshold", "fpr", "tpr")})
+    name = {"ome": f"OME, λ = {getattr(row, 'lambda'):g}", "sue": "SUE", "oue": "OUE"}[row.mechanism]
     fig = subplots.make_subplots(
         rows=1,
         cols=2,
@@ -416,16 +420,17 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
     # the ROC in threshold order (high to low): TPR and FPR are survival functions of the score, so
     # this is FPR's order; sorting by FPR itself broke ties (FPR = 1 at low scores, rounding noise
     # near 0 at high λ) differently between processes and drew another curve
-    roc = df.sort_values("threshold", ascending=False, kind="stable")
+    threshold = df["threshold"].to_numpy()
+    order = np.argsort(-threshold, kind="stable")  # (ties in the table's order, as sort_values' stable descending)
     fig.add_trace(
         go.Scatter(
-            x=roc.fpr,
-            y=roc.tpr,
+            x=df["fpr"].to_numpy()[order],
+            y=df["tpr"].to_numpy()[order],
             mode="lines",
             name=f"attack: AUC {row.auc_mean:.3f}",  # the mechanism is in the title
             line=dict(color=OKABE_ITO[0], width=3),
             hovertemplate="score ≥ %{customdata}: TPR %{y:.3f}, FPR %{x:.3f}<extra></extra>",
-            customdata=roc.threshold,
+            customdata=threshold[order],
         ),
         row=1,
         col=1,

@@ -391,8 +391,13 @@ def _people_evaluate(state: pd.DataFrame, v) -> pd.DataFrame:
 
 
 def _people_render(df: pd.DataFrame, v) -> go.Figure:
-    first = df.drop_duplicates("individual")
-    who = first["individual"].astype(str)
+    # the table's columns read once as arrays, each individual's first row and each attribute's rows
+    # picked by index (pandas' drop_duplicates, groupby and astype were most of a frame along σ)
+    individual = df["individual"].to_numpy()
+    names = [str(i) for i in individual]  # (as pandas' astype(str) writes them)
+    attribute = df["attribute"].to_numpy()
+    first = np.sort(np.unique(individual, return_index=True)[1])  # (in the table's order)
+    who = [names[i] for i in first]
     fig = subplots.make_subplots(
         rows=1,
         cols=2,
@@ -406,11 +411,11 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
     fig.add_trace(
         go.Bar(
             x=who,
-            y=first["rdp_epsilon"],
+            y=df["rdp_epsilon"].to_numpy()[first],
             marker_color="#555",
             name="ε_RDP",
             showlegend=False,
-            text=[f"{m}" for m in first["most_sensitive_attribute"]],
+            text=[f"{m}" for m in df["most_sensitive_attribute"].to_numpy()[first]],
             textposition="outside",
             textfont=dict(size=14),
             hovertemplate="individual %{x}<br>ε_RDP = %{y:.4g}<extra></extra>",
@@ -418,14 +423,16 @@ def _people_render(df: pd.DataFrame, v) -> go.Figure:
         row=1,
         col=1,
     )
-    for k, (name, part) in enumerate(df.groupby("attribute", sort=False)):
+    share, value, partial = (df[c].to_numpy() for c in ("share_of_loss", "value", "partial_sensitivity"))
+    for k, name in enumerate(dict.fromkeys(attribute.tolist())):  # (in the table's order, as groupby(sort=False))
+        part = np.flatnonzero(attribute == name)
         fig.add_trace(
             go.Bar(
-                x=part["individual"].astype(str),
-                y=100 * part["share_of_loss"],
+                x=[names[i] for i in part],
+                y=100 * share[part],
                 name=f"from ∂f/∂{name}",
                 marker_color=OKABE_ITO[k % 8],
-                customdata=np.c_[part["value"], part["partial_sensitivity"]],
+                customdata=np.c_[value[part], partial[part]],
                 hovertemplate=f"{name} = %{{customdata[0]:.4g}}<br>∂g/∂{name} = %{{customdata[1]:.4g}}<br>%{{y:.1f}}% "
                 "of the loss<extra></extra>",
             ),
