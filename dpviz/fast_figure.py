@@ -480,7 +480,7 @@ class Figure:
         from _plotly_utils.utils import convert_to_base64
 
         layout = self.layout_node.json()
-        template = layout.pop("template")  # already as to_dict gives it, and a copy of its own
+        template = layout.pop("template")  # already as to_dict gives it (the house one is shared: never changed)
         if template is DEFAULT_TEMPLATE:
             template = _default_template()
         res = {"data": [t.json() for t in self._traces], "layout": layout}

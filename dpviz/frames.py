@@ -304,7 +304,7 @@ class Drawer:
         template = layout.get("template") if isinstance(layout, dict) else None
         if template is None:
             return plain_json(fig)
-        if self._template is None or self._template[0] != template:
+        if self._template is None or (self._template[0] is not template and self._template[0] != template):
             self._template = (template, plain_json(template))
         plain_layout = {k: self._template[1] if k == "template" else plain_json(v) for k, v in layout.items()}
         return {k: plain_layout if k == "layout" else plain_json(v) for k, v in fig.items()}
