@@ -25,7 +25,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -192,7 +192,7 @@ def _save_points(page: str, values: Mapping[str, Any], curves: dict[str, dict]) 
     tables.write_shared(POINTS_KIND, _shared_key(page, values), json.dumps(rows).encode())
 
 
-def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
+def _curves(page: str, values: Mapping[str, Any], also: Sequence[float] = ()) -> list[tuple]:
     """The rows (:data:`COLUMNS`) of every mechanism's (privacy, utility) along the slider's grid, by the targets' own
     ``Page.evaluate``; the points are kept per mechanism and setting (the process cache
     ``frontier.curves``), so a slider's move or a new target computes only its own point.
@@ -201,7 +201,9 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
     points the process holds): after a step
     of the swept slider, the frames along another slider (one setting per position) compute each
     position's new point only, the curves' grid points coming from what the build or another
-    process computed (issue "Live from the first second")."""
+    process computed (issue "Live from the first second"). ``also``: more slider values whose
+    points are computed now, together with the grid's (:func:`frontier_tables_along`), and kept
+    with them (on the disk too when the grid's own points were new: these alone are no write)."""
 
     p = PAGES[page]
     axes = AXES[page]
@@ -221,6 +223,8 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
         curves[mech] = points
         grid = [float(x) for x in _grid(slider, values[p.slider])]
         missing = [x for x in grid if x not in points]
+        own = list(missing)  # (the grid's: what the disk is told of)
+        missing += [x for x in dict.fromkeys(also) if x not in points and x not in missing]
         if missing:
             prepared = p.prepare(values, mech)
             many = p.evaluate_many if axes.curves is None else None
@@ -230,7 +234,7 @@ def _curves(page: str, values: Mapping[str, Any]) -> list[tuple]:
                 points[x] = (float(m[axes.privacy]), float(m[axes.utility]))
             # the disk gets the curve's grid; a frame's own point alone is not worth a write
             # (one per frame was a quarter of ADePT's frontier frames along ε)
-            added = added or missing != [float(values[p.slider])]
+            added = added or own not in ([], [float(values[p.slider])])
         for x in grid:
             priv, util = points[x]
             kind = "current" if x == values[p.slider] else "curve"
@@ -347,6 +351,17 @@ def frontier_table(page: str, values: Mapping[str, Any]) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=list(COLUMNS))
     # by columns: pandas reads a list of tuples as a 2-D object array first (a tenth of HoHo's frames along λ)
     return pd.DataFrame({name: list(column) for name, column in zip(COLUMNS, zip(*rows))})
+
+
+def frontier_tables_along(page: str, values: Mapping[str, Any], positions: Sequence[float]) -> list[pd.DataFrame]:
+    """:func:`frontier_table` at each position of the page's swept slider (``FigureSpec.along``):
+    the positions' own points (the rings) computed together first, by the page's
+    ``Page.evaluate_many`` where it has one (HoHo: one compiled pass over every ε), then each table
+    as :func:`frontier_table` makes it, the same to the last bit. One position at a time, each
+    frame of HoHo's frontier along ε computed its own ring: three calls of the exact attack."""
+    slider = PAGES[page].slider
+    _curves(page, values, also=[float(x) for x in positions])
+    return [frontier_table(page, dict(values, **{slider: x})) for x in positions]
 
 
 def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
@@ -489,6 +504,7 @@ def frontier_spec(page: str, params: tuple[Param, ...], paper_figure: str = "", 
         prepare=lambda v, progress=None: None,
         evaluate=lambda state, v: frontier_table(page, v),
         live=sliders,
+        along={PAGES[page].slider: lambda v, positions: frontier_tables_along(page, v, positions)},
         render=lambda df, v: frontier_figure(page, df, v),
         caption=(
             f"Each curve is one {'mechanism' if axes.shade else 'way of counting'} as {axes.setting_label} sweeps the "

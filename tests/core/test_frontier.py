@@ -249,3 +249,50 @@ def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch, tmp_path
     caches.fresh("frontier.curves")
     calls.clear()
     assert _table("adept-frontier", {**raw, "epsilon": "2.5"})[0].equals(moved) and len(calls) > 20 * mechanisms
+
+
+@pytest.mark.parametrize(
+    "fid, raw",
+    [
+        ("hoho-frontier", {"targets": "0.05", "lambda_": "3"}),  # with Page.evaluate_many
+        ("adept-frontier", {"dim": "9", "draws": "100"}),  # point by point
+    ],
+)
+def test_the_frontiers_tables_along_its_slider_are_each_positions_own(monkeypatch, fid, raw):
+    """The frontier's frames along its swept slider (``FigureSpec.along``): every position's table is
+    the one computed at that position alone, to the last bit, its ring among the points computed
+    together first (HoHo: one ``evaluate_many`` call a mechanism for every ring off the curve's
+    grid, not one a position)."""
+    import dataclasses
+
+    from dpviz import caches, frontier
+    from dpviz.frames import slider_grid
+
+    monkeypatch.setenv("DPVIZ_SHARED_POINTS", "0")  # (this process's points alone)
+    spec = registry.get(fid)
+    values, errors = validate(spec.params, raw)
+    assert not errors
+    key = fid.split("-")[0]
+    slider = frontier.PAGES[key].slider
+    grid = slider_grid(spec.param(slider))
+    positions = [grid[0], grid[1], grid[len(grid) // 2], values[slider], grid[-1], grid[1]]  # a repeat, the value
+    page = frontier.PAGES[key]
+    calls = []
+
+    def counted(*a):
+        calls.append(list(a[-1]))
+        return page.evaluate_many(*a)
+
+    counting = dataclasses.replace(page, evaluate_many=counted) if page.evaluate_many is not None else page
+    monkeypatch.setattr(frontier, "PAGES", {**{k: frontier.PAGES[k] for k in frontier.PAGES}, key: counting})
+    caches.fresh("frontier.curves")
+    together = spec.tables_along(values, slider, positions)
+    if page.evaluate_many is not None:
+        mechanisms = together[0][together[0].kind == "curve"].mechanism.nunique()
+        assert len(calls) == mechanisms  # one call a curve, its grid and every ring together
+        assert all(set(map(float, positions)) <= set(xs) for xs in calls)
+    for x, table in zip(positions, together):
+        caches.fresh("frontier.curves")
+        alone = spec.table(dict(values, **{slider: x}))
+        assert table.equals(alone), f"{fid} at {slider} = {x}"
+        assert (table[table.kind == "current"].setting == x).all()
