@@ -370,7 +370,7 @@ def compute_frames(
     table, json, seconds)`` is told every position (the page keeps them as views)."""
     import contextlib
 
-    from dpviz.registry import bases_not_kept
+    from dpviz.registry import bases_not_kept  # (lazy: the registry loads every paper's figures)
 
     # a marked figure whose fixed part depends on the slider: a new part at every position, not kept
     with bases_not_kept() if spec.mark is not None and slider not in spec.live else contextlib.nullcontext():
