@@ -101,6 +101,25 @@ def stop_server(proc, log) -> None:
     log.close()
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (from /proc; none once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: its children, theirs, and so on (from /proc)."""
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
 # Streamlit's own start-up probe: opened at a page's address, it first asks for /<page>/_stcore/health
 # and /<page>/_stcore/host-config (404) before the app's root (streamlit/streamlit#7074, open)
 STREAMLIT_PROBE = re.compile(r"/[A-Za-z_]+/_stcore/(health|host-config)$")

@@ -29,6 +29,7 @@ from browser_support import (
     RUN_ENDED,
     RUN_STATE,
     axe_check,
+    descendants,
     look_at,
     look_at_drawn,
     slider_geometry,
@@ -1045,26 +1046,11 @@ def test_a_step_draws_the_other_slider_from_its_set_ahead_before_the_run_answers
         stop_server(proc, log)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (its children, theirs...), from /proc."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as fh:
-                kids = [int(c) for c in fh.read().split()]
-        except OSError:
-            continue
-        out += kids
-        todo += kids
-    return out
-
-
 def _frame_workers(pid: int) -> list[int]:
     """The server's frame workers (webui.frames_pool: processes started by ``spawn``), not its
     resource tracker nor a formula sandbox."""
     found = []
-    for p in _descendants(pid):
+    for p in descendants(pid):
         try:
             with open(f"/proc/{p}/cmdline", "rb") as fh:
                 if b"spawn_main" in fh.read():

@@ -14,6 +14,8 @@ from browser_support import (
     SETTLE_MS,
     chart_html,
     chart_js,
+    children,
+    descendants,
     start_server,
     stop_server,
     submit,
@@ -35,17 +37,9 @@ def _server_usage(pid: int) -> tuple[float, int]:
     return cpu, rss
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            return [int(c) for c in fh.read().split()]
-    except OSError:
-        return []
-
-
 def _worker_cpu(pid: int) -> float:
     """CPU seconds of the formula workers so far: the reaped children of the server's fork server."""
-    for child in _children(pid):
+    for child in children(pid):
         with open(f"/proc/{child}/cmdline") as fh:
             if "dpviz.sandbox" in fh.read():
                 with open(f"/proc/{child}/stat") as st:
@@ -67,15 +61,12 @@ def _wait_idle(pid: int, limit: float = 180.0) -> None:
 
 def _all_rss(pid: int) -> int:
     """Resident bytes of the server and every process below it (the formula workers included)."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
+    total = 0
+    for p in [pid, *descendants(pid)]:
         try:
             with open(f"/proc/{p}/statm") as fh:
                 total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-            with open(f"/proc/{p}/task/{p}/children") as fh:
-                todo.extend(int(c) for c in fh.read().split())
-        except OSError:
+        except OSError:  # (ended meanwhile)
             continue
     return total
 
