@@ -71,6 +71,33 @@ def test_a_figure_with_tables_along_a_slider_computes_them_once(monkeypatch):
     assert calls == {"along": 1, "table": 0} and len(again) == len(grid)
 
 
+def _along_cases():
+    for spec in registry.all_figures():
+        for name in sorted(spec.along):
+            yield pytest.param(spec.id, name, id=f"{spec.id}-{name}")
+
+
+@pytest.mark.parametrize("figure,slider", list(_along_cases()))
+def test_tables_computed_along_a_slider_are_each_positions_own_table(figure, slider):
+    """Every ``FigureSpec.along`` (one computation for many positions) gives, at quick settings and at
+    each of a handful of positions (the grid's ends, a repeat, the slider's own value), the table
+    ``table`` computes at that position alone, to the last bit."""
+    from dpviz import caches
+
+    spec = registry.get(figure)
+    values, errors = validate(spec.params, dict(spec.quick))
+    assert not errors
+    grid = slider_grid(spec.param(slider))
+    rng = random.Random(figure + slider + "along")
+    positions = [grid[0], *rng.sample(grid, min(3, len(grid))), values[slider], grid[-1], grid[0]]
+    together = spec.tables_along(values, slider, positions)
+    assert len(together) == len(positions)
+    for v, table in zip(positions, together):
+        caches.empty_all()
+        alone = spec.table(dict(values, **{slider: v}))
+        assert table.equals(alone) and list(table.dtypes) == list(alone.dtypes), f"{figure} at {slider} = {v}"
+
+
 def test_patches_round_trip_changed_dropped_and_recounted_traces():
     base = {"data": [{"x": [1, 2], "name": "a", "hover": "h"}, {"y": [3]}], "layout": {"title": "t", "xaxis": {}}}
     same_shape = {"data": [{"x": [1, 5], "name": "a"}, {"y": [3]}], "layout": {"title": "u"}}

@@ -114,6 +114,20 @@ def test_adept_measures_read_lazily_are_the_fixes_rows(dim):
         assert util == row["rms_error_relative"]
 
 
+def test_metric_curves_computed_at_once_are_each_points_own():
+    """The metric DP curves' points from one ``stats_at`` call over the ε (the page's
+    ``evaluate_many``): equal to the page's own ``evaluate`` at each ε to the last bit, a tie among
+    the ε, one word and several."""
+    from dpviz.papers.metric.targets import TARGETS
+
+    for words in ("1", "4"):
+        _, v = _table("metric-frontier", {"words": words, "samples": "60"})
+        state = TARGETS.prepare(v, v["embedding"])
+        xs = [0.1, 2.0, 2.0, 35.0, 5000.0]
+        one = [dict(TARGETS.evaluate(state, v, v["embedding"], x).items()) for x in xs]
+        assert TARGETS.evaluate_many(state, v, v["embedding"], xs) == one
+
+
 @pytest.mark.parametrize("lam", [1.0, 3.0, 9000.0])
 def test_hoho_curves_computed_at_once_are_each_points_own(lam):
     """The HoHo curves' points come from one compiled pass per curve (the page's ``evaluate_many``):
@@ -255,6 +269,7 @@ def test_a_curves_points_are_shared_through_the_disk_cache(monkeypatch, tmp_path
     "fid, raw",
     [
         ("hoho-frontier", {"targets": "0.05", "lambda_": "3"}),  # with Page.evaluate_many
+        ("metric-frontier", {"words": "3", "samples": "100", "compare": "fasttext-local"}),  # two embeddings
         ("adept-frontier", {"dim": "9", "draws": "100"}),  # point by point
     ],
 )

@@ -24,9 +24,9 @@ from dpviz.papers.metric.params import (
     VOCAB,
     WORD_PARAMS,
 )
-from dpviz.papers.metric.pipeline import knn_distances, tables, word_state, word_table
+from dpviz.papers.metric.pipeline import knn_distances, tables, tables_along, word_state, word_table
 from dpviz.params import SEED
-from dpviz.registry import FigureSpec, register, unchanged
+from dpviz.registry import FigureSpec, get, register, unchanged
 from dpviz.theme import DASHES, OKABE_ITO, go, log_axis, mark_x, ref_line, rgba, style, subplots, two_line_title
 
 QUICK_WORDS = {"words": "3", "samples": "100", "epsilons": "2,5,10,30"}
@@ -152,9 +152,20 @@ def _live_prepare(v, progress=None) -> dict[int, mdp.Envelopes]:
     return word_state(v, "embedding", progress)
 
 
+LIVE_COLUMNS = ["word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"]
+
+
 def _live_evaluate(state: dict[int, mdp.Envelopes], v) -> pd.DataFrame:
     df = mdp.stats_at(resolve(v["embedding"]), state, [v["epsilon"]], v["eta"])
-    return df[["word", "epsilon", "n_w", "s_w", "s_w_eta", "cosine"]]
+    return df[LIVE_COLUMNS]
+
+
+def _live_along_epsilon(v, epsilons) -> list[pd.DataFrame]:
+    """The tables at many ε from one ``stats_at`` call over the same draws: each ε's rows (word by
+    word) as a call with that ε alone gives them, to the last bit."""
+    df = mdp.stats_at(resolve(v["embedding"]), _live_prepare(v), epsilons, v["eta"])[LIVE_COLUMNS]
+    n = len(epsilons)
+    return [df.take(np.arange(j, len(df), n)).reset_index(drop=True) for j in range(n)]
 
 
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
@@ -214,6 +225,7 @@ register(
         evaluate=_live_evaluate,
         live=("epsilon",),
         render=_live_render,
+        along={"epsilon": _live_along_epsilon},
         caption=(
             "Drag ε. Each word's N releases were drawn once; each draw's output is known for every ε at once (a ray "
             "φ(w) + t·u with t = G/ε changes its nearest word only at a few breakpoints), so any ε is answered "
@@ -324,10 +336,17 @@ def _hist_rows(df: pd.DataFrame, series: str, edges: dict | None = None) -> list
     (bin_low = bin_high = the value, count = how many words take it: the strip plot's dots); with
     more, one row per bin of ``edges[(embedding, statistic)]`` (or :func:`hist_edges` of these words)."""
     rows = []
-    for (emb, eps), part in df.groupby(["embedding", "epsilon"], sort=False):
-        n = int(part["samples"].iloc[0])  # a sweep may use another N
+    # the groups of (embedding, ε) in the order they first come, as pandas' groupby(sort=False),
+    # from plain arrays: this runs at every frame of the slider
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(df["embedding"].tolist(), df["epsilon"].tolist())):
+        groups.setdefault(key, []).append(i)
+    stats = {stat: df[stat].to_numpy(dtype=float) for stat in ("s_w", "n_w")}
+    samples = df["samples"].to_numpy()
+    for (emb, eps), at in groups.items():
+        n = int(samples[at[0]])  # a sweep may use another N
         for stat in ("s_w", "n_w"):
-            values = part[stat].to_numpy(dtype=float)
+            values = stats[stat][at]
             if len(values) <= FEW_WORDS:
                 taken, counts = np.unique(values, return_counts=True)
                 rows += [(emb, eps, series, stat, x, x, int(c)) for x, c in zip(taken, counts)]
@@ -363,6 +382,19 @@ def _hist_evaluate(state: dict, v) -> pd.DataFrame:
     live = tables(dict(v, epsilons=[v["epsilon"]]))
     slider = pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))
     return pd.concat([state["rows"], slider], ignore_index=True)
+
+
+def _hist_along_epsilon(v, epsilons) -> list[pd.DataFrame]:
+    """:func:`_hist_evaluate` at many ε, the slider's rows of every ε from one evaluation of the
+    same draws (:func:`tables_along`)."""
+    state = get("metric-histograms").state(v)
+    return [
+        pd.concat(
+            [state["rows"], pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))],
+            ignore_index=True,
+        )
+        for live in tables_along(v, epsilons)
+    ]
 
 
 def _hist_panels(df: pd.DataFrame) -> dict[tuple[str, str], list[tuple[str, float, np.ndarray]]]:
@@ -478,6 +510,7 @@ register(
         evaluate=_hist_evaluate,
         live=("epsilon",),
         render=_hist_render,
+        along={"epsilon": _hist_along_epsilon},
         caption=(
             "At a fixed ε the words differ: some keep their identity almost always (high N_w), others almost never. "
             f"Up to {FEW_WORDS} words each word is a dot; with more, the counts are on a log axis, as in the "

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -107,14 +107,38 @@ class Envelopes:
 
     g: np.ndarray  # (n,) Gamma(d, 1) radii: t = g / epsilon
     breaks: np.ndarray  # (n, B) ascending, +inf padded
-    winners: np.ndarray  # (n, B + 1) vocabulary ids
+    winners: np.ndarray  # (n, B + 1) vocabulary ids, -1 padded
+    _cosines: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def pieces(self, epsilons) -> np.ndarray:
+        """Which piece of each draw's envelope holds at each epsilon: (draws, epsilons) column
+        indices into :attr:`winners`."""
+        eps = _check_epsilons(epsilons)
+        t = self.g[:, None] / eps[None, :]
+        return (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
 
     def outputs(self, epsilons) -> np.ndarray:
         """M(w) for every draw (rows) and epsilon (columns)."""
-        eps = _check_epsilons(epsilons)
-        t = self.g[:, None] / eps[None, :]
-        idx = (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
-        return np.take_along_axis(self.winners, idx, axis=1)
+        return np.take_along_axis(self.winners, self.pieces(epsilons), axis=1)
+
+    def winner_cosines(self, emb: Embedding, word_id: int) -> np.ndarray:
+        """cos(phi(w), phi(v)) for every winner v of the envelope (:attr:`winners`' shape; NaN on
+        the padding), with w = ``word_id``: one gather of the envelope's distinct winners, kept
+        with the envelope. The cosine of a release is then read, not recomputed, at any epsilon,
+        and is the same number to the last bit whether one epsilon or a slider's whole grid is asked
+        (a matrix product over the releases of several epsilons need not be)."""
+        kept = self._cosines.get(word_id)
+        if kept is not None and kept[0] is emb:
+            return kept[1]
+        ids, inverse = np.unique(self.winners, return_inverse=True)
+        real = ids >= 0
+        norms = np.sqrt(emb.sq_norms[ids[real]])
+        dots = emb.row64(ids[real]) @ emb.row64(word_id)
+        cos = np.full(ids.shape, np.nan)
+        cos[real] = dots / np.maximum(norms * np.sqrt(emb.sq_norms[word_id]), np.finfo(float).tiny)
+        out = cos[inverse.reshape(self.winners.shape)]
+        self._cosines[word_id] = (emb, out)
+        return out
 
 
 def envelopes_table(states: Mapping[int, Envelopes]) -> pd.DataFrame:
@@ -290,7 +314,8 @@ def _front_candidates(emb: Embedding, w: np.ndarray, ub: np.ndarray, self_id: in
 
 
 def output_stats(outputs: np.ndarray, word_id: int, eta: float) -> tuple[int, int, int]:
-    """(N_w, S_w, S_w^eta) of one column of outputs."""
+    """(N_w, S_w, S_w^eta) of one column of outputs (the definitions, one column at a time: what
+    :func:`column_stats` is tested against)."""
     _, counts = np.unique(outputs, return_counts=True)
     counts = np.sort(counts)[::-1]
     need = (1 - eta) * len(outputs)
@@ -299,7 +324,8 @@ def output_stats(outputs: np.ndarray, word_id: int, eta: float) -> tuple[int, in
 
 
 def renyi_entropies(outputs: np.ndarray) -> dict[str, float]:
-    """Renyi entropies (nats) of the empirical output distribution: alpha = 0, 1, 2, inf."""
+    """Renyi entropies (nats) of the empirical output distribution: alpha = 0, 1, 2, inf (the
+    definitions, one column at a time: what :func:`column_stats` is tested against)."""
     _, counts = np.unique(outputs, return_counts=True)
     p = counts / counts.sum()
     return {
@@ -307,6 +333,41 @@ def renyi_entropies(outputs: np.ndarray) -> dict[str, float]:
         "H_1": float(-(p * np.log(p)).sum()),
         "H_2": float(-np.log((p**2).sum())),
         "H_inf": float(-np.log(p.max())),
+    }
+
+
+def column_stats(outputs: np.ndarray, word_id: int, eta: float) -> dict[str, np.ndarray]:
+    """:func:`output_stats` and :func:`renyi_entropies` of every column of ``outputs`` (draws x
+    epsilons) at once: arrays n_w, s_w, s_w_eta, H_0, H_1, H_2, H_inf, one entry per column.
+
+    Each column's numbers depend on that column alone: the counts are whole numbers, and each
+    column's sums run over its own segment of the distinct outputs' shares (``reduceat``), so one
+    epsilon and a slider's whole grid give the same bits. The shares are count / N, as
+    count / (sum of counts) is (the counts add up to N)."""
+    n, m = outputs.shape
+    ordered = np.sort(outputs, axis=0).T  # (epsilons, draws): each column's outputs in value order
+    starts_2d = np.ones(ordered.shape, dtype=bool)
+    starts_2d[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    starts = np.flatnonzero(starts_2d.ravel())  # where each distinct output's run begins
+    counts = np.diff(np.append(starts, n * m))  # its number of draws, column by column, value order
+    column = starts // n
+    s_w = np.bincount(column, minlength=m)
+    first = np.concatenate([[0], np.cumsum(s_w)[:-1]])  # each column's first run
+    # S_w^eta: the fewest outputs, most frequent first, that hold 1 - eta of the draws
+    by_size = np.lexsort((-counts, column))  # column by column, the largest counts first
+    sized = counts[by_size]
+    total = np.cumsum(sized)
+    held = total - np.repeat(total[first] - sized[first], s_w)  # the draws the column's first k outputs hold
+    short = np.bincount(column[by_size], weights=held < (1 - eta) * n - 1e-9, minlength=m).astype(np.int64)
+    p = counts / n
+    return {
+        "n_w": (outputs == word_id).sum(axis=0),
+        "s_w": s_w,
+        "s_w_eta": np.minimum(short + 1, s_w),
+        "H_0": np.log(s_w),
+        "H_1": -np.add.reduceat(p * np.log(p), first),
+        "H_2": -np.log(np.add.reduceat(p**2, first)),
+        "H_inf": -np.log(np.maximum.reduceat(p, first)),
     }
 
 
@@ -378,28 +439,35 @@ def _check_stats_args(epsilons, eta: float) -> np.ndarray:
 def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: float) -> pd.DataFrame:
     """For each word and epsilon: N_w, S_w, S_w^eta, the Renyi entropies H_0/H_1/H_2/H_inf of
     the output distribution (nats), and the mean cosine similarity between phi(w) and
-    phi(M(w)) (a utility measure), evaluated from prepared envelopes. Columns: STAT_COLUMNS."""
+    phi(M(w)) (a utility measure), evaluated from prepared envelopes. Columns: STAT_COLUMNS,
+    rows word by word, each word's epsilons in the order given.
+
+    Every number of an epsilon's rows is computed from that epsilon's column alone (the cosines
+    read from :meth:`Envelopes.winner_cosines`), so a call with a slider's whole grid gives, at
+    each epsilon, the rows of a call with that epsilon alone, to the last bit
+    (tests/papers/metric/test_metric_dp.py)."""
     eps = _check_stats_args(epsilons, eta)
-    norms = np.sqrt(emb.sq_norms)
-    rows = []
+    parts = []
     for wid, env in envelopes.items():
-        out = env.outputs(eps)
-        cos = (emb.row64(out) @ emb.row64(wid)) / np.maximum(norms[out] * norms[wid], np.finfo(float).tiny)
-        for j, e in enumerate(eps):
-            n_w, s_w, s_eta = output_stats(out[:, j], wid, eta)
-            rows.append(
-                {
-                    "word": emb.vocab[wid],
-                    "epsilon": float(e),
-                    "n_w": n_w,
-                    "s_w": s_w,
-                    "s_w_eta": s_eta,
-                    **renyi_entropies(out[:, j]),
-                    "cosine": float(cos[:, j].mean()),
-                    "samples": len(env.g),
-                }
-            )
-    return pd.DataFrame(rows, columns=list(STAT_COLUMNS))
+        pieces = env.pieces(eps)
+        out = np.take_along_axis(env.winners, pieces, axis=1)
+        # each ε's mean cosine over its own contiguous row (the same sum whatever the other columns)
+        cos = np.ascontiguousarray(np.take_along_axis(env.winner_cosines(emb, wid), pieces, axis=1).T)
+        stats = column_stats(out, wid, eta)
+        parts.append(
+            {
+                "word": [emb.vocab[wid]] * len(eps),
+                "epsilon": eps,
+                **{name: stats[name] for name in STAT_COLUMNS[2:9]},
+                "cosine": cos.mean(axis=1),
+                "samples": np.full(len(eps), len(env.g), dtype=np.int64),
+            }
+        )
+    if not parts:
+        return pd.DataFrame([], columns=list(STAT_COLUMNS))
+    return pd.DataFrame(
+        {name: np.concatenate([part[name] for part in parts]) for name in STAT_COLUMNS}, columns=list(STAT_COLUMNS)
+    )
 
 
 def mdp_stats(

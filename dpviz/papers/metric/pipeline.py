@@ -132,6 +132,21 @@ def tables(v, progress=None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def tables_along(v, epsilons) -> list[pd.DataFrame]:
+    """:func:`tables` with ``epsilons=[ε]`` at each ε of ``epsilons`` (a slider's grid), from one
+    ``stats_at`` call per embedding over all of them: each ε's rows are those of a call with it alone
+    (word by word), to the last bit. With a sweep directory, position by position (its rows are the
+    sweep's own)."""
+    if v.get("sweep_dir", "").strip():
+        return [tables(dict(v, epsilons=[e])) for e in epsilons]
+    compare = check_embeddings(v)
+    parts = [word_table(v, "embedding", epsilons=epsilons)]
+    if compare:
+        parts.append(word_table(v, "compare", epsilons=epsilons))
+    n = len(epsilons)
+    return [pd.concat([p.take(np.arange(j, len(p), n)) for p in parts], ignore_index=True) for j in range(n)]
+
+
 # nearest-neighbour distances (the paper's Figure 2) ------------------------------------------------
 
 _KNN = caches.memo("metric.knn")

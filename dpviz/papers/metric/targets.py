@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+import numpy as np
+
 from dpviz import registry
 from dpviz.data.embeddings import resolve
 from dpviz.frontier import Axes
@@ -32,21 +34,45 @@ def _prepare(v: Mapping[str, Any], embedding: str):
     return resolve(embedding), word_state(at, "embedding")
 
 
+MEASURED = ("n_w", "s_w", "samples", "cosine")
+"""The columns of ``stats_at`` the measures read."""
+
+
 def _evaluate(state, v: Mapping[str, Any], embedding: str, epsilon: float) -> dict[str, float]:
     emb, envelopes = state
     df = mdp.stats_at(emb, envelopes, [epsilon], v["eta"])
-    words = max(len(df), 1)
-    kept = df.n_w / df.samples
-    se = lambda col: float(col.std(ddof=1) / math.sqrt(words)) if len(col) > 1 else 0.0  # noqa: E731
+    return _measures(*(df[name].to_numpy(dtype=float) for name in MEASURED))
+
+
+def _evaluate_many(state, v: Mapping[str, Any], embedding: str, epsilons) -> list[dict[str, float]]:
+    """:func:`_evaluate` at every ε of ``epsilons`` from one ``stats_at`` call (the frontier's curve):
+    each ε's rows are those of a call with it alone (``stats_at``'s rows are word by word, the ε in
+    order), read as a contiguous array, so the means are the same numbers to the last bit."""
+    emb, envelopes = state
+    df = mdp.stats_at(emb, envelopes, epsilons, v["eta"])
+    n = len(epsilons)
+    # (ε, words): row j is ε j's column over the words, contiguous as a call with it alone gives it
+    by_eps = [np.ascontiguousarray(df[name].to_numpy(dtype=float).reshape(-1, n).T) for name in MEASURED]
+    return [_measures(*(a[j] for a in by_eps)) for j in range(n)]
+
+
+def _measures(n_w: np.ndarray, s_w: np.ndarray, samples: np.ndarray, cosine: np.ndarray) -> dict[str, float]:
+    """The page's measures over one ε's words (``stats_at``'s columns as float arrays): means over
+    words, each with its standard error (the sample standard deviation over √words; 0 for one word)."""
+    words = max(len(n_w), 1)
+
+    def se(col: np.ndarray) -> float:
+        return float(col.std(ddof=1) / math.sqrt(words)) if len(col) > 1 else 0.0
+
     return {
-        "n_w": float(df.n_w.mean()),
-        "n_w_se": se(df.n_w),
-        "s_w": float(df.s_w.mean()),
-        "s_w_se": se(df.s_w),
-        "share_kept": float(df.n_w.sum() / df.samples.sum()),
-        "share_kept_se": se(kept),
-        "mean_cosine": float(df.cosine.mean()),
-        "mean_cosine_se": se(df.cosine),
+        "n_w": float(n_w.mean()),
+        "n_w_se": se(n_w),
+        "s_w": float(s_w.mean()),
+        "s_w_se": se(s_w),
+        "share_kept": float(n_w.sum() / samples.sum()),
+        "share_kept_se": se(n_w / samples),
+        "mean_cosine": float(cosine.mean()),
+        "mean_cosine_se": se(cosine),
     }
 
 
@@ -65,6 +91,7 @@ TARGETS = Page(
     _params,
     _prepare,
     _evaluate,
+    evaluate_many=_evaluate_many,
 )
 
 FRONTIER = Axes(

@@ -1,6 +1,7 @@
 """Metric DP: sampler, exact engine against brute force, statistics, limits."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -291,3 +292,54 @@ def test_envelopes_survive_the_shared_table_exactly():
         eps = [0.01, 0.5, 1.0, 7.0, 1e4]
         np.testing.assert_array_equal(back[word].outputs(eps), env.outputs(eps))
     assert mdp.envelopes_from_table(mdp.envelopes_table({})) == {}
+
+
+def _columns_with_ties(rng, draws, epsilons, vocabulary):
+    """Outputs (draws x epsilons) as the envelopes give them: a few words, so that outputs tie in
+    their counts (the order S_w^eta takes them in), with a column of one word and one of all words."""
+    out = rng.integers(0, vocabulary, size=(draws, epsilons))
+    out[:, 0] = 3  # every release the same word
+    if epsilons > 1:
+        out[:, 1] = np.arange(draws) % vocabulary  # counts tied across the words
+    return out
+
+
+@pytest.mark.parametrize("draws, epsilons, vocabulary", [(1, 1, 1), (1, 3, 2), (10, 4, 5), (97, 7, 3), (300, 65, 40)])
+def test_column_stats_equal_the_definitions_column_by_column(draws, epsilons, vocabulary):
+    """``column_stats`` (every ε's column at once) against ``output_stats`` and ``renyi_entropies``
+    (the definitions, one column at a time) at several η, and one column alone gives its numbers in
+    a whole grid's call to the last bit (a single ε and the slider's frames agree)."""
+    rng = np.random.default_rng(draws * 1000 + epsilons)
+    out = _columns_with_ties(rng, draws, epsilons, vocabulary)
+    for eta in (0.0, 0.05, 0.2, 0.5, 1.0):
+        wid = int(rng.integers(0, vocabulary))
+        got = mdp.column_stats(out, wid, eta)
+        for j in range(epsilons):
+            assert (got["n_w"][j], got["s_w"][j], got["s_w_eta"][j]) == mdp.output_stats(out[:, j], wid, eta)
+            for name, value in mdp.renyi_entropies(out[:, j]).items():
+                assert got[name][j] == pytest.approx(value, rel=1e-13, abs=1e-15), (name, j)
+            alone = mdp.column_stats(out[:, j : j + 1].copy(), wid, eta)
+            assert all(alone[name][0].tobytes() == got[name][j].tobytes() for name in got), j
+
+
+def test_statistics_at_a_grid_are_each_epsilons_own_and_the_cosine_its_definition(glove50):
+    """``stats_at`` over a slider's grid (what the frames and the frontier's curves ask) gives, at
+    each ε, the table of a call with that ε alone, to the last bit; the mean cosine is, draw by
+    draw, cos(φ(w), φ(M(w))) computed from the vectors (an ε repeated, one past every break)."""
+    wids = [2, 777, 30_000]
+    envelopes = mdp.word_envelopes(glove50, wids, 120, seed=4)
+    grid = [0.05, 0.3, 1.0, 4.0, 4.0, 25.0, 1e6]
+    together = mdp.stats_at(glove50, envelopes, grid, 0.05)
+    for j, e in enumerate(grid):
+        alone = mdp.stats_at(glove50, envelopes, [e], 0.05)
+        rows = together.iloc[j :: len(grid)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows, alone, check_exact=True)
+    vectors = glove50.vectors64
+    for i, wid in enumerate(wids):
+        out = envelopes[wid].outputs(grid)
+        for j in range(len(grid)):
+            released = vectors[out[:, j]]
+            cos = released @ vectors[wid] / (np.linalg.norm(released, axis=1) * np.linalg.norm(vectors[wid]))
+            assert together.cosine[i * len(grid) + j] == pytest.approx(cos.mean(), abs=1e-12)
+    at_the_top = together.cosine.to_numpy()[len(grid) - 1 :: len(grid)]  # ε = 1e6: every release the word
+    assert at_the_top == pytest.approx([1.0] * len(wids))
