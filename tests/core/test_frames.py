@@ -330,3 +330,40 @@ def test_frames_along_a_slider_a_marked_figures_fixed_part_depends_on_keep_no_pa
         beside.join()
     assert len(registry._BASES.keys()) == len(kept) + 3  # the other thread kept its part
     assert not getattr(registry._UNKEPT, "on", False)
+
+
+def test_a_list_is_typed_when_every_item_is_a_number_and_only_then():
+    """``frames._numbers`` (the items' types read as a set first) against its definition, item by
+    item: at least MIN_TYPED items, each an int or a float (numpy's float64, a float subclass, too)
+    and none a bool, a None or text."""
+    import enum
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    def by_definition(value):
+        return (
+            isinstance(value, list)
+            and len(value) >= frames.MIN_TYPED
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+        )
+
+    cases = [
+        [1, 2, 3, 4],
+        [1.5, 2, -0.0, float("nan"), float("inf")],
+        [1, 2, 3],  # too short
+        [1, 2, 3, True],
+        [True, False, True, False],
+        [1, 2, None, 4],
+        [1, 2, "3", 4],
+        [np.float64(1.0), 2.0, 3.0, 4.0],
+        [np.int64(1), 2, 3, 4],  # numpy's int64 is not an int
+        [Level.LOW, 2, 3, 4],
+        [[1, 2], [3, 4], [5, 6], [7, 8]],
+        (1, 2, 3, 4),  # a tuple is not a list
+        [],
+    ]
+    for value in cases:
+        assert frames._numbers(value) == by_definition(value), value
+    typed = typed_arrays({"data": [{"x": [np.float64(0.1), 0.2, 0.3, 0.4], "y": [1, 2, 3, True]}]})["data"][0]
+    assert list(frames._plain(typed["x"])) == [0.1, 0.2, 0.3, 0.4] and typed["y"] == [1, 2, 3, True]
