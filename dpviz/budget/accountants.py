@@ -43,6 +43,7 @@ from dpviz.budget.releases import (
     gaussian_mu,
     gdp_delta,
     gdp_epsilon,
+    gdp_epsilons,
     pure_composition_delta,
     pure_composition_epsilon,
 )
@@ -190,8 +191,10 @@ def single_epsilon(release: Release, delta: float) -> float:
 def single_epsilons(release: Release, deltas: list[float]) -> list[float]:
     """:func:`single_epsilon` at each of ``deltas`` (a subsampled Gaussian's PLD read at all of them
     at once: :meth:`dpviz.budget.pld.Pld.get_epsilons_for_deltas`, the same numbers)."""
-    if release.pure_epsilon is not None or release.kind == "gaussian":
+    if release.pure_epsilon is not None:
         return [single_epsilon(release, d) for d in deltas]
+    if release.kind == "gaussian":  # (every δ's root found side by side: gdp_epsilons)
+        return [float(e) for e in gdp_epsilons(gaussian_mu(release.sigma), deltas)]
     return composed_pld(release, 1).get_epsilons_for_deltas(deltas)
 
 
@@ -343,7 +346,9 @@ def _advanced_over(release: Release, k: int, deltas: list[float]) -> list[float]
 
 
 def _privacy_loss_over(release: Release, k: int, deltas: list[float]) -> list[float]:
-    if release.kind in ("rr", "gaussian"):
+    if release.kind == "gaussian":
+        return [float(e) for e in gdp_epsilons(gaussian_mu(release.sigma, k), deltas)]
+    if release.kind == "rr":
         return [privacy_loss(release, k, d) for d in deltas]
     return [float(e) for e in composed_pld(release, k).get_epsilons_for_deltas(deltas)]
 

@@ -486,6 +486,25 @@ def test_gdp_epsilon_is_brents_root_and_the_smallest_epsilon_that_meets_delta():
                 assert abs(_gdp_delta_one(mu, eps) - _gdp_delta_one(mu, brent)) <= 1e-14, (mu, delta)
 
 
+def test_gdp_epsilons_at_once_are_each_deltas_own_answer():
+    """gdp_epsilons (every δ's root found side by side, as the budget charts ask a slider's δ's)
+    gives each δ the answer gdp_epsilon gives it alone, to the last bit: δ's whose answer is 0
+    (δ(0) already below them) among the others, a repeated δ, δ's from 10⁻¹⁴ to 0.9 in one call,
+    and an empty call."""
+    from dpviz.budget.releases import gdp_delta, gdp_epsilons
+
+    rng = np.random.default_rng(7)
+    for mu in (1e-4, 0.01, 0.3, 1.0, 4.0, 60.0, 300.0):
+        deltas = np.r_[np.geomspace(1e-14, 0.9, 30), rng.uniform(1e-9, 0.5, 10)]
+        deltas = np.r_[deltas, deltas[3], gdp_delta(mu, np.zeros(1))[0]]  # a tie; δ = δ(0): ε = 0
+        rng.shuffle(deltas)
+        together = gdp_epsilons(mu, deltas)
+        alone = [gdp_epsilon(mu, float(d)) for d in deltas]
+        assert [float(e).hex() for e in together] == [e.hex() for e in alone], mu
+        assert (together[deltas >= gdp_delta(mu, np.zeros(1))[0]] == 0.0).all()
+    assert gdp_epsilons(1.0, []).shape == (0,)
+
+
 def _tradeoff_over_every_pair(epsilons, deltas, alpha):
     """f(α) = sup over ε of max(0, 1 − δ(ε) − e^ε·α, e^{−ε}·(1 − δ(ε) − α)) by reading every
     (α, ε) pair (the route before the search between neighbours' maximisers)."""
