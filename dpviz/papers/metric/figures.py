@@ -188,6 +188,13 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
             name="N_w",
             showlegend=False,
             hovertemplate="%{y}: N_w = %{x}<extra></extra>",
+            # each bar's count written on it (or beside it when short: at large ε every S_w is 1, a
+            # bar too thin to see on an axis of N, and the panel looked empty)
+            texttemplate="%{x}",
+            textposition="auto",
+            textfont=dict(size=11),
+            insidetextfont=dict(color="#000"),  # 5.3:1 on the orange (white is 3.9:1)
+            cliponaxis=False,
         ),
         row=1,
         col=1,
@@ -201,6 +208,13 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
             name="S_w",
             showlegend=False,
             hovertemplate="%{y}: S_w = %{x}<extra></extra>",
+            # each bar's count written on it (or beside it when short: at large ε every S_w is 1, a
+            # bar too thin to see on an axis of N, and the panel looked empty)
+            texttemplate="%{x}",
+            textposition="auto",
+            textfont=dict(size=11),
+            insidetextfont=dict(color="#fff"),  # 5.3:1 on the blue
+            cliponaxis=False,
         ),
         row=1,
         col=2,
