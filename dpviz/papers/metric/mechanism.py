@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -128,7 +129,7 @@ class Envelopes:
         and is the same number to the last bit whether one epsilon or a slider's whole grid is asked
         (a matrix product over the releases of several epsilons need not be)."""
         kept = self._cosines.get(word_id)
-        if kept is not None and kept[0] is emb:
+        if kept is not None and kept[0]() is emb:
             return kept[1]
         ids, inverse = np.unique(self.winners, return_inverse=True)
         real = ids >= 0
@@ -137,7 +138,9 @@ class Envelopes:
         cos = np.full(ids.shape, np.nan)
         cos[real] = dots / np.maximum(norms * np.sqrt(emb.sq_norms[word_id]), np.finfo(float).tiny)
         out = cos[inverse.reshape(self.winners.shape)]
-        self._cosines[word_id] = (emb, out)
+        # (the embedding by a weak reference: an envelope kept in a memo neither holds it alive nor
+        # has its vocabulary counted in the memo's bytes)
+        self._cosines[word_id] = (weakref.ref(emb), out)
         return out
 
 
