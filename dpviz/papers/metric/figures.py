@@ -220,9 +220,10 @@ def _live_render(df: pd.DataFrame, v) -> go.Figure:
         col=2,
     )
     fig.update_xaxes(range=[0, n * 1.02], title="count")
+    outputs = f"{df.s_w.mean():,.0f}"
     title = two_line_title(
-        f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():.0f} of {n:,} releases keep the word, "
-        f"{df.s_w.mean():.0f} distinct outputs",
+        f"At ε = {v['epsilon']:g}: on average {df.n_w.mean():,.0f} of {n:,} releases keep the word, "
+        f"{outputs} distinct output{'' if outputs == '1' else 's'}",
         f"{len(df)} words of {v['embedding']}, {_caption_n(v)}; exact for this ε from the same draws as every ε",
     )
     fig.update_layout(margin=dict(t=140))  # the two-line title above the two-line panel titles
