@@ -94,26 +94,35 @@ def gaussian_mu(sigma: float, k: int = 1) -> float:
 def gdp_delta(mu: float, epsilon) -> np.ndarray:
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Balle and Wang 2018, Thm. 8), computed
     with log-CDFs so that it stays exact where e^ε is huge and the Φ tiny."""
+    return _gdp_terms(mu, epsilon)[3]
+
+
+def _gdp_terms(mu: float, epsilon) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """At each ε: a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2), e^{min(b−a, 0)} − 1 (the tail)
+    and δ(ε) = e^a·(1 − e^{b−a}) clipped to [0, 1]: :func:`gdp_delta` and the root finder's
+    readings (:func:`_gdp_log_deltas`) from one formula."""
     eps = np.asarray(epsilon, dtype=float)
     a = special.log_ndtr(-eps / mu + mu / 2)
     b = eps + special.log_ndtr(-eps / mu - mu / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.exp(a) * -np.expm1(np.minimum(b - a, 0.0))
-    return np.clip(out, 0.0, 1.0)
+        tail = np.expm1(np.minimum(b - a, 0.0))
+        delta = np.clip(np.exp(a) * -tail, 0.0, 1.0)
+    return a, b, tail, delta
 
 
-def _gdp_parts(mu: float, eps: float) -> tuple[float, float, float]:
-    """At one ε: a = log Φ(−ε/μ + μ/2), b = ε + log Φ(−ε/μ − μ/2), and δ(ε) = e^a·(1 − e^{b−a})
-    as :func:`gdp_delta` computes it (NumPy scalars: NumPy's exp and expm1, as the array route)."""
-    a = special.log_ndtr(-eps / mu + mu / 2)
-    b = eps + special.log_ndtr(-eps / mu - mu / 2)
-    return a, b, min(max(float(np.exp(a) * -np.expm1(min(b - a, 0.0))), 0.0), 1.0)
+def _gdp_parts(mu: float, eps: float) -> tuple[float, float, float, float]:
+    """:func:`_gdp_terms` at one ε, the same operations: NumPy's functions on one number each (the
+    bits they give it in an array), their results as Python floats (the arithmetic between them is
+    IEEE's either way), with no array set-up (the root finder reads δ several times an answer)."""
+    a = float(special.log_ndtr(-eps / mu + mu / 2))
+    b = eps + float(special.log_ndtr(-eps / mu - mu / 2))
+    tail = float(np.expm1(min(b - a, 0.0)))
+    return a, b, tail, min(max(float(np.exp(a)) * -tail, 0.0), 1.0)
 
 
 def _gdp_delta_one(mu: float, eps: float) -> float:
-    """:func:`gdp_delta` at one ε, the same operations on Python floats (no array set-up: the
-    root finder of :func:`gdp_epsilon` reads δ several times an answer)."""
-    return _gdp_parts(mu, eps)[2]
+    """:func:`gdp_delta` at one ε (:func:`_gdp_parts`)."""
+    return _gdp_parts(mu, eps)[3]
 
 
 def gdp_epsilon(mu: float, delta: float) -> float:
@@ -151,12 +160,8 @@ def gdp_epsilon(mu: float, delta: float) -> float:
 
 
 def _gdp_log_delta_one(mu: float, eps: float) -> tuple[float, float, float]:
-    """:func:`_gdp_log_deltas` at one ε: NumPy's functions on one number each, their results as
-    Python floats (the same bits; the arithmetic between them is IEEE's either way)."""
-    a = float(special.log_ndtr(-eps / mu + mu / 2))
-    b = eps + float(special.log_ndtr(-eps / mu - mu / 2))
-    tail = float(np.expm1(min(b - a, 0.0)))
-    delta = min(max(float(np.exp(a)) * -tail, 0.0), 1.0)
+    """:func:`_gdp_log_deltas` at one ε, from :func:`_gdp_parts` (the same bits)."""
+    a, b, tail, delta = _gdp_parts(mu, eps)
     if b >= a:
         return delta, -math.inf, math.nan
     log_delta = a + float(np.log(-tail))
@@ -229,12 +234,8 @@ def gdp_epsilons(mu: float, deltas) -> np.ndarray:
 def _gdp_log_deltas(mu: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """δ(ε) of μ-GDP at each ε as :func:`gdp_delta` reads it, its log and the log's derivative in
     ε (−inf and NaN where δ reads as 0)."""
-    eps = np.asarray(eps, dtype=float)
-    a = special.log_ndtr(-eps / mu + mu / 2)
-    b = eps + special.log_ndtr(-eps / mu - mu / 2)
+    a, b, tail, delta = _gdp_terms(mu, eps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        tail = np.expm1(np.minimum(b - a, 0.0))
-        delta = np.clip(np.exp(a) * -tail, 0.0, 1.0)
         zero = b >= a
         log_delta = np.where(zero, -np.inf, a + np.log(np.where(zero, 1.0, -tail)))
         slope = np.where(zero, np.nan, -np.exp(b - log_delta))
