@@ -164,8 +164,7 @@ def _live_along_epsilon(v, epsilons) -> list[pd.DataFrame]:
     """The tables at many ε from one ``stats_at`` call over the same draws: each ε's rows (word by
     word) as a call with that ε alone gives them, to the last bit."""
     df = mdp.stats_at(resolve(v["embedding"]), _live_prepare(v), epsilons, v["eta"])[LIVE_COLUMNS]
-    n = len(epsilons)
-    return [df.take(np.arange(j, len(df), n)).reset_index(drop=True) for j in range(n)]
+    return mdp.stats_by_epsilon(df, len(epsilons))
 
 
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
@@ -394,22 +393,21 @@ def _hist_prepare(v, progress=None) -> dict:
 
 def _hist_evaluate(state: dict, v) -> pd.DataFrame:
     """The listed ε, plus the slider's ε evaluated from the same draws and counted in the same bins."""
-    live = tables(dict(v, epsilons=[v["epsilon"]]))
-    slider = pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))
-    return pd.concat([state["rows"], slider], ignore_index=True)
+    return _with_slider_rows(state, tables(dict(v, epsilons=[v["epsilon"]])))
 
 
 def _hist_along_epsilon(v, epsilons) -> list[pd.DataFrame]:
     """:func:`_hist_evaluate` at many ε, the slider's rows of every ε from one evaluation of the
     same draws (:func:`tables_along`)."""
     state = get("metric-histograms").state(v)
-    return [
-        pd.concat(
-            [state["rows"], pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))],
-            ignore_index=True,
-        )
-        for live in tables_along(v, epsilons)
-    ]
+    return [_with_slider_rows(state, live) for live in tables_along(v, epsilons)]
+
+
+def _with_slider_rows(state: dict, live: pd.DataFrame) -> pd.DataFrame:
+    """The listed ε's rows (``state``) and those of the slider's ε (the words' table ``live``),
+    counted in the listed ε's bins."""
+    slider = pd.DataFrame(_hist_rows(live, "slider", state["edges"]), columns=list(HIST_COLUMNS))
+    return pd.concat([state["rows"], slider], ignore_index=True)
 
 
 def _hist_panels(df: pd.DataFrame) -> dict[tuple[str, str], list[tuple[str, float, np.ndarray]]]:

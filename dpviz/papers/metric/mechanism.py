@@ -473,6 +473,13 @@ def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: flo
     )
 
 
+def stats_by_epsilon(df: pd.DataFrame, count: int) -> list[pd.DataFrame]:
+    """A :func:`stats_at` table over ``count`` epsilons (rows word by word, each word's epsilons in
+    order) split into one table per epsilon, each with a fresh index: what a call with that epsilon
+    alone gives, to the last bit."""
+    return [df.take(np.arange(j, len(df), count)).reset_index(drop=True) for j in range(count)]
+
+
 def mdp_stats(
     emb: Embedding,
     word_ids: Sequence[int],

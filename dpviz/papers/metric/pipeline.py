@@ -143,8 +143,8 @@ def tables_along(v, epsilons) -> list[pd.DataFrame]:
     parts = [word_table(v, "embedding", epsilons=epsilons)]
     if compare:
         parts.append(word_table(v, "compare", epsilons=epsilons))
-    n = len(epsilons)
-    return [pd.concat([p.take(np.arange(j, len(p), n)) for p in parts], ignore_index=True) for j in range(n)]
+    split = [mdp.stats_by_epsilon(part, len(epsilons)) for part in parts]
+    return [pd.concat(at_one, ignore_index=True) for at_one in zip(*split)]
 
 
 # nearest-neighbour distances (the paper's Figure 2) ------------------------------------------------
