@@ -239,21 +239,47 @@ def decode(blob: bytes) -> dict:
     return doc
 
 
+_CHECKED: dict[tuple, bool] = {}
+"""The charts whose drawers this process has found drawing fast and plain (:class:`Drawer`, with
+``remember``), by chart and JSON writer: a later drawer of the same chart starts from that instead
+of drawing its first frame by Plotly again and its second through the text."""
+
+
+def _checked_key(spec, to_json: Callable[[dict], str]) -> tuple:
+    # the writer by its code: a page passes a new lambda for every part of a set, always the same code
+    return (spec.id, getattr(to_json, "__code__", to_json))
+
+
+def forget_checks() -> None:
+    """Forget which charts this process has checked (:data:`_CHECKED`): every drawer checks again."""
+    _CHECKED.clear()
+
+
 class Drawer:
     """A chart's figure as JSON text (``to_json`` of ``spec.figure_dict``), frame after frame:
     by the fast drawing (:mod:`dpviz.fast_figure`, 3-6 times quicker than Plotly's objects) once
     its first frame is, to the last character of the sorted JSON, the one Plotly draws; by Plotly
     for a chart the fast drawing does not draw (it says so by raising
-    :class:`dpviz.fast_figure.Unsupported`) or draws otherwise (logged: a bug to mend there)."""
+    :class:`dpviz.fast_figure.Unsupported`) or draws otherwise (logged: a bug to mend there).
 
-    def __init__(self, spec, to_json: Callable[[dict], str]):
+    With ``remember`` (:func:`compute_frames`), a chart checked once in this process (its first
+    frame Plotly's, its second's plain dict the text's) is not checked again: a set is computed in
+    parts (one per worker, the nearest positions first), and every part of every set checked its
+    chart anew, a frame drawn by Plotly (20-40 ms) and one through the text each time. A frame the
+    fast drawing does not draw still falls back to Plotly (:meth:`frame`)."""
+
+    def __init__(self, spec, to_json: Callable[[dict], str], remember: bool = False):
         self.spec, self.to_json = spec, to_json
         self.fast: bool | None = None  # None: not known until the first frame
         self.plain: bool | None = None  # frame(): the dict made without the text (None: not known yet)
         self._template: tuple[dict, dict] | None = None  # (a frame's template, made plain)
         self.why = ""
+        self._key = _checked_key(spec, to_json) if remember else None
         if os.environ.get("DPVIZ_FAST_DRAWING", "").strip() == "0":  # an operator's switch (docs/hosting.md)
             self.fast, self.why = False, "DPVIZ_FAST_DRAWING=0"
+        elif self._key is not None and _CHECKED.get(self._key):
+            self.fast = self.plain = True
+            self.why = "checked earlier in this process"
 
     def __call__(self, df, at: Mapping[str, Any]) -> str:
         """The frame of table ``df`` at the setting ``at``, as JSON text."""
@@ -295,6 +321,8 @@ class Drawer:
                 self.plain = _text(self._plain(self._fast_dict(df, at))) == _text(out)
             except (fast_figure.Unsupported, NotPlain):
                 self.plain = False
+            if self.plain and self._key is not None:
+                _CHECKED[self._key] = True
         return out
 
     def _fast_dict(self, df, at: Mapping[str, Any]) -> dict:
@@ -391,7 +419,7 @@ def _compute_frames(spec, values, slider, to_json, progress, each, grid) -> Fram
     p = spec.param(slider)
     positions = list(grid if grid is not None else slider_grid(p))
     figures = []
-    draw = Drawer(spec, to_json)
+    draw = Drawer(spec, to_json, remember=True)
     together, share = None, 0.0
     if slider in spec.along:  # (every position's table from one computation: FigureSpec.along)
         report(progress, 0.0, f"{spec.title}: {len(positions)} tables at once")

@@ -295,6 +295,71 @@ def test_a_drawer_whose_plain_dict_differs_keeps_the_text(monkeypatch):
         assert _strict(got) == _strict(want)
 
 
+def _plotly_draws(monkeypatch) -> list[str]:
+    """Every figure_dict call drawn by Plotly (outside the fast drawing), by chart: a list that grows."""
+    from dpviz import fast_figure, theme
+
+    seen: list[str] = []
+    real = registry.FigureSpec.figure_dict
+
+    def counted(self, df, values):
+        if theme.go.Figure is not fast_figure.Figure:
+            seen.append(self.id)
+        return real(self, df, values)
+
+    monkeypatch.setattr(registry.FigureSpec, "figure_dict", counted)
+    return seen
+
+
+def test_a_chart_checked_once_is_not_checked_again_by_the_next_part_or_set(monkeypatch):
+    """compute_frames remembers a chart whose first frame was Plotly's and whose second's plain dict
+    was the text's: the next call (another part of the set, another slider) draws no frame by Plotly
+    and its frames are still each position's figure; after forget_checks the chart is checked again."""
+    frames.forget_checks()
+    spec = registry.get("hoho-live")
+    values, _ = validate(spec.params, dict(spec.quick))
+    grid = slider_grid(spec.param("lambda_"))
+    plotly = _plotly_draws(monkeypatch)
+    compute_frames(spec, values, "lambda_", _to_json, grid=grid[:3])
+    assert plotly == ["hoho-live"]  # the first part: its first frame drawn by Plotly as well
+    second = compute_frames(spec, values, "lambda_", _to_json, grid=grid[3:6])
+    other = compute_frames(spec, values, "epsilon", _to_json, grid=slider_grid(spec.param("epsilon"))[:3])
+    assert plotly == ["hoho-live"]  # neither the next part nor the other slider drew one
+    for made, slider in ((second, "lambda_"), (other, "epsilon")):
+        for v, frame in zip(made.grid, made.figures):
+            at = dict(values, **{slider: v})
+            direct = typed_arrays(json.loads(_to_json(registry.FigureSpec.figure_dict(spec, spec.table(at), at))))
+            assert close(frame, direct, tol=0.0), f"{slider} = {v}"
+    assert plotly[1:] and set(plotly) == {"hoho-live"}  # (the direct drawings above: the count sees Plotly)
+    frames.forget_checks()
+    del plotly[:]
+    compute_frames(spec, values, "lambda_", _to_json, grid=grid[:3])
+    assert plotly == ["hoho-live"]
+
+
+def test_a_remembered_chart_still_falls_back_to_plotly_for_a_frame_the_fast_drawing_refuses(monkeypatch):
+    """Remembered or not, a frame the fast drawing does not draw (Unsupported) is Plotly's."""
+    from dpviz import fast_figure
+
+    frames.forget_checks()
+    spec = registry.get("adept-violations")
+    values, _ = validate(spec.params, dict(spec.quick))
+    grid = slider_grid(spec.param("dim"))
+    compute_frames(spec, values, "dim", _to_json, grid=grid[:3])
+    assert frames.Drawer(spec, _to_json, remember=True).fast is True
+    assert frames.Drawer(spec, _to_json).fast is None  # (a drawer that is not told to remember checks)
+
+    def refuse(self):
+        raise fast_figure.Unsupported("a refusal for the test")
+
+    monkeypatch.setattr(fast_figure.Figure, "to_dict", refuse)
+    made = compute_frames(spec, values, "dim", _to_json, grid=grid[3:6])
+    for v, frame in zip(made.grid, made.figures):
+        at = dict(values, **{"dim": v})
+        assert close(frame, typed_arrays(json.loads(_to_json(spec.figure_dict(spec.table(at), at)))), tol=0.0)
+    frames.forget_checks()
+
+
 def test_frames_along_a_slider_a_marked_figures_fixed_part_depends_on_keep_no_part():
     """ADePT's ε curves: their fixed part (the curves at ε) is new at every position of ε, and its
     mark is n's. Its frames along ε keep none of their parts in the process's memo of fixed parts,
