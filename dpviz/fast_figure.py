@@ -474,6 +474,15 @@ class Figure:
         """What ``dpviz.theme.style`` does to a Plotly figure: the (validated) template, as is."""
         self.layout_node.props["template"] = template
 
+    def copy(self) -> "Figure":
+        """A figure to change apart from this one: its traces and layout objects copied (their values
+        are shared: never changed in place)."""
+        out = object.__new__(Figure)
+        out._traces = [t.clone() for t in self._traces]
+        out.layout_node = self.layout_node.clone()
+        out._grid = self._grid
+        return out
+
     # output
     def to_dict(self) -> dict:
         """What Plotly's ``Figure.to_dict`` gives: the traces and layout, numpy arrays as typed arrays."""

@@ -174,9 +174,7 @@ class FigureSpec:
         from dpviz.theme import go  # (lazy: dpviz.theme imports this module) Plotly's, or the fast drawing's
 
         base = self._base(df, values)
-        stand_in = go.Figure(
-            {"data": [_stand_in_trace(t) for t in base["data"]], "layout": base.get("layout", {})}, _validate=False
-        )
+        stand_in = _stand_in(base, go)
         self.mark(stand_in, values)
         marked = stand_in.to_dict()
         return {"data": list(base["data"]) + marked["data"][len(base["data"]) :], "layout": marked["layout"]}
@@ -222,6 +220,33 @@ def _stand_in_trace(trace: Mapping[str, Any]) -> dict:
     values = values[np.isfinite(values) & (values > 0)]
     out["x"] = [float(values.min()), float(values.max())] if len(values) else []
     return out
+
+
+_STAND_INS: dict[int, list] = {}
+"""The stand-ins of the fixed parts marked last (:func:`_stand_in`), by the part's identity."""
+STAND_INS_KEPT = 16
+_STAND_INS_LOCK = threading.Lock()
+
+
+def _stand_in(base: dict, go: Any) -> Any:
+    """A new figure to mark, standing in for the fixed part ``base`` (:meth:`FigureSpec.figure_dict`).
+    The stand-in's traces, and under the fast drawing the stand-in itself, are made once per fixed
+    part and copied for each mark: along a marked slider every frame marks the same part, and its
+    traces' x were decoded from their typed arrays and its layout read into a figure at every
+    frame. Kept with the part itself (its identity is the key while it is held), the last
+    :data:`STAND_INS_KEPT` parts."""
+    held = _STAND_INS.get(id(base))
+    if held is None or held[0] is not base:
+        held = [base, [_stand_in_trace(t) for t in base["data"]], None]  # (the fast stand-in: when first asked for)
+        with _STAND_INS_LOCK:
+            while len(_STAND_INS) >= STAND_INS_KEPT:
+                _STAND_INS.pop(next(iter(_STAND_INS)))
+            _STAND_INS[id(base)] = held
+    if not getattr(go.Figure, "fast", False):  # Plotly's: made for each mark
+        return go.Figure({"data": held[1], "layout": base.get("layout", {})}, _validate=False)
+    if held[2] is None:
+        held[2] = go.Figure({"data": held[1], "layout": base.get("layout", {})}, _validate=False)
+    return held[2].copy()
 
 
 def unchanged(state: Any, values: Mapping[str, Any]) -> Any:
