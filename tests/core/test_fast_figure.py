@@ -306,3 +306,32 @@ def test_subplot_titles_are_not_part_of_the_kept_layouts_key():
     SUBPLOTS.make_subplots(rows=1, cols=2, subplot_titles=("α = 1", ""))  # (no annotation for the empty one)
     SUBPLOTS.make_subplots(rows=1, cols=2, subplot_titles=("α = 1", "share"), horizontal_spacing=0.3)
     assert fast_figure._subplots.cache_info().misses == 3
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_a_dict_of_scalars_is_made_once_and_each_use_is_its_own_and_plotlys(order):
+    """A compound property given as a dict of scalars is checked once and cloned for each use
+    (fast_figure._compound): each use gives Plotly's JSON for its own values, types and signs
+    included (1 and 1.0, 0.0 and -0.0 are told apart), in either order, and changing one use
+    leaves the next untouched."""
+    cases = [
+        dict(color="#000", width=2.5, dash="dot"),
+        dict(color="#000", width=2.5, dash="dash"),
+        dict(width=1),
+        dict(width=1.0),
+        dict(width=0.0),
+        dict(width=-0.0),
+        dict(color="red", width=2, dash=None),
+    ]
+    if order == "backward":
+        cases = cases[::-1]
+    for line in cases + cases:
+        fast = fast_figure.Trace("scatter", line=line, marker=dict(size=5, line=dict(width=3))).json()
+        slow = plotly_go.Scatter(line=line, marker=dict(size=5, line=dict(width=3))).to_plotly_json()
+        # (keys sorted: Plotly orders an object's keys by its schema, the frames compare sorted JSON)
+        assert json.dumps(fast["line"], sort_keys=True) == json.dumps(slow["line"], sort_keys=True), line
+        assert json.dumps(fast["marker"], sort_keys=True) == json.dumps(slow["marker"], sort_keys=True)
+    first = fast_figure.Trace("scatter", line=dict(color="#000", width=2.5))
+    first.props["line"].set("width", 9)
+    again = fast_figure.Trace("scatter", line=dict(color="#000", width=2.5)).json()
+    assert again["line"] == {"color": "#000", "width": 2.5}
