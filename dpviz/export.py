@@ -74,7 +74,7 @@ def fitted(fig: go.Figure, width: int) -> go.Figure:
     layout.setdefault("height", HEIGHT)
     out = go.Figure(fig)
     traces = [t.to_plotly_json() for t in fig.data]
-    out.update_layout(fit_layout(layout, width, template, traces, legend_room_as_needed=True), overwrite=True)
+    out.update_layout(fit_layout(layout, width, template, traces), overwrite=True)
     px = ((layout.get("legend") or {}).get("font") or {}).get("size") or (template.get("font") or {}).get("size") or 14
     for trace, fitted_trace in zip(out.data, fit_names(traces, width, px)):
         if fitted_trace.get("name") != trace.name:

@@ -479,7 +479,8 @@ def frontier_figure(page: str, df: pd.DataFrame, values: Mapping[str, Any]):
     # row per curve at the page's column width, clear of the x axis's title
     entries = sum(1 for t in fig.data if t.showlegend is not False)
     # room for one legend row per entry (a narrow column): a row is 31 px at the house's font, and the
-    # legend's top sits 0.22 of the plot's 330 px below it (at 30 px a row, six rows lost their last)
+    # legend's top sits 0.22 of the plot's 330 px below it (at 30 px a row, six rows lost their last);
+    # at a known width the page and an image give back what the rows do not take (dpviz/text_fit.py)
     bottom = 100 + 34 * entries
     fig.update_layout(legend=dict(orientation="h", y=-0.22, yanchor="top", x=0), margin=dict(b=bottom))
     return style(

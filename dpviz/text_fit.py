@@ -120,12 +120,10 @@ def _legend_entries(traces) -> list[str]:
     return names
 
 
-ROW_PAD = 8
-"""What a legend row takes beyond its text's line (px x 1.3), as the page reckons it (the same in
-webui/live_js/text_fit.js)."""
-ROW_PAD_DRAWN = 13
-"""The same as Plotly draws a row of a line-and-marker entry (31 px a row at 14-px type in an
-image, measured), for an image's legend given no more room than it needs."""
+ROW_PAD = 13
+"""What a legend row takes beyond its text's line (px x 1.3), as Plotly draws a row of a
+line-and-marker entry (31 px a row at 14-px type, measured in an image); the same in
+webui/live_js/text_fit.js. A legend under the plot is given this much room and no more."""
 
 
 def _legend_height(names: list[str], px: float, room: float, horizontal: bool, row_pad: float = ROW_PAD) -> float:
@@ -180,16 +178,16 @@ def fit_names(traces: list[dict], width: float, px: float) -> list[dict]:
 
 
 def fit_layout(
-    layout: dict, width: float, defaults: dict | None = None, traces=None, legend_room_as_needed: bool = False
+    layout: dict, width: float, defaults: dict | None = None, traces=None
 ) -> dict:
     """A copy of the Plotly ``layout`` dict fitted to ``width`` pixels (see the module docstring).
     ``defaults`` is the template's layout (font size, title size, margins) where ``layout`` does
     not set them; ``traces`` (the figure's data, as dicts) name the legend's entries.
-    ``legend_room_as_needed``: a legend under the plot gets the bottom margin its rows need at this
-    width, less than the figure's own where that is larger (the chart shorter by as much): an
-    image's width is known, where a figure sized its margin for a narrow column (the frontiers:
-    one legend row an entry, an empty band under the legend of a wide image). The page keeps the
-    larger of the two, as its chart script does (webui/live_js/text_fit.js)."""
+    A legend under the plot gets the bottom margin its rows need at this width, less than the
+    figure's own where that is larger: a figure sized its margin for a narrow column (the
+    frontiers: one legend row an entry), which left an empty band under the legend of a wide
+    chart. Here the chart is shorter by as much (an image's height is its layout's); on the page,
+    whose element keeps its height, the plot is taller (webui/live_js/text_fit.js, the same rule)."""
     defaults = defaults or {}
     out = copy.deepcopy(layout)
     base = ((out.get("font") or {}).get("size")) or ((defaults.get("font") or {}).get("size")) or 14
@@ -335,12 +333,11 @@ def fit_layout(
         # x axis (tick labels, title) and the legend's rows at this width
         horizontal = legend.get("orientation") == "h" or beside
         x = 0 if beside else legend.get("x", 0)
-        pad = ROW_PAD_DRAWN if legend_room_as_needed else ROW_PAD
-        legend_height = _legend_height(names, px, (1 - x) * width - 10, horizontal, pad)
+        legend_height = _legend_height(names, px, (1 - x) * width - 10, horizontal)
         titles = [_title(a.get("title")) for k, a in out.items() if k.startswith("xaxis") and isinstance(a, dict)]
         axis = max((_block_height(t, z or base) + 8 for t, z in titles if t), default=0.0) + base * LINE + 8
         need = round(axis + GAP + legend_height + 4)
-        bottom = need if legend_room_as_needed else max(bottom, need)
+        bottom = need
         # y in the plot's fractions, set once the margins are known (anchored to the chart's edge
         # with yref "container", Plotly pushed the margins past the chart's height)
         legend.update(yanchor="top", x=x, xanchor="left")

@@ -59,25 +59,26 @@ def test_a_legend_below_the_plot_is_anchored_to_the_bottom_with_room_for_its_row
     assert narrow["margin"]["b"] > wide["margin"]["b"] > 60  # more rows at a phone's width
 
 
-def test_an_images_legend_below_the_plot_gets_the_room_its_rows_need_and_no_more():
+def test_a_legend_below_the_plot_gets_the_room_its_rows_need_and_no_more():
     """A figure that sized its bottom margin for one legend row an entry (a narrow column: the
-    frontiers) keeps it on the page (the page's rule, as its chart script), and in an image of a
-    known width gives back what its rows do not take: the chart shorter by as much, the plot's
-    height the same; a legend that needs more than the figure's margin gets more either way."""
+    frontiers) gives back, at a known width, what its rows do not take: the chart shorter by as
+    much, the plot's height the same (an image; on the page the element keeps its height and the
+    plot grows); a legend that needs more than the figure's margin gets more. The room is the
+    rows' as Plotly draws them: 14 x 1.3 + 13 px a row at 14-px type, 10 px of border."""
     traces = [{"name": f"curve {k}"} for k in range(5)]
     layout = {"legend": {"orientation": "h", "y": -0.22}, "margin": {"t": 90, "b": 230, "l": 70, "r": 30}}
     layout["height"] = 660
-    page = fit_layout(layout, 900, None, traces)
-    image = fit_layout(layout, 900, None, traces, legend_room_as_needed=True)
-    assert page["margin"]["b"] == 230 and page["height"] == 660
-    assert image["margin"]["b"] < 230
-    assert image["height"] == 660 - (230 - image["margin"]["b"])  # the plot as tall as before
-    one_row = fit_layout({**layout, "margin": {**layout["margin"], "b": 20}}, 900, None, traces, True)
-    assert one_row["margin"]["b"] == image["margin"]["b"]  # (what the rows need, whatever the figure set)
+    axis = 14 * 1.3 + 8 + 12  # the x axis's tick labels, then the gap above the legend
+    rows = lambda k, px=14: k * (px * 1.3 + 13) + 10  # k rows of entries, the border's padding
+    wide = fit_layout(layout, 900, None, traces)  # five short entries: one row at 900 px
+    assert wide["margin"]["b"] == round(axis + rows(1) + 4) < 230
+    assert wide["height"] == 660 - (230 - wide["margin"]["b"])  # the plot as tall as before
+    one_row = fit_layout({**layout, "margin": {**layout["margin"], "b": 20}}, 900, None, traces)
+    assert one_row["margin"]["b"] == wide["margin"]["b"]  # (what the rows need, whatever the figure set)
+    phone = fit_layout(layout, 390, None, traces)  # 12-px legend type on a phone: two rows
+    assert phone["margin"]["b"] == round(axis + rows(2, 12) + 4)
     many = [{"name": f"a long legend entry that takes a row of its own, number {k}"} for k in range(8)]
-    for legend_room_as_needed in (False, True):
-        out = fit_layout(layout, 900, None, many, legend_room_as_needed)
-        assert out["margin"]["b"] > 230  # eight rows: more than the figure's margin
+    assert fit_layout(layout, 900, None, many)["margin"]["b"] == round(axis + rows(8) + 4) > 230
 
 
 def test_a_legend_inside_the_plot_wider_than_its_room_moves_below_on_a_phone():

@@ -72,6 +72,9 @@ function legendEntries(traces) {
   }
   return names;
 }
+// what a legend row takes beyond its text's line, as Plotly draws a line-and-marker entry (31 px a
+// row at 14-px type; dpviz/text_fit.py ROW_PAD)
+const ROW_PAD = 13;
 function legendHeight(names, px, room, horizontal, family) {
   if (!names.length) return 0;
   let rows = 1, used = 0;
@@ -81,7 +84,7 @@ function legendHeight(names, px, room, horizontal, family) {
     else if (!horizontal && used) rows += 1;
     used += w;
   }
-  return rows * (px * LINE + 8) + 10;
+  return rows * (px * LINE + ROW_PAD) + 10;
 }
 // every k-th labelled tick, k the least that gives each label `need` pixels of `span`, at the
 // offset that keeps the most powers of ten (0.01, 1, 1,000, 10^k) of a 1-2-5 log axis
@@ -332,7 +335,10 @@ export function fitLayout(layout, width, traces, height) {
       if (t) axis = Math.max(axis, blockHeight(t, z || base) + 8);
     }
     axis += base * LINE + 8;
-    low = Math.max(low, Math.round(axis + GAP + height + 4));
+    // the room the x axis and the legend's rows need at this width, no more: a figure may have sized
+    // its margin for a narrow column (the frontiers: a row an entry), an empty band under the
+    // legend of a wide chart; the element keeps its height, so the plot takes what is left
+    low = Math.round(axis + GAP + height + 4);
     // y in the plot's fractions, set once the margins are known (a legend anchored to the
     // chart's edge with yref "container" made Plotly push the margins past the chart's height)
     Object.assign(legend, { yanchor: "top", x, xanchor: "left", __below: axis + GAP / 2 });

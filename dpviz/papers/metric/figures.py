@@ -434,8 +434,10 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     strip = bool(len(df)) and bool((low == high).all())
     short = {"s_w": "S_w", "n_w": "N_w"}  # two panels side by side leave no room for the long labels
     titles = [f"{short[s] if len(embs) > 1 else STAT_LABEL[s]} · {e}" for s in ("s_w", "n_w") for e in embs]
+    # with dots, every panel's rows are labelled by their ε ("ε = 10 (slider)", some 110 px): at 0.1
+    # of the width between panels a right panel's labels lay over its left neighbour's dots
     fig = subplots.make_subplots(
-        rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.1
+        rows=2, cols=len(embs), subplot_titles=titles, vertical_spacing=0.24, horizontal_spacing=0.22 if strip else 0.1
     )
     n = int(v["samples"])
     panels = _hist_panels(df)
