@@ -177,9 +177,7 @@ def fit_names(traces: list[dict], width: float, px: float) -> list[dict]:
     ]
 
 
-def fit_layout(
-    layout: dict, width: float, defaults: dict | None = None, traces=None
-) -> dict:
+def fit_layout(layout: dict, width: float, defaults: dict | None = None, traces=None) -> dict:
     """A copy of the Plotly ``layout`` dict fitted to ``width`` pixels (see the module docstring).
     ``defaults`` is the template's layout (font size, title size, margins) where ``layout`` does
     not set them; ``traces`` (the figure's data, as dicts) name the legend's entries.

@@ -69,7 +69,10 @@ def test_a_legend_below_the_plot_gets_the_room_its_rows_need_and_no_more():
     layout = {"legend": {"orientation": "h", "y": -0.22}, "margin": {"t": 90, "b": 230, "l": 70, "r": 30}}
     layout["height"] = 660
     axis = 14 * 1.3 + 8 + 12  # the x axis's tick labels, then the gap above the legend
-    rows = lambda k, px=14: k * (px * 1.3 + 13) + 10  # k rows of entries, the border's padding
+
+    def rows(k, px=14):  # k rows of entries, the border's padding
+        return k * (px * 1.3 + 13) + 10
+
     wide = fit_layout(layout, 900, None, traces)  # five short entries: one row at 900 px
     assert wide["margin"]["b"] == round(axis + rows(1) + 4) < 230
     assert wide["height"] == 660 - (230 - wide["margin"]["b"])  # the plot as tall as before
