@@ -1,10 +1,12 @@
 """One command for the pages' screenshots: every page of dpviz, once its charts are drawn, at a
 laptop's 1280 x 800 and a phone's 390 x 844, as a person first sees it (the window), into
-docs/screens/ (the whole pages, in a tall window, are docs/screenshots/: see the README); and the
-gallery, every chart alone at the size the page draws it, on each page's defaults and after one
-changed setting (tests/paper_pages.py GALLERY_VIEWS), into docs/gallery/ to be looked at one by one.
+docs/screens/; every page whole, top to bottom at 1500 px wide, into docs/screenshots/ (the
+README's picture and docs/pages.md's); and the gallery, every chart alone at the size the page
+draws it, on each page's defaults and after one changed setting (tests/paper_pages.py
+GALLERY_VIEWS), into docs/gallery/ to be looked at one by one.
 
     .venv/bin/python scripts/screens.py            (starts a server of its own, on defaults)
+    .venv/bin/python scripts/screens.py whole      (every page whole, into docs/screenshots/)
     .venv/bin/python scripts/screens.py gallery    (the gallery; each picture checked non-blank)
     .venv/bin/python scripts/screens.py gallery budget   (one page's views only)
 
@@ -53,10 +55,32 @@ def _browser_on_a_server():
         stop_server(proc, log)
 
 
-def main() -> None:
-    """Start a server, take every page at every size, stop the server."""
+def _settled(page, charts: int, last_line: bool = True) -> None:
+    """Wait until the page shows its title (every page has one: an empty window until the script
+    has sent it), its first ``charts`` charts are drawn, its script ran to its last line (a paper
+    page's "Notes.", when ``last_line``) and no run is on."""
     from browser_support import wait_for_charts
 
+    page.wait_for_selector('[data-testid="stMainBlockContainer"] h1')
+    if charts:
+        wait_for_charts(page, charts)
+        if last_line:
+            page.wait_for_selector("text=Notes.")
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+
+
+def _not_blank(out: Path, least: tuple[int, int] = (300, 250)) -> None:
+    """Refuse a picture smaller than ``least`` or of one colour (a page not drawn yet)."""
+    from PIL import Image, ImageStat
+
+    with Image.open(out) as im:
+        if im.size[0] < least[0] or im.size[1] < least[1] or ImageStat.Stat(im.convert("L")).stddev[0] <= 5:
+            raise SystemExit(f"{out.name} looks blank ({im.size}): look at the page")
+    print(f"wrote {out.relative_to(ROOT)}", flush=True)
+
+
+def main() -> None:
+    """Start a server, take every page at every size, stop the server."""
     out = ROOT / "docs" / "screens"
     out.mkdir(parents=True, exist_ok=True)
     with _browser_on_a_server() as (browser, url):
@@ -65,15 +89,44 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": width, "height": height})
                 page.set_default_timeout(300_000)
                 page.goto(f"{url}/{path}")
-                page.wait_for_selector('[data-testid="stApp"]')
-                if charts:
-                    wait_for_charts(page, charts)
-                page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+                _settled(page, charts, last_line=False)
                 page.wait_for_timeout(1500)  # Plotly's last transitions
                 stem = out / f"{name}-{width}x{height}"
                 page.screenshot(path=f"{stem}.png")
-                print(f"wrote {stem}.png", flush=True)
+                _not_blank(Path(f"{stem}.png"))
                 page.close()
+
+
+WHOLE_WIDTH = 1500
+
+
+def whole() -> None:
+    """Every page whole into docs/screenshots/<name>.png, at 1500 px wide: the window made as tall
+    as the page's content once its run has ended (Streamlit scrolls its main block, not the
+    document, so a full-page screenshot of a short window holds only the window), so that every
+    chart is in view and drawn."""
+    out = ROOT / "docs" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    with _browser_on_a_server() as (browser, url):
+        for name, path, charts in pages():
+            page = browser.new_page(viewport={"width": WHOLE_WIDTH, "height": 1100})
+            page.set_default_timeout(300_000)
+            page.goto(f"{url}/{path}")
+            _settled(page, charts)
+            for _ in range(3):  # the page grows as charts below the first window are drawn
+                tall = page.evaluate(
+                    "() => Math.ceil(document.querySelector('[data-testid=\"stMainBlockContainer\"]')"
+                    ".getBoundingClientRect().height) + 160"
+                )
+                if tall <= page.viewport_size["height"]:
+                    break
+                page.set_viewport_size({"width": WHOLE_WIDTH, "height": tall})
+                page.wait_for_timeout(2500)  # charts that came into view drawn, Plotly's transitions
+            page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+            target = out / f"{name}.png"
+            page.screenshot(path=str(target), full_page=True)
+            _not_blank(target)
+            page.close()
 
 
 def _chart_ids(page) -> list[str]:
@@ -86,16 +139,11 @@ def _chart_ids(page) -> list[str]:
 
 def _shoot(page, locator, out: Path) -> None:
     """An element screenshot of ``locator`` into ``out``, once Plotly has drawn it; refuses a blank one."""
-    from PIL import Image, ImageStat
-
     locator.scroll_into_view_if_needed()
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
     page.wait_for_timeout(400)  # Plotly's transitions
     locator.screenshot(path=str(out))
-    with Image.open(out) as im:
-        if im.size[0] < 500 or im.size[1] < 250 or ImageStat.Stat(im.convert("L")).stddev[0] <= 5:
-            raise SystemExit(f"{out.name} looks blank ({im.size}): look at the page")
-    print(f"wrote {out.relative_to(ROOT)}", flush=True)
+    _not_blank(out, (500, 250))
 
 
 def gallery(only: str | None = None) -> None:
@@ -142,5 +190,7 @@ def gallery(only: str | None = None) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["gallery"]:
         gallery(sys.argv[2] if len(sys.argv) > 2 else None)
+    elif sys.argv[1:2] == ["whole"]:
+        whole()
     else:
         main()

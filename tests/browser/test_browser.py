@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import io
-import os
 import re
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +15,6 @@ from browser_support import (
     HOHO_FAST,
     MDP_FAST,
     PS_FAST,
-    ROOT,
     SETTLE_MS,
     chart_html,
     chart_js,
@@ -554,40 +551,6 @@ def test_every_page_on_its_defaults_has_no_error(server, page, path, n):
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     assert page.locator('[data-testid="stAlertContentWarning"]').count() == 0
     assert "seed=0" in page.url
-
-
-@pytest.mark.skipif(not os.environ.get("DPVIZ_SCREENSHOTS"), reason="screenshot mode: set DPVIZ_SCREENSHOTS=1")
-@pytest.mark.parametrize(
-    "name, path",
-    [
-        ("home", ""),
-        ("adept", "/ADePT_sensitivity"),
-        ("metric", "/Metric_DP"),
-        ("hoho", "/HoHo_attack"),
-        ("partial", "/Partial_sensitivity"),
-    ],
-)
-def test_write_screenshots(server, browser, name, path):
-    """Screenshot mode: one full-page PNG per page into docs/screenshots/ (used by the README)."""
-    ctx = browser.new_context(
-        viewport={
-            "width": 1500,
-            "height": {"": 1100, "/ADePT_sensitivity": 6100, "/Metric_DP": 7300, "/HoHo_attack": 4900}.get(path, 5300),
-        }
-    )
-    pg = ctx.new_page()
-    pg.goto(server + path)
-    if path:
-        wait_for_charts(pg, charts_drawn(path.strip("/").split("_")[0].lower()))
-        pg.wait_for_selector("text=Notes.", timeout=120_000)  # the page's last line: the script ran to the end
-    else:
-        pg.wait_for_selector("text=dpviz: where published privacy guarantees break")
-    time.sleep(2)  # let plotly finish its transitions
-    out = ROOT / "docs" / "screenshots" / f"{name}.png"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(out), full_page=True)
-    ctx.close()
-    assert out.stat().st_size > 10_000
 
 
 # --- list boxes keep their whole value ------------------------------------------------------------
