@@ -51,6 +51,7 @@ PAGES = {  # page: its two sliders, each with the chart that follows it (as benc
     "HoHo_attack": (("Claimed ε", "hoho-live"), ("λ", "hoho-live")),
     "Partial_sensitivity": (("Gaussian noise σ", "partial-individuals"), ("Rényi order α", "partial-individuals")),
     "Metric_DP": ((None, None), ("ε", "metric-live")),  # one slider: the page opened, a 3-s pause, then ε
+    "Privacy_budget": (("Noise multiplier σ", "budget-composition"), ("Releases k", "budget-composition")),
 }
 ROUTES = {
     "server runs": {"DPVIZ_FRAMES": "0"},

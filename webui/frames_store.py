@@ -44,17 +44,24 @@ def frames_key(spec: FigureSpec, values: dict[str, Any], slider: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
+AHEAD_MOST_SLIDERS = 3
+"""The most sliders a chart may follow and still have its sets one key step ahead: 2 x 3 x 2 = 12
+sets for three (on the privacy-budget page, 4 charts: about 11 CPU-s, computed behind everything
+else); 24 for four."""
+
+
 def ahead_settings(spec: FigureSpec, values: dict[str, Any], live) -> list[tuple[str, dict, str]]:
-    """For a chart that follows two of the live sliders ``live`` at ``values``: (the slider, the
-    page's values one key step of the other slider away, a name for that step) for each slider and
-    each side, the sets a reader's next key step would need (:func:`webui.live_frames.ask_ahead`,
-    ``dpviz build``). None for a chart that follows one slider, or more than two (24 sets for
-    four), or when ``DPVIZ_FRAMES_AHEAD=0``."""
+    """For a chart that follows two or three of the live sliders ``live`` at ``values``: (the
+    slider, the page's values one key step of another slider away, a name for that step) for each
+    slider, each other slider and each side, the sets a reader's next key step would need
+    (:func:`webui.live_frames.ask_ahead`, ``dpviz build``): 4 sets for two sliders, 12 for three
+    (the privacy-budget page's σ, k and δ). None for a chart that follows one slider, or more than
+    :data:`AHEAD_MOST_SLIDERS` (24 sets for four), or when ``DPVIZ_FRAMES_AHEAD=0``."""
     if spec.on_demand or os.environ.get("DPVIZ_FRAMES_AHEAD") == "0":
         return []
     own = {p.name for p in spec.params}
     moving = [p for p in live if p.name in own and applies(p, values)]
-    if len(moving) != 2:
+    if not 2 <= len(moving) <= AHEAD_MOST_SLIDERS:
         return []
     out = []
     for q in moving:

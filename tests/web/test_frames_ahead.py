@@ -86,14 +86,38 @@ def test_without_frame_workers_or_when_turned_off_nothing_is_asked_ahead(asked, 
     assert not asked
 
 
-def test_a_chart_that_follows_more_than_two_sliders_asks_for_nothing_ahead(asked):
-    """The privacy-budget page's charts follow up to four sliders (24 sets ahead each): none."""
+def test_a_chart_that_follows_three_sliders_asks_for_each_sliders_frames_at_each_others_steps(asked):
+    """The privacy-budget page's composition chart follows σ, k and δ (the Gaussian's): its
+    frames along each slider at one key step of each of the two others, both sides, 3 x 2 x 2 =
+    12 sets, each at a setting that differs from the page's by that one step."""
+    values, live = _at("budget")
+    spec = registry.get("budget-composition")
+    own = [p.name for p in live if p.name in {q.name for q in spec.params} and applies(p, values)]
+    assert sorted(own) == ["delta", "k", "sigma"]
+    assert live_frames.ask_ahead(spec, values, live) == 12
+    steps = frames_store.ahead_settings(spec, values, live)
+    expected = {(slider, stepped, side) for slider in own for stepped in own if stepped != slider for side in (-1, 1)}
+    got = set()
+    for slider, moved, _ in steps:
+        (stepped,) = [n for n in moved if moved[n] != values[n]]
+        assert stepped != slider
+        side = 1 if moved == _neighbour(live, values, stepped, 1) else -1
+        assert moved == _neighbour(live, values, stepped, side)
+        got.add((slider, stepped, side))
+    assert got == expected
+    assert len(asked) == 12 and all(ahead for _, _, ahead in asked)
+
+
+def test_a_chart_that_follows_more_than_three_sliders_asks_for_nothing_ahead(asked, monkeypatch):
+    """Four sliders would be 24 sets a chart (the limit, frames_store.AHEAD_MOST_SLIDERS): none.
+    (With the limit at two, the budget page's three-slider charts ask for none either.)"""
     values, live = _at("budget")
     many = [
         s for s in registry.paper_figures("budget")
         if len([p for p in live if p.name in {q.name for q in s.params} and applies(p, values)]) > 2
     ]  # fmt: skip
     assert many
+    monkeypatch.setattr(frames_store, "AHEAD_MOST_SLIDERS", 2)
     for spec in many:
         assert live_frames.ask_ahead(spec, values, live) == 0
     assert not asked
@@ -101,7 +125,7 @@ def test_a_chart_that_follows_more_than_two_sliders_asks_for_nothing_ahead(asked
 
 def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(monkeypatch):
     """``dpviz build`` (webui.install_build.build: ``frame_jobs(ahead=True)``) adds, after every page's
-    defaults, each two-slider chart's sets one key step of its other slider away: the first step
+    defaults, each two- or three-slider chart's sets one key step of another slider away: the first step
     of a fresh install's first reader finds them. Without ``ahead`` (the hosted warm-up at a
     class's setting) or with DPVIZ_FRAMES_AHEAD=0 (the tests' servers), only the defaults."""
     from webui import warmup
@@ -120,7 +144,8 @@ def test_the_build_computes_the_sets_of_a_readers_first_step_after_the_defaults(
         assert abs(options.index(values[moved[0]]) - options.index(defaults[moved[0]])) == 1
     charts = {spec.id for _, _, spec, _ in extra}
     assert {"adept-privacy-loss", "hoho-live", "partial-individuals"} <= charts
-    assert not {"budget-delta", "budget-composition"} & charts  # (three sliders or more)
+    assert {"budget-delta", "budget-composition"} <= charts  # (three sliders: 12 sets each)
+    assert len([j for j in extra if j[2].id == "budget-composition"]) == 12
     assert len([j for j in extra if j[2].id == "hoho-live"]) == 4
     monkeypatch.setenv("DPVIZ_FRAMES_AHEAD", "0")
     assert warmup.frame_jobs(ahead=True) == plain
