@@ -55,6 +55,11 @@ def _browser_on_a_server():
         stop_server(proc, log)
 
 
+def _idle(page) -> None:
+    """Wait until no run of the page is on (Streamlit's status widget gone)."""
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+
+
 def _settled(page, charts: int, last_line: bool = True) -> None:
     """Wait until the page shows its title (every page has one: an empty window until the script
     has sent it), its first ``charts`` charts are drawn, its script ran to its last line (a paper
@@ -66,7 +71,7 @@ def _settled(page, charts: int, last_line: bool = True) -> None:
         wait_for_charts(page, charts)
         if last_line:
             page.wait_for_selector("text=Notes.")
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    _idle(page)
 
 
 def _not_blank(out: Path, least: tuple[int, int] = (300, 250)) -> None:
@@ -122,7 +127,7 @@ def whole() -> None:
                     break
                 page.set_viewport_size({"width": WHOLE_WIDTH, "height": tall})
                 page.wait_for_timeout(2500)  # charts that came into view drawn, Plotly's transitions
-            page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+            _idle(page)
             target = out / f"{name}.png"
             page.screenshot(path=str(target), full_page=True)
             _not_blank(target)
@@ -140,7 +145,7 @@ def _chart_ids(page) -> list[str]:
 def _shoot(page, locator, out: Path) -> None:
     """An element screenshot of ``locator`` into ``out``, once Plotly has drawn it; refuses a blank one."""
     locator.scroll_into_view_if_needed()
-    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    _idle(page)
     page.wait_for_timeout(400)  # Plotly's transitions
     locator.screenshot(path=str(out))
     _not_blank(out, (500, 250))
@@ -150,7 +155,7 @@ def gallery(only: str | None = None) -> None:
     """Every chart alone, on each page's defaults and after one changed setting, and the audit
     page's chart for each example, into docs/gallery/ with its index (README.md); ``only``: one
     page's views (its key), and no audit example."""
-    from browser_support import wait_for_charts
+    from browser_support import wait_for_charts  # (the audit chart)
     from paper_pages import AUDIT_EXAMPLES, GALLERY_VIEWS, charts_drawn, url_path
 
     out = ROOT / "docs" / "gallery"
@@ -162,8 +167,7 @@ def gallery(only: str | None = None) -> None:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.set_default_timeout(300_000)
             page.goto(f"{url}/{url_path(key)}" + (f"?{query}" if query else ""))
-            wait_for_charts(page, min(6, charts_drawn(key)))
-            page.wait_for_selector("text=Notes.")  # the page's last line: the script ran to the end
+            _settled(page, min(6, charts_drawn(key)))
             for fid in _chart_ids(page):
                 _shoot(page, page.locator(f".st-key-chart-{fid}"), out / f"{fid}--{state}.png")
             page.close()
