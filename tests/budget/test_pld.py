@@ -23,7 +23,7 @@ DELTAS = (1e-12, 1e-9, 1e-5, 1e-3, 0.1, 0.5)
 
 def _library(kind: str, setting, k: int, interval: float):
     one = (
-        lib.from_laplace_mechanism(1 / setting, value_discretization_interval=interval)
+        lib.from_laplace_mechanism(1 / setting, value_discretization_interval=pld.laplace_step(setting, interval))
         if kind == "laplace"
         else lib.from_gaussian_mechanism(setting[0], sampling_prob=setting[1], value_discretization_interval=interval)
     )
@@ -47,17 +47,40 @@ def test_connecting_the_dots_gives_the_librarys_masses():
         assert ours.infinity == theirs._infinity_mass
 
 
-@pytest.mark.parametrize("epsilon0", [0.01, 0.3, 1.0, 10.0])
+@pytest.mark.parametrize("epsilon0", [0.01, 0.3, 1.0, 10.0, 0.0599133, 0.3337])
 def test_laplaces_delta_is_the_librarys_reading(epsilon0):
-    """δ(ε) = 1 − e^{(ε − ε₀)/2} on [−ε₀, ε₀] against the library's Laplace loss (CDFs at the
-    inverse loss), within rounding: the library reads 5.6·10⁻¹⁷ at ε₀, where the divergence is 0."""
+    """δ(ε) against the library's Laplace loss (CDFs at the inverse loss) on [−2ε₀, 2ε₀], within
+    rounding (the library reads 5.6·10⁻¹⁷ at ε₀, where the divergence is 0): 1 − e^{(ε − ε₀)/2} on
+    [−ε₀, ε₀], 0 above, 1 − e^ε below. The PLD's grid ends outside [−ε₀, ε₀] where ε₀ is not a
+    whole number of steps (0.0599133, 0.3337): no mass at +∞ and none negative there either."""
     loss = LaplacePrivacyLoss(1 / epsilon0)
-    eps = np.linspace(-epsilon0, epsilon0, 101)
+    eps = np.linspace(-2 * epsilon0, 2 * epsilon0, 201)
     want = loss.get_delta_for_epsilon(eps)
-    got = 1 - np.exp((eps - epsilon0) / 2)
+    got = pld.laplace_delta(epsilon0, eps)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+    assert (got[eps > epsilon0] == 0).all() and (got >= 0).all()
     one = pld.laplace_pld(epsilon0, 1e-3)
-    assert one.remove.infinity == 0.0 and one.add is None
+    assert one.remove.infinity == 0.0 and one.add is None and (one.remove.probs >= 0).all()
+
+
+@pytest.mark.parametrize("epsilon0", [0.0251528, 0.0599133, 0.3337, 1.2345])
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_laplace_off_the_grid_lies_between_the_exact_epsilon_and_basic_composition(epsilon0, k):
+    """k Laplace releases lose exactly kε₀ with probability 2⁻ᵏ (each release's noise on the far side
+    of both inputs), so δ(ε) ≥ 2⁻ᵏ(1 − e^{ε − kε₀}) and at δ = 10⁻¹² no ε below
+    kε₀ + log(1 − 2ᵏ·10⁻¹²) holds: a pessimistic PLD reads at least that, also where ε₀ is not a
+    whole number of 10⁻³ steps (it read 0.17896 for 3·0.0599133 = 0.17974, its δ negative at the
+    top). And no loss exceeds kε₀, so at no δ does it read above basic composition's kε₀ (its grid
+    holds ±ε₀: on a grid between them it read up to k(ε₀ + 10⁻³), 4% above kε₀ at ε₀ = 0.025)."""
+    composed = pld.laplace_pld(epsilon0, 1e-3).self_compose(k)
+    floor = k * epsilon0 + math.log1p(-(2.0**k) * 1e-12)
+    assert floor <= composed.get_epsilon_for_delta(1e-12) <= k * epsilon0 * (1 + 1e-12)
+    for delta in DELTAS:
+        assert composed.get_epsilon_for_delta(delta) <= k * epsilon0 * (1 + 1e-12), delta
+    eps = np.linspace(0.0, k * epsilon0 + 0.1, 301)
+    assert (np.asarray(composed.get_delta_for_epsilon(eps)) >= 0).all()
+    step = pld.laplace_step(epsilon0, 1e-3)
+    assert step <= 1e-3 and epsilon0 / step == pytest.approx(round(epsilon0 / step), abs=1e-9)
 
 
 CASES = [
@@ -68,6 +91,9 @@ CASES = [
     ("laplace", 0.3, 20_000, 1e-2),
     ("laplace", 0.5, 100_000, 1e-2),
     ("laplace", 10.0, 3, 1e-3),
+    ("laplace", 0.0599133, 3, 1e-3),  # (ε₀ off the grid: the grid's ends lie outside ±ε₀)
+    ("laplace", 0.3337, 100, 1e-3),
+    ("laplace", 1.2345, 1000, 1e-2),
     ("subsampled", (0.6, 0.01), 10, 1e-3),
     ("subsampled", (1.1, 256 / 60000), 1000, 1e-3),
     ("subsampled", (8.0, 0.5), 20_000, 1e-3),
