@@ -214,7 +214,9 @@ def advanced(release: Release, k: int, delta: float) -> float:
     first, *each = single_epsilons(release, [whole, *shares])  # (one release's PLD read at all six δ's)
     best = k * first  # at most basic composition's k·ε₁(δ/k)
     for delta1, epsilon1 in zip(shares, each):
-        rest = 1 - (1 - delta) / (1 - delta1) ** k  # what δ_RR may be
+        rest = -math.expm1(math.log1p(-delta) - k * math.log1p(-delta1))  # what δ_RR may be: 1 − (1 − δ)/(1 − δ₁)^k
+        # (stably: the quotient is 1 − 10⁻¹⁰ or so, and 1 minus it in floats lost 7 digits, so δ_RR, and
+        # with it the total δ, came out 2·10⁻⁸ of itself above δ)
         if rest <= 0:
             continue
         best = min(best, pure_composition_epsilon(epsilon1, k, rest))
@@ -337,7 +339,7 @@ def _advanced_over(release: Release, k: int, deltas: list[float]) -> list[float]
         best = k * read[i]
         each = read[len(deltas) + i * len(SPLITS) : len(deltas) + (i + 1) * len(SPLITS)]
         for delta1, epsilon1 in zip(shares[i], each):
-            rest = 1 - (1 - delta) / (1 - delta1) ** k
+            rest = -math.expm1(math.log1p(-delta) - k * math.log1p(-delta1))  # (stably: as in advanced)
             if rest <= 0:
                 continue
             best = min(best, pure_composition_epsilon(epsilon1, k, rest))
