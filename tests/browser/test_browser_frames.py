@@ -707,11 +707,16 @@ def test_a_drag_shows_shots_that_are_the_frames_as_plotly_draws_them(frames_serv
         assert page.locator(".dpviz-shot").count() == 0
         # a key press is shown from its shot at once, then drawn by Plotly in the chart itself
         _all_shots_made(page, fid, label)
+        wait_run_ended(page)
+        # the drawings from the key going down on (a server's answer to the drag's last run, drawn
+        # while the shots were waited for, once came just before the press in a full run: run 123)
         page.evaluate(
             """(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);
                 window.__keyed = [];
-                gd.addEventListener('dpviz-drawn', (e) => window.__keyed.push({tag: e.detail, shot: !!gd.__dpvizShot,
-                    plotted: !!gd.__dpvizShot && gd.__dpvizShown === gd.__dpvizShot.figure})
+                window.__keyDown = false;
+                window.addEventListener('keydown', () => { window.__keyDown = true; }, {capture: true, once: true});
+                gd.addEventListener('dpviz-drawn', (e) => window.__keyDown && window.__keyed.push({tag: e.detail,
+                    shot: !!gd.__dpvizShot, plotted: !!gd.__dpvizShot && gd.__dpvizShown === gd.__dpvizShot.figure})
                     && (window.__keyFigure = window.__keyFigure || (gd.__dpvizShot && gd.__dpvizShot.figure))); }""",
             fid,
         )
