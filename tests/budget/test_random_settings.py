@@ -1,5 +1,6 @@
 """The budget page's accountants at seeded random settings over the page's own ranges (ε₀ from 0.01
-to 10, σ from 0.3 to 100, k from 1 to 100, δ from 10⁻¹² to 0.1, the ends included), each against an
+to 10, σ from 0.3 to 100, DP-SGD's q from 10⁻⁴ to 1, k from 1 to 100, δ from 10⁻¹² to 0.1, the ends
+included), each against an
 independent route: zCDP's closed form, ``dp-accounting``'s RDP accountant, the exact μ-GDP curve and
 the randomized response's binomial sum in 50-digit arithmetic, and the ordering the accountants
 must keep. The curated grids of the other tests sit on round values (ε₀ = 0.5, a whole number of
@@ -102,3 +103,37 @@ def test_each_accountant_against_its_own_route(release, k, delta, caplog):
     step = k * acc.pld_interval(release, k)
     assert found["pld"] <= found["advanced"] + step and found["advanced"] <= found["basic"] * (1 + 1e-12)
     assert found["rdp"] >= found["pld"] - step
+
+
+def _subsampled(seed: int, count: int) -> list[tuple[Release, int, float]]:
+    rng = random.Random(seed)
+
+    def pick(low: float, high: float) -> float:
+        return rng.choice([low, high, math.exp(rng.uniform(math.log(low), math.log(high)))])
+
+    return [
+        (Release("subsampled", sigma=pick(0.3, 100.0), q=pick(1e-4, 1.0)), rng.choice([1, 2, rng.randint(3, 100)]),
+         pick(*RANGES["delta"]))
+        for _ in range(count)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "release,k,delta", _subsampled(2026_12_05, 8), ids=lambda x: x.label if isinstance(x, Release) else f"{x:g}"
+)
+def test_dp_sgd_against_the_librarys_rdp_and_the_accountants_order(release, k, delta, caplog):
+    """DP-SGD's step (Poisson subsampling q, noise σ) at random settings: RDP equal to dp-accounting's
+    accountant on the same orders, zCDP refused with its reason, and the order of the others."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    found = acc.epsilons(release, k, delta)
+    assert math.isnan(found["zcdp"][0]) and "amplification" in found["zcdp"][1]
+    event = dp_accounting.PoissonSampledDpEvent(release.q, dp_accounting.GaussianDpEvent(release.sigma))
+    with caplog.at_level(logging.ERROR):
+        library = rdp_privacy_accountant.RdpAccountant(list(acc.ORDERS)).compose(event, k).get_epsilon(delta)
+    value = {name: v for name, (v, _) in found.items()}
+    assert value["rdp"] == pytest.approx(library, rel=1e-9, abs=1e-12)
+    step = k * acc.pld_interval(release, k)
+    assert value["pld"] <= value["advanced"] + step and value["advanced"] <= value["basic"] * (1 + 1e-12)
+    assert value["rdp"] >= value["pld"] - step
