@@ -209,18 +209,7 @@ def advanced(release: Release, k: int, delta: float) -> float:
     """Kairouz, Oh and Viswanath's optimal composition (module docstring)."""
     if release.pure_epsilon is not None:
         return pure_composition_epsilon(release.pure_epsilon, k, delta)
-    whole = -math.expm1(math.log1p(-delta) / k)  # δ₁ with 1 − (1 − δ₁)^k = δ (≥ δ/k): Thm. 3.3's i = 0
-    shares = [share * delta / k for share in SPLITS]
-    first, *each = single_epsilons(release, [whole, *shares])  # (one release's PLD read at all six δ's)
-    best = k * first  # at most basic composition's k·ε₁(δ/k)
-    for delta1, epsilon1 in zip(shares, each):
-        rest = -math.expm1(math.log1p(-delta) - k * math.log1p(-delta1))  # what δ_RR may be: 1 − (1 − δ)/(1 − δ₁)^k
-        # (stably: the quotient is 1 − 10⁻¹⁰ or so, and 1 minus it in floats lost 7 digits, so δ_RR, and
-        # with it the total δ, came out 2·10⁻⁸ of itself above δ)
-        if rest <= 0:
-            continue
-        best = min(best, pure_composition_epsilon(epsilon1, k, rest))
-    return best
+    return _advanced_over(release, k, [delta])[0]
 
 
 def rr_rdp(epsilon0: float, orders=ORDERS) -> np.ndarray:
@@ -328,9 +317,12 @@ def _basic_over(release: Release, k: int, deltas: list[float]) -> list[float]:
 
 
 def _advanced_over(release: Release, k: int, deltas: list[float]) -> list[float]:
-    """:func:`advanced` at each of ``deltas``, one release's PLD read at all their 6·len(deltas) δ₁'s at once."""
+    """:func:`advanced` at each of ``deltas``, one release's PLD read at all their 6·len(deltas) δ₁'s at
+    once: per δ, the whole of it to the releases (δ₁ with 1 − (1 − δ₁)^k = δ, ≥ δ/k: Thm. 3.3's i = 0,
+    at most basic composition's k·ε₁(δ/k)), or a share δ₁ of δ/k each (:data:`SPLITS`) and the rest to
+    the composed randomized response, whichever ε is least."""
     if release.pure_epsilon is not None:
-        return [advanced(release, k, d) for d in deltas]
+        return [pure_composition_epsilon(release.pure_epsilon, k, d) for d in deltas]
     wholes = [-math.expm1(math.log1p(-d) / k) for d in deltas]
     shares = [[share * d / k for share in SPLITS] for d in deltas]
     read = single_epsilons(release, wholes + [x for each in shares for x in each])
@@ -339,7 +331,10 @@ def _advanced_over(release: Release, k: int, deltas: list[float]) -> list[float]
         best = k * read[i]
         each = read[len(deltas) + i * len(SPLITS) : len(deltas) + (i + 1) * len(SPLITS)]
         for delta1, epsilon1 in zip(shares[i], each):
-            rest = -math.expm1(math.log1p(-delta) - k * math.log1p(-delta1))  # (stably: as in advanced)
+            # what δ_RR may be, 1 − (1 − δ)/(1 − δ₁)^k, stably: the quotient is 1 − 10⁻¹⁰ or so, and 1
+            # minus it in floats lost 7 digits, so δ_RR, and with it the total δ, came out 2·10⁻⁸ of
+            # itself above δ
+            rest = -math.expm1(math.log1p(-delta) - k * math.log1p(-delta1))
             if rest <= 0:
                 continue
             best = min(best, pure_composition_epsilon(epsilon1, k, rest))

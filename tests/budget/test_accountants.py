@@ -628,22 +628,8 @@ def test_the_advanced_compositions_epsilon_meets_its_delta_in_exact_arithmetic(s
     binomial sum itself, ε₁'s δ from the curve), is at most δ for one of the splits, to 10⁻¹²
     of it. (The rest δ_RR was 1 − (1 − δ)/(1 − δ₁)^k in floats, a quotient of 1 − 10⁻¹⁰ or so: the
     total came out 2·10⁻⁸ of itself above δ at the first two settings, found on random ones.)"""
-    from mpmath import binomial, erfc, exp, mp, mpf, sqrt
-
-    mp.dps = 50
-
-    def gaussian_delta(mu, eps):
-        phi = lambda x: erfc(-x / sqrt(2)) / 2  # noqa: E731
-        return phi(-mpf(eps) / mu + mu / 2) - exp(mpf(eps)) * phi(-mpf(eps) / mu - mu / 2)
-
-    def rr_delta(e0, eps):
-        e0, eps = mpf(e0), mpf(eps)
-        p = exp(e0) / (1 + exp(e0))
-        return sum(
-            binomial(k, j) * p**j * (1 - p) ** (k - j) * (1 - exp(eps - e0 * (2 * j - k)))
-            for j in range(k + 1)
-            if e0 * (2 * j - k) > eps
-        )
+    from budget_exact import gaussian_delta, rr_delta
+    from mpmath import mpf
 
     release = Release("gaussian", sigma=sigma)
     got = acc.advanced(release, k, delta)
@@ -651,8 +637,8 @@ def test_the_advanced_compositions_epsilon_meets_its_delta_in_exact_arithmetic(s
     for share in acc.SPLITS:
         delta1 = share * delta / k
         epsilon1 = acc.single_epsilon(release, delta1)
-        assert gaussian_delta(mpf(1) / sigma, epsilon1) <= delta1 * (1 + 1e-12)
-        totals.append(1 - (1 - mpf(delta1)) ** k * (1 - rr_delta(epsilon1, got)))
+        assert gaussian_delta(1 / sigma, epsilon1) <= delta1 * (1 + 1e-12)
+        totals.append(1 - (1 - mpf(delta1)) ** k * (1 - rr_delta(epsilon1, k, got)))
     whole = -math.expm1(math.log1p(-delta) / k)
     if got >= k * acc.single_epsilon(release, whole):  # (the theorem's first case: all of δ to the releases)
         totals.append(1 - (1 - mpf(whole)) ** k)
