@@ -121,13 +121,13 @@ def _walked(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray):
     """One block of releases: m = n − P per release, then the block's rows of exponentials,
     :data:`ROWS` at a time (fewer where the block's largest m ends first), until every release's
     ascending exponentials have passed the largest of the ascending ``a`` (or run out); m, and K
-    and S at each a (a × releases)."""
+    and S at each a (releases × a)."""
     from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
 
     size = plus.size
     m = dim - plus
-    out_k = np.zeros((a.size, size), dtype=np.int64)
-    out_s = np.zeros((a.size, size))
+    out_k = np.zeros((size, a.size), dtype=np.int64)
+    out_s = np.zeros((size, a.size))
     last, total = np.zeros(size), np.zeros(size)
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     row0, most = 0, int(m.max())
@@ -165,7 +165,7 @@ def _privacy_loss_units(
     for base, b, size in _blocks(samples, rng):
         plus = _plus(_coins(base, b, size), int(dim))
         m, k, total = _walked(_exponentials(base, b, size), plus, int(dim), a)
-        parts.append((plus - m + k[0], k[0], k[0] - 2.0 * total[0] / a[0]))
+        parts.append((plus - m + k[:, 0], k[:, 0], k[:, 0] - 2.0 * total[:, 0] / a[0]))
     d, k, middle = (np.concatenate(x) for x in zip(*parts))
     return d, k, middle
 

@@ -274,6 +274,33 @@ def test_the_loss_from_rows_of_ascending_exponentials_equals_one_written_out(n, 
     assert np.array_equal(middle, middle0)
 
 
+@pytest.mark.parametrize(
+    "n, eps, bins", [(1, 1.0, 60), (2, 0.5, 60), (9, 3.0, 60), (64, 1.0, 60), (1024, 0.013, 7), (300, 1000.0, 3)]
+)
+def test_the_binning_guess_lands_where_numpys_search_does(n, eps, bins):
+    """The compiled bin lookup (an even spacing's guess, then moved by comparing with the edges)
+    against ``np.searchsorted(edges, loss, 'left')``: at every edge, a unit in the last place
+    either side of it, the bins' middles, beyond both ends, random losses, and NaN."""
+    from dpviz.papers.adept import loss_kernels
+
+    edges, below = pl._bins(n, eps, bins)
+    width = edges[-1] - edges[0]
+    losses = np.concatenate(
+        [
+            edges,
+            np.nextafter(edges, -np.inf),
+            np.nextafter(edges, np.inf),
+            (edges[:-1] + edges[1:]) / 2,
+            [edges[0] - width, edges[-1] + width, -np.inf, np.inf, 0.0, -0.0],
+            stream(n, 3).uniform(edges[0] - 0.1 * width, edges[-1] + 0.1 * width, 2000),
+        ]
+    )
+    padded = np.concatenate([edges, np.full(5, np.inf)])  # (a row of the kernel's table: inf past its end)
+    for loss in losses:
+        assert loss_kernels.first_at_least(padded, edges.size, below, loss) == np.searchsorted(edges, loss), loss
+    assert loss_kernels.first_at_least(padded, edges.size, below, np.nan) == 0  # (every comparison false)
+
+
 @pytest.mark.parametrize("n", [1, 2, 9, 64, 1024])
 def test_histograms_along_epsilon_equal_each_epsilon_alone_bit_for_bit(n):
     """One set of draws for many ε (unsorted, with a repeat, across blocks) gives each ε's
@@ -321,7 +348,7 @@ def test_the_same_exponentials_at_every_n():
         m, k, total = pl._walked(rows, plus, n, a)
         again = pl._walked(pl._exponentials(base, 0, 500), plus, n, a)  # drawn afresh for this n alone
         assert np.array_equal(k, again[1]) and np.array_equal(total, again[2])
-        got[n] = (m, k[0], total[0])
+        got[n] = (m, k[:, 0], total[:, 0])  # (releases × a)
     m8, k8, s8 = got[8]
     m9, k9, s9 = got[9]
     assert set(np.unique((n9 := 9 - m9) - (8 - m8))) <= {0, 1}  # one coin more: P grows by 0 or 1
