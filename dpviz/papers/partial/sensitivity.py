@@ -169,21 +169,80 @@ def global_sensitivity(analysis: QueryAnalysis) -> dict:
     return analysis.sensitivity
 
 
+POLISHED = 8
+"""The grid's best points each polished by L-BFGS-B (:func:`find_global_sensitivity`)."""
+ZOOMS = (1e-2, 1e-4, 1e-6)
+"""The half-widths, as shares of each range, of the boxes searched around the best point found."""
+UNCHECKED = 10.0
+"""A maximum found this many times above the grid's is not reported: the grid cannot confirm it, and
+such a gap is what a singularity between grid points gives (100 before 2026-12-04 let 1/max(b/a,
+e^a) near the origin report 1,083, the grid's best being 61, for a norm without bound)."""
+ZOOM_POINTS = 2000
+"""Random points in each of those boxes (seeded: the same formula always gives the same answer)."""
+
+
+def _distinct_best(vals: np.ndarray, count: int) -> list[int]:
+    """The indices of the ``count`` largest of ``vals`` whose values differ by more than 1e-9 of
+    themselves: a flat ridge's many equal points (a branch of max() where g is constant along one
+    attribute) would otherwise take every place, and another branch's basin, a little lower on the
+    grid but higher between its points, none."""
+    chosen: list[int] = []
+    for i in np.argsort(-vals, kind="stable"):
+        if all(abs(vals[i] - vals[j]) > 1e-9 * abs(vals[j]) for j in chosen):
+            chosen.append(int(i))
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _zoomed(analysis: QueryAnalysis, x: np.ndarray, value: float, undefined: list) -> tuple[np.ndarray, float]:
+    """The best point and value after searching boxes of :data:`ZOOMS` around ``x`` (each box
+    centred on the best point so far, clipped to the ranges). A point where g is not finite is
+    put in ``undefined`` (the caller refuses) and ends the search."""
+    lo, hi = (np.array([r[i] for r in analysis.ranges]) for i in (0, 1))
+    rng = np.random.default_rng(0)
+    for width in ZOOMS:
+        a, b = np.maximum(lo, x - width * (hi - lo)), np.minimum(hi, x + width * (hi - lo))
+        local = a + (b - a) * rng.random((ZOOM_POINTS, len(lo)))
+        vals = analysis.evaluate(analysis.norm_fn, local)
+        if not np.all(np.isfinite(vals)):
+            undefined.append(local[np.flatnonzero(~np.isfinite(vals))[0]])
+            break
+        k = int(np.argmax(vals))
+        if vals[k] > value:
+            x, value = local[k], float(vals[k])
+    return x, value
+
+
 def find_global_sensitivity(analysis: QueryAnalysis, grid_budget: int = 40_000) -> dict:
     """max g over the box: scipy.optimize.shgo, checked against a dense grid.
 
-    The grid has about ``grid_budget`` points. If the grid finds a larger value than shgo
-    (a missed basin), the grid's best point is polished with L-BFGS-B and the larger of
-    the two results is reported. Returns value, argmax, shgo_value, grid_value, grid_argmax.
+    The grid has about ``grid_budget`` points. Its :data:`POLISHED` best points are polished with
+    L-BFGS-B (a basin shgo missed, or a kink or ridge the grid straddles), and the best of these
+    and shgo's answer is then searched again in boxes around it :data:`ZOOMS` of the ranges wide
+    (:data:`ZOOM_POINTS` seeded random points each, the centre moving to any better point): a
+    singularity between grid points shows there as a value that keeps growing. Returns value,
+    argmax, shgo_value, grid_value, grid_argmax.
+
+    Refused (FormulaError) where g is infinite or undefined at any point evaluated, on the grid
+    or by the optimisers: g is then unbounded on the box, or not defined on all of it, and no
+    finite number is its maximum. (Before, a point where g overflowed only steered the search
+    away, so cosh(log(0.582)/b) on b in [-0.0307, 1.43] reported 1.4e179, the largest value a
+    grid point happened to reach, for a norm that grows without bound as b -> 0.)
     """
     from scipy import optimize
 
     d = len(analysis.attributes)
     bounds = list(analysis.ranges)
+    undefined: list[np.ndarray] = []  # the first point where g was not a finite number
 
     def neg(x):
         v = analysis.evaluate(analysis.norm_fn, np.asarray(x)[None, :])[0]
-        return -v if np.isfinite(v) else 1e300
+        if np.isfinite(v):
+            return -v
+        if not undefined:
+            undefined.append(np.array(x, dtype=float))
+        return 1e300
 
     res = optimize.shgo(neg, bounds, n=64, iters=3, sampling_method="sobol")
     shgo_x, shgo_v = np.asarray(res.x, dtype=float), -float(res.fun)
@@ -199,15 +258,25 @@ def find_global_sensitivity(analysis: QueryAnalysis, grid_budget: int = 40_000) 
         )
     k = int(np.argmax(vals))
     grid_x, grid_v = pts[k], float(vals[k])
-    best_x, best_v = shgo_x, shgo_v
-    if grid_v > shgo_v:
-        polish = optimize.minimize(neg, grid_x, bounds=bounds, method="L-BFGS-B")
-        best_x, best_v = (polish.x, -polish.fun) if -polish.fun >= grid_v else (grid_x, grid_v)
-    if best_v > 100 * max(grid_v, np.finfo(float).tiny) and best_v > grid_v + 1e-6:
+    found = [(shgo_x, shgo_v), (grid_x, grid_v)]
+    for i in _distinct_best(vals, POLISHED):
+        polish = optimize.minimize(neg, pts[i], bounds=bounds, method="L-BFGS-B", options={"maxiter": 200})
+        found.append((np.asarray(polish.x, dtype=float), -float(polish.fun)))
+    best_x, best_v = max(found, key=lambda xv: xv[1])
+    best_x, best_v = _zoomed(analysis, best_x, best_v, undefined)
+    if undefined:
+        where = ", ".join(f"{a} = {x:.3g}" for a, x in zip(analysis.attributes, undefined[0]))
+        raise FormulaError(
+            f"The gradient norm is unbounded or undefined near {where} (it overflows there, or meets a division by "
+            "zero or the log or sqrt of a negative number): no number is its maximum on this box. Narrow the ranges "
+            "to exclude that point, or change the formula."
+        )
+    if best_v > UNCHECKED * max(grid_v, np.finfo(float).tiny) and best_v > grid_v + 1e-6:
         where = ", ".join(f"{a} = {x:.3g}" for a, x in zip(analysis.attributes, best_x))
         raise FormulaError(
-            f"The gradient norm looks unbounded on this box: near {where} it reaches {best_v:.3g}, "
-            f"while a {len(pts):,}-point grid finds at most {grid_v:.3g}. Narrow the ranges to exclude the singularity."
+            f"The gradient norm looks unbounded on this box, or peaks more sharply than a {len(pts):,}-point grid "
+            f"can check: near {where} it reaches {best_v:.3g}, while the grid finds at most {grid_v:.3g}. Narrow the "
+            "ranges to exclude the singularity (or the peak)."
         )
     return {
         "value": float(best_v),

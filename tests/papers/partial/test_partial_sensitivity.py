@@ -48,6 +48,15 @@ def test_gradient_norm_matches_the_paper_formula_and_finite_differences():
         ("a*b", "a=0:1,b=0:2", 1, np.sqrt(5), {"a": 1, "b": 2}),  # g = sqrt(a^2 + b^2), corner
         ("3*a + 4*b", "a=-1:1,b=-1:1", 10, 0.5, None),  # constant gradient: g = 5/10 everywhere
         ("a**3/3 - a**5/5", "a=0:1", 1, 0.25, {"a": 1 / np.sqrt(2)}),  # g = a^2 - a^4: interior max
+        # a kink: g = c·cos(a)/22 where sin a > b³ (its sup at sin a = 0.35³, b = 0.35), less on the
+        # b³ branch; the grid's best, on the b³ branch, was 0.03% low (flat along a: ties filled the polish)
+        (
+            "max(sin(a), b**3)*log(2.504)",
+            "a=-0.575:1,b=0.35:0.577",
+            22,
+            np.log(2.504) * np.cos(np.arcsin(0.35**3)) / 22,
+            {"a": np.arcsin(0.35**3), "b": 0.35},
+        ),
     ],
 )
 def test_global_sensitivity_closed_forms(expr, ranges, n, value, argmax):
@@ -64,6 +73,11 @@ def test_global_sensitivity_closed_forms(expr, ranges, n, value, argmax):
         ("log(a)", "a=-1:1", "undefined"),
         ("sqrt(a - b)", "a=0:1,b=0:1", "undefined"),
         ("1/a", "a=-1:1", "unbounded"),
+        # g overflows as b -> 0 from above, between grid points: found by a random-settings check,
+        # when this reported the largest value a grid point reached (1.4e179) as the maximum
+        ("cosh(log(0.582)/b)", "a=-0.242:2.53,b=-0.0307:1.43", "unbounded"),
+        ("a/sqrt(2.381)/(b**3 - cosh(b))", "a=0.58:3.23,b=-0.274:1.36", "unbounded"),  # b³ = cosh b inside
+        ("1/max(b/a, exp(a))", "a=-0.846:0.877,b=-0.699:1.51", "unbounded"),  # a wedge reaching (0, 0)
         ("exp(exp(exp(a)))", "a=0:10", "undefined"),
     ],
 )
