@@ -225,17 +225,28 @@ def _surface_compute(v, progress=None) -> pd.DataFrame:
     if len(a.attributes) < 2:
         raise _ps().FormulaError("Figure 1 needs at least two attributes.")
     gs = _ps().global_sensitivity(a)
+    top = np.array([[gs["argmax"][name] for name in a.attributes]])
     return (
         _ps()
         .surface_table(a, v["grid"], gs["argmax"])
-        .assign(x_attribute=a.attributes[0], y_attribute=a.attributes[1], other_attributes=len(a.attributes) - 2)
+        .assign(
+            x_attribute=a.attributes[0],
+            y_attribute=a.attributes[1],
+            other_attributes=len(a.attributes) - 2,
+            # the global maximum itself (the query chart's), which the grid need not hold: a kink's or
+            # a ridge's maximum lies between its points, and the grid's largest g was marked as it
+            max_x=top[0, 0],
+            max_y=top[0, 1],
+            max_gradient_norm=gs["value"],
+            max_partial_x=a.evaluate(a.partial_fns[0], top)[0],
+            max_partial_y=a.evaluate(a.partial_fns[1], top)[0],
+        )
     )
 
 
 def _surface_render(df: pd.DataFrame, v) -> go.Figure:
     xa, ya = df["x_attribute"].iloc[0], df["y_attribute"].iloc[0]
-    k = int(df["gradient_norm"].idxmax())
-    top = df.loc[k]
+    top = df.iloc[0]  # (the max_ columns: the global maximum, the same in every row)
     rest = " (other attributes at the maximiser)" if df["other_attributes"].iloc[0] > 0 else ""
     if v["view"] == "scatter3d":
         fig = go.Figure(
@@ -256,14 +267,14 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
         )
         fig.add_trace(
             go.Scatter3d(
-                x=[top.partial_x],
-                y=[top.partial_y],
-                z=[top.gradient_norm],
+                x=[top.max_partial_x],
+                y=[top.max_partial_y],
+                z=[top.max_gradient_norm],
                 mode="markers+text",
                 marker=dict(size=8, color="#D55E00", symbol="diamond"),
-                text=[f"max g = {top.gradient_norm:.6g}"],
+                text=[f"max g = {top.max_gradient_norm:.6g}"],
                 textposition="bottom center",
-                name=f"global maximum, g = {top.gradient_norm:.6g}",
+                name=f"global maximum, g = {top.max_gradient_norm:.6g}",
             )
         )
         # camera back from the box so that no axis title or the maximum's label leaves the picture
@@ -317,8 +328,8 @@ def _surface_render(df: pd.DataFrame, v) -> go.Figure:
             )
             fig.add_trace(
                 go.Scatter(
-                    x=[top.x],
-                    y=[top.y],
+                    x=[top.max_x],
+                    y=[top.max_y],
                     mode="markers",
                     marker=dict(color="#D55E00", size=12, symbol="x", line=dict(width=2)),
                     name="global maximum",
@@ -355,7 +366,21 @@ register(
             "quantities over the attributes themselves: where an attribute's partial sensitivity is large, "
             "small changes in it change the privacy loss most."
         ),
-        columns=("x", "y", "gradient_norm", "partial_x", "partial_y", "x_attribute", "y_attribute", "other_attributes"),
+        columns=(
+            "x",
+            "y",
+            "gradient_norm",
+            "partial_x",
+            "partial_y",
+            "x_attribute",
+            "y_attribute",
+            "other_attributes",
+            "max_x",
+            "max_y",
+            "max_gradient_norm",
+            "max_partial_x",
+            "max_partial_y",
+        ),
         paper_figure=f"{PAPER}, Figure 1",
     )
 )

@@ -173,3 +173,31 @@ def test_training_learns_and_is_reproducible():
     assert sgd.loss.iloc[-1] < 0.5 * sgd.loss.iloc[0]
     assert e1.test_accuracy["SGD"] > 0.95
     assert h.equals(e2.history) and np.array_equal(e1.dpsgd.W1, e2.dpsgd.W1)
+
+
+@pytest.mark.parametrize("view", ["scatter3d", "contour"])
+def test_the_surface_marks_the_global_maximum_not_its_grids_largest_point(view):
+    """Where the maximum lies between the surface's grid points (a kink of max()), the surface
+    chart's mark is the query chart's global sensitivity and its maximiser, with the partial
+    sensitivities there: not the grid's largest g, which is lower."""
+    from dpviz.registry import get
+
+    v = {"expr": "max(sin(a), b**3)*log(2.504)", "ranges": "a=-0.575:1,b=0.35:0.577", "individuals": 22, "grid": 61}
+    v["view"] = view
+    query = get("partial-query").table(v)
+    spec = get("partial-query-surface")
+    df = spec.table(v)
+    gs = float(query["global_sensitivity"].iloc[0])
+    assert df["max_gradient_norm"].nunique() == 1 and df["max_gradient_norm"].iloc[0] == gs
+    assert df["gradient_norm"].max() < gs  # (the grid misses it: the case this guards)
+    a = ps.analyse(v["expr"], v["ranges"], 22)
+    top = np.array([[query["argmax"].iloc[0], query["argmax"].iloc[1]]])
+    assert (df["max_x"].iloc[0], df["max_y"].iloc[0]) == (top[0, 0], top[0, 1])
+    assert df["max_partial_x"].iloc[0] == a.evaluate(a.partial_fns[0], top)[0]
+    marks = [t for t in spec.draw(df, v).data if (t.name or "").startswith("global maximum")]
+    assert marks and all(len(t.x) == 1 for t in marks)
+    if view == "scatter3d":
+        assert marks[0].z[0] == gs and marks[0].x[0] == df["max_partial_x"].iloc[0]
+        assert marks[0].name == f"global maximum, g = {gs:.6g}"
+    else:
+        assert all((t.x[0], t.y[0]) == (top[0, 0], top[0, 1]) for t in marks)
