@@ -13,6 +13,7 @@ The modules (``MODULES``, in the order they are put together):
 - ``sliders.js``: a slider's moves followed (drags, key presses);
 - ``fetch_frames.js``: frames fetched as files once computed (:mod:`webui.frames_fetch`);
 - ``first_draws.js``: a page's first drawings taking turns, the charts in the window first;
+- ``regions.js``: a formula wider than its column made a region the keyboard reaches;
 - ``chart.js``: the element itself (its ``export default`` is the entry point).
 
 Node runs the pure ones under ``node --test`` (``tests/js/``). Put together, the modules share one
@@ -38,6 +39,7 @@ MODULES = (
     "sliders",
     "fetch_frames",
     "first_draws",
+    "regions",
     "chart",
 )
 ENTRY = "export default function ("

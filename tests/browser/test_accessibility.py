@@ -108,6 +108,33 @@ def test_a_lesson_with_a_class_started(server, page):
     _check(page, "Lessons, class started")
 
 
+def test_a_formula_wider_than_its_column_is_a_region_the_keyboard_scrolls(server, page):
+    """A typed query whose derivatives do not fit their column (Heaviside steps of a max()): each
+    display box that scrolls sideways is reached by Tab and scrolled by the arrow keys (axe-core's
+    scrollable-region-focusable, found on this page on 2026-12-04), and one that fits gets no tab stop."""
+    from urllib.parse import quote
+
+    query = f"{PS_FAST}&expr={quote('max(sin(a), b**3)*log(2.504)')}&ranges={quote('a=-0.575:1,b=0.35:0.577')}"
+    page.goto(f"{server}/Partial_sensitivity?{query}&individuals=22")
+    wait_for_charts(page, charts_drawn("partial"))
+    _settled(page)
+    boxes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.katex-display'), (el) => ({
+            wide: el.scrollWidth > el.clientWidth + 1, tab: el.getAttribute('tabindex'),
+            role: el.getAttribute('role'), name: el.getAttribute('aria-label')}))"""
+    )
+    wide = [b for b in boxes if b["wide"]]
+    assert wide and len(wide) < len(boxes), boxes  # (the case: some formulas scroll, some fit)
+    assert all(b["tab"] == "0" and b["role"] == "region" and "scroll it sideways" in b["name"] for b in wide), boxes
+    assert all(b["tab"] is None and b["role"] is None for b in boxes if not b["wide"]), boxes
+    region = page.locator('.katex-display[role="region"]').first
+    region.focus()
+    assert region.evaluate("(el) => el === document.activeElement && el.scrollLeft === 0")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(el) => el.scrollLeft > 0", arg=region.element_handle(), timeout=5_000)
+    _check(page, "Partial sensitivity, a query whose formulas scroll sideways")
+
+
 def _described(page, fid: str) -> dict:
     return page.evaluate(
         """(fid) => { const gd = document.querySelector(`.st-key-chart-${fid} .dpviz-chart`);

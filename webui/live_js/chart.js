@@ -7,6 +7,7 @@ import { SHOTS, dropShot, noteShown, pageRuns, planSoon } from "./shots.js";
 import { keepChartsClearOfPanel, watchSliders } from "./sliders.js";
 import { fetchFrames, holdBody, planAheadIdle, upgrade } from "./fetch_frames.js";
 import { firstTurn } from "./first_draws.js";
+import { watchScrollers } from "./regions.js";
 
 // dpviz's chart element (webui/plotly_element.py): a Plotly chart that keeps its <div> from one
 // run of the page to the next and redraws it with Plotly.react, which updates only what changed,
@@ -255,6 +256,7 @@ export function show(gd, figure, tag, now) {
 
 export default function ({ data: bytes, parentElement, setTriggerValue }) {
   const u8 = new Uint8Array(bytes);
+  watchScrollers(); // (once per tab: wide formulas reachable by keyboard)
   clearTimeout(parentElement.__dpvizAsk); // an element that was asking for its frames no longer does
   if (u8[0] === 70) return void holdFrames(u8); // "F": a frames element
   if (u8[0] === 84) {
