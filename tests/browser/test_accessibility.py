@@ -117,7 +117,7 @@ def test_a_formula_wider_than_its_column_is_a_region_the_keyboard_scrolls(server
     query = f"{PS_FAST}&expr={quote('max(sin(a), b**3)*log(2.504)')}&ranges={quote('a=-0.575:1,b=0.35:0.577')}"
     page.goto(f"{server}/Partial_sensitivity?{query}&individuals=22")
     page.get_by_text("Notes.").first.wait_for(timeout=180_000)  # (the listed individuals lie outside this box)
-    page.wait_for_function("() => document.querySelectorAll('.katex-display').length >= 6", timeout=120_000)
+    page.wait_for_function("() => document.querySelectorAll('.katex-display').length >= 4", timeout=120_000)
     _settled(page)
     boxes = page.evaluate(
         """() => Array.from(document.querySelectorAll('.katex-display'), (el) => ({
