@@ -183,7 +183,7 @@ def _query_render(df: pd.DataFrame, v) -> go.Figure:
         fig,
         two_line_title(
             f"Global sensitivity {gs:.8g} at ({where})",
-            f"shgo, checked on a grid (grid max {df['grid_max'].iloc[0]:.8g}); N = {v['individuals']} individuals",
+            f"shgo and a grid, polished (grid max {df['grid_max'].iloc[0]:.8g}); N = {v['individuals']} individuals",
         ),
         height=440,
     )
@@ -199,7 +199,8 @@ register(
         render=_query_render,
         caption=(
             "The global sensitivity is the largest gradient norm g = ‖∇f‖/N over the allowed attribute "
-            "values, found with scipy's shgo and checked on a dense grid (as in the paper). The bars show "
+            "values, found with scipy's shgo and checked on a dense grid (as in the paper), the grid's best points "
+            "polished and the best searched again at finer scales. The bars show "
             "each attribute's partial sensitivity ∂g/∂x at that worst case: how strongly that attribute "
             "pushes the sensitivity up (positive) or down (negative) there."
         ),
