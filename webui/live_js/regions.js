@@ -4,8 +4,9 @@
 // scrollable-region-focusable, WCAG 2.1.1. Such a box gets tabindex 0, the role "region" and a
 // name, so that Tab reaches it and the arrow keys scroll it; a formula that fits gets no tab
 // stop. Each display box is watched for a change of size (its column's width, KaTeX's fonts
-// arriving), and the page for new display boxes: only the nodes added are looked into, so that a
-// chart redrawn at frame rate during a drag costs a type check a node.
+// arriving; a box the page removed is no longer watched), and the page for new display boxes: only
+// the HTML nodes added are looked into (KaTeX's box is never SVG), so that a chart redrawn at frame
+// rate during a drag, its nodes SVG, costs a check of each node's kind.
 
 export const SCROLLERS = ".katex-display";
 export const REGION_LABEL = "formula, wider than its column: scroll it sideways with the arrow keys";
@@ -32,19 +33,26 @@ export function markScroller(el) {
   }
 }
 
-// The display boxes in (or at) `node`, an element the page added.
+const SVG = "http://www.w3.org/2000/svg";
+
+// The display boxes in (or at) `node`, a node the page added (none in text or in SVG).
 export function scrollersIn(node) {
-  if (!node || node.nodeType !== 1 || typeof node.querySelectorAll !== "function") return [];
+  if (!node || node.nodeType !== 1 || node.namespaceURI === SVG) return [];
   const found = Array.from(node.querySelectorAll(SCROLLERS));
-  return typeof node.matches === "function" && node.matches(SCROLLERS) ? [node, ...found] : found;
+  return node.matches(SCROLLERS) ? [node, ...found] : found;
 }
 
 // Once per tab: every display box on the page now and later, marked as its size makes it.
 export function watchScrollers() {
   if (window.__dpvizScrollers || typeof MutationObserver === "undefined") return;
   window.__dpvizScrollers = true;
-  const resized = (seen) => seen.forEach((e) => markScroller(e.target.closest(SCROLLERS) || e.target));
-  const sized = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(resized);
+  let sized = null;
+  const resized = (seen) =>
+    seen.forEach((e) => {
+      if (!e.target.isConnected) return void sized.unobserve(e.target); // (removed: not held for the tab's life)
+      markScroller(e.target.closest(SCROLLERS) || e.target);
+    });
+  if (typeof ResizeObserver !== "undefined") sized = new ResizeObserver(resized);
   const take = (el) => {
     markScroller(el);
     if (sized) {

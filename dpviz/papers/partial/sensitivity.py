@@ -195,6 +195,11 @@ def _distinct_best(vals: np.ndarray, count: int) -> list[int]:
     return chosen
 
 
+def _point(analysis: QueryAnalysis, x) -> str:
+    """A point of the box as a refusal names it: "a = 1.7, b = 0.000682"."""
+    return ", ".join(f"{a} = {v:.3g}" for a, v in zip(analysis.attributes, x))
+
+
 def _zoomed(analysis: QueryAnalysis, x: np.ndarray, value: float, undefined: list) -> tuple[np.ndarray, float]:
     """The best point and value after searching boxes of :data:`ZOOMS` around ``x`` (each box
     centred on the best point so far, clipped to the ranges). A point where g is not finite is
@@ -265,18 +270,16 @@ def find_global_sensitivity(analysis: QueryAnalysis, grid_budget: int = 40_000) 
     best_x, best_v = max(found, key=lambda xv: xv[1])
     best_x, best_v = _zoomed(analysis, best_x, best_v, undefined)
     if undefined:
-        where = ", ".join(f"{a} = {x:.3g}" for a, x in zip(analysis.attributes, undefined[0]))
         raise FormulaError(
-            f"The gradient norm is unbounded or undefined near {where} (it overflows there, or meets a division by "
-            "zero or the log or sqrt of a negative number): no number is its maximum on this box. Narrow the ranges "
-            "to exclude that point, or change the formula."
+            f"The gradient norm is unbounded or undefined near {_point(analysis, undefined[0])} (it overflows "
+            "there, or meets a division by zero or the log or sqrt of a negative number): no number is its maximum "
+            "on this box. Narrow the ranges to exclude that point, or change the formula."
         )
     if best_v > UNCHECKED * max(grid_v, np.finfo(float).tiny) and best_v > grid_v + 1e-6:
-        where = ", ".join(f"{a} = {x:.3g}" for a, x in zip(analysis.attributes, best_x))
         raise FormulaError(
             f"The gradient norm looks unbounded on this box, or peaks more sharply than a {len(pts):,}-point grid "
-            f"can check: near {where} it reaches {best_v:.3g}, while the grid finds at most {grid_v:.3g}. Narrow the "
-            "ranges to exclude the singularity (or the peak)."
+            f"can check: near {_point(analysis, best_x)} it reaches {best_v:.3g}, while the grid finds at most "
+            f"{grid_v:.3g}. Narrow the ranges to exclude the singularity (or the peak)."
         )
     return {
         "value": float(best_v),
