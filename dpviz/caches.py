@@ -81,8 +81,8 @@ BUDGETS: tuple[Budget, ...] = (
     ),
     Budget(
         "adept.blocks",
-        "ADePT: the fixes' random coordinates, 16 at a time, per (seed, draws); every n takes its first n",
-        128,
+        "ADePT: the fixes' random coordinates, 16 at a time, and their running sums, per (seed, draws)",
+        256,
         64 * MB,
         frozen=True,
     ),

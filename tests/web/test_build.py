@@ -117,7 +117,7 @@ from webui import frames_worker
 frames_worker.ready()
 frames_worker.warm("adept", {{p.name: p.default for p in registry.page_params("adept")}})
 from dpviz.papers.adept import loss_kernels
-print(len(loss_kernels.walk.signatures), len(loss_kernels.bin_counts.signatures))
+print(len(loss_kernels.walk_binned.signatures), len(loss_kernels.bound_sums.signatures))
 """
 
 

@@ -118,23 +118,65 @@ def _plus(coins: _Rows, dim: int) -> np.ndarray:
 
 
 def _walked(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray):
-    """One block of releases: m = n − P per release, then the block's rows of exponentials,
-    :data:`ROWS` at a time (fewer where the block's largest m ends first), until every release's
-    ascending exponentials have passed the largest of the ascending ``a`` (or run out); m, and K
-    and S at each a (releases × a)."""
-    from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
-
+    """One block of releases: m = n − P per release, then the block's rows of exponentials in
+    order, until every release's ascending exponentials have passed the largest of the ascending
+    ``a`` (or run out); m, and K and S at each a (releases × a). The same walk, with the same
+    arithmetic, as the page's compiled one (:func:`_walked_binned`), written with NumPy, a row of
+    every release still open at a time: for the sampler and the tests, which keep K and S."""
     size = plus.size
     m = dim - plus
     out_k = np.zeros((size, a.size), dtype=np.int64)
     out_s = np.zeros((size, a.size))
     last, total = np.zeros(size), np.zeros(size)
+    nxt = np.zeros(size, dtype=np.int64)
+    for r in range(int(m.max()) + 1):
+        open_ = nxt < a.size
+        _settle(open_ & (m <= r), a.size, r, total, nxt, out_k, out_s)  # every exponential read: K = m
+        now = np.flatnonzero(open_ & (m > r))
+        if now.size == 0:
+            break
+        e = last[now] + rows.rows(r, 1)[0, now] / (m[now] - r)
+        while True:  # the a's each release's E_r has passed, one at a time (the kernel's inner loop)
+            passed = nxt[now] < a.size
+            passed[passed] = e[passed] > a[nxt[now[passed]]]
+            if not passed.any():
+                break
+            j = now[passed]
+            out_k[j, nxt[j]], out_s[j, nxt[j]] = r, total[j]
+            nxt[j] += 1
+        going = nxt[now] < a.size
+        total[now[going]] += e[going]
+        last[now[going]] = e[going]
+    return m, out_k, out_s
+
+
+def _settle(which: np.ndarray, count: int, r: int, total, nxt, out_k, out_s) -> None:
+    """Releases ``which`` (a mask) have read all their exponentials: K = r and S their sum at every a still open."""
+    for j in np.flatnonzero(which):
+        out_k[j, nxt[j] :], out_s[j, nxt[j] :] = r, total[j]
+        nxt[j] = count
+
+
+def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges, sizes, below, counts) -> None:
+    """:func:`_walked` with each release's loss at each a binned into ``counts`` (a × bins) as the
+    walk finds it (:func:`dpviz.papers.adept.loss_kernels.walk_binned`), not kept: the same
+    releases, the same rows, the same counts as binning :func:`_walked`'s K and S (tested). The
+    block's rows :data:`ROWS` at a time (fewer where the block's largest m ends first)."""
+    from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
+
+    size = plus.size
+    m = dim - plus
+    last, total = np.zeros(size), np.zeros(size)
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    root = float(np.sqrt(dim))
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
         count = max(1, min(ROWS, most - row0))
-        if not kernels.walk(rows.rows(row0, count), row0, m, last, total, taken, nxt, a, out_k, out_s):
-            return m, out_k, out_s
+        chunk = rows.rows(row0, count)
+        if not kernels.walk_binned(
+            chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts
+        ):
+            return
         row0 += count
 
 
@@ -243,8 +285,6 @@ def _histograms(settings: Sequence[tuple[int, float]], samples: int, seed: int, 
     ascending order."""
     for n, eps in settings:
         _checked(n, eps, samples)
-    from dpviz.papers.adept import loss_kernels as kernels  # (lazy: numba, for this chart's tables only)
-
     by_dim: dict[int, list[int]] = {}
     for i, (n, _) in enumerate(settings):
         by_dim.setdefault(int(n), []).append(i)
@@ -264,9 +304,7 @@ def _histograms(settings: Sequence[tuple[int, float]], samples: int, seed: int, 
     for base, b, size in _blocks(samples, _rng(seed)):
         rows, coins = _exponentials(base, b, size), _coins(base, b, size)
         for n, _, a, _, edges, sizes, below, counts in plans:
-            plus = _plus(coins, n)
-            m, k, total = _walked(rows, plus, n, a)
-            kernels.bin_counts(plus, m, k, total, a, float(np.sqrt(n)), n, edges, sizes, below, counts)
+            _walked_binned(rows, _plus(coins, n), n, a, edges, sizes, below, counts)
     out: list[pd.DataFrame] = [pd.DataFrame()] * len(settings)
     for _, where, _, shapes, _, _, _, counts in plans:
         for g, i in enumerate(where):

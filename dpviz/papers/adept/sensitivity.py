@@ -350,6 +350,46 @@ def _fixes_block(seed: int, draws: int, block: int) -> tuple[np.ndarray, np.ndar
     return caches.memo("adept.blocks").get((int(seed), int(draws), int(block)), make)
 
 
+SUMS = ("u.u", "|u|", "lap.u", "gau.u", "lap.lap", "gau.gau")
+"""The per-draw sums over the first n coordinates that :func:`fixes_draws` needs, with u the
+signal's direction (standard normal), lap and gau the standard noises."""
+
+
+def _block_terms(seed: int, draws: int, block: int) -> np.ndarray:
+    """The terms of :data:`SUMS` for the coordinates of one block, (6, draws, 16)."""
+    u, lap, gau = _fixes_block(seed, draws, block)
+    return np.stack([u * u, np.abs(u), lap * u, gau * u, lap * lap, gau * gau])
+
+
+def _sums_before(seed: int, draws: int, block: int) -> np.ndarray:
+    """:data:`SUMS` over the coordinates before ``block`` (its first 16·block), (6, draws), added
+    block after block in order (each block's total left to right), so that the same n always
+    gives the same bits, whatever was computed before; kept per process (``adept.blocks``)."""
+    if block == 0:
+        return np.zeros((len(SUMS), int(draws)))
+
+    def make():
+        before = (
+            _sums_before(seed, draws, block - 1) + np.cumsum(_block_terms(seed, draws, block - 1), axis=2)[:, :, -1]
+        )
+        before.setflags(write=False)
+        return before
+
+    return caches.memo("adept.blocks").get(("sums", int(seed), int(draws), int(block)), make)
+
+
+def _sums(dim: int, draws: int, seed: int) -> np.ndarray:
+    """:data:`SUMS` over each draw's first n coordinates, (6, draws): the whole blocks' running
+    total (:func:`_sums_before`) plus the next block's first n mod 16 terms, added left to right."""
+    _check_dim(dim)
+    whole, rest = divmod(int(dim), FIXES_BLOCK)
+    for b in range(whole + 1):  # (in order: each block's total made once, from the one before)
+        before = _sums_before(seed, draws, b)
+    if rest:
+        before = before + np.cumsum(_block_terms(seed, draws, whole)[:, :, :rest], axis=2)[:, :, -1]
+    return before
+
+
 def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.ndarray | float]:
     """The epsilon-free part of :func:`fixes_utility` for one dimension: a signal v on the sphere
     of radius C in uniformly random directions, its L1-clipped version v1, standard Laplace and
@@ -359,47 +399,39 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
         cos(v, M(v)) = (s.v + k e.v) / (C sqrt(|s|^2 + 2k s.e + k^2 |e|^2)),
     exact for every scale k from these five numbers per draw.
 
+    **From sums over coordinates.** v = C·u/‖u‖₂ for a standard normal u, and the L1 clip scales
+    it by t = min(1, C/‖v‖₁) = min(1, ‖u‖₂/‖u‖₁): v1 = t·v. So every dot product is one of six
+    per-draw sums over the first n coordinates (:data:`SUMS`): v.v = C², v1.v = t·C², v1.v1 = t²C²,
+    e.v = C·(e.u)/‖u‖₂, e.v1 = t·e.v, e.e itself, and the clip's mean squared bias
+    E‖v1 − v‖² = C²·E(1 − t)².
+
     The draws' coordinates come in blocks of :data:`FIXES_BLOCK`, each from its own stream, and n
-    takes the first n coordinates: every n shares its first coordinates with every larger n, so
-    the frames along n (and the frontier's, and the sweep over n) draw each block once, not every
-    coordinate at every n (at 1,000 draws, the slider's 53 values of n drew 9,901 coordinates of
-    each kind; they now draw 1,024)."""
-    v, v1, bias_sq = _signals(dim, clip, draws, seed)
-    lap, gau = (_coordinates(dim, draws, seed, i) for i in (1, 2))
-    out: dict[str, np.ndarray | float] = {"bias_sq": bias_sq}
-    for sname, sig in (("v", v), ("v1", v1)):
-        out[f"{sname}.v"] = np.einsum("ij,ij->i", sig, v)
-        out[f"{sname}.{sname}"] = np.einsum("ij,ij->i", sig, sig)
-        for ename, e in (("lap", lap), ("gau", gau)):
-            out[f"{sname}.{ename}"] = np.einsum("ij,ij->i", sig, e)
-    for ename, e in (("lap", lap), ("gau", gau)):
-        out[f"{ename}.v"] = np.einsum("ij,ij->i", e, v)
-        out[f"{ename}.{ename}"] = np.einsum("ij,ij->i", e, e)
+    takes the first n coordinates: the sums at n are the running sums of the blocks before it
+    plus part of the next (:func:`_sums`), so the frames along n (and the frontier's, and the
+    sweep over n) draw each block once and add it once, instead of writing out every draw's n
+    coordinates and their products at every n (a third of the fixes' frames along n)."""
+    u_u, u_1, lap_u, gau_u, lap_lap, gau_gau = _sums(dim, draws, seed)
+    norm = np.sqrt(u_u)
+    t = _clip_scale(clip * u_1 / norm, clip)  # min(1, C/‖v‖₁), ‖v‖₁ = C‖u‖₁/‖u‖₂
+    c_sq = float(clip) ** 2
+    out: dict[str, np.ndarray | float] = {"bias_sq": float(np.mean((1.0 - t) ** 2)) * c_sq}
+    out["v.v"] = np.full(t.shape, c_sq)
+    out["v1.v"] = t * c_sq
+    out["v1.v1"] = t * t * c_sq
+    for ename, e_u, e_e in (("lap", lap_u, lap_lap), ("gau", gau_u, gau_gau)):
+        e_v = clip * e_u / norm
+        out[f"v.{ename}"] = out[f"{ename}.v"] = e_v
+        out[f"v1.{ename}"] = t * e_v
+        out[f"{ename}.{ename}"] = e_e
     return out
-
-
-def _signals(dim: int, clip: float, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """The signals of :func:`fixes_draws` (v on the sphere of radius C, its L1-clipped v1) and the
-    clip's mean squared bias E‖v1 − v‖², from the blocks' first stream alone."""
-    _check_dim(dim)
-    u = _coordinates(dim, draws, seed, 0)
-    v = clip * u / np.linalg.norm(u, axis=1, keepdims=True)
-    v1 = clip_l1(v, clip)
-    return v, v1, float(np.mean(np.sum((v1 - v) ** 2, axis=1)))
-
-
-def _coordinates(dim: int, draws: int, seed: int, kind: int) -> np.ndarray:
-    """The first n coordinates (draws, n) of one kind of :func:`_fixes_block` (0 the signal's
-    direction, 1 the Laplace noise, 2 the Gaussian noise), its blocks side by side."""
-    dim, draws = int(dim), int(draws)
-    blocks = [_fixes_block(seed, draws, b)[kind] for b in range(-(-dim // FIXES_BLOCK))]
-    return np.concatenate(blocks, axis=1)[:, :dim]
 
 
 def fixes_bias_sq(dim: int, clip: float, draws: int, seed: int) -> float:
     """``fixes_draws(...)["bias_sq"]`` alone (the same number), without the noises' dot products:
-    all that the RMS error needs (:func:`fix_rms`)."""
-    return _signals(dim, clip, draws, seed)[2]
+    all that the RMS error needs (:func:`fix_rms`): C²·E(1 − t)², t = min(1, ‖u‖₂/‖u‖₁)."""
+    u_u, u_1 = _sums(dim, draws, seed)[:2]
+    t = _clip_scale(clip * u_1 / np.sqrt(u_u), clip)
+    return float(np.mean((1.0 - t) ** 2)) * float(clip) ** 2
 
 
 FIXES_COLUMNS = [

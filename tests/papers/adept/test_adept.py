@@ -561,6 +561,35 @@ def test_fixes_draws_share_their_first_coordinates_and_do_not_depend_on_order(sm
     caches.empty_all()
 
 
+@pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 32, 100])
+def test_fixes_draws_from_sums_equal_the_vectors_written_out(n):
+    """The dot products from per-draw sums over coordinates (v = C u/‖u‖₂, v1 = t·v) against the
+    vectors themselves: each draw's first n coordinates of u, the Laplace and the Gaussian noise
+    from the blocks, v normalised, v1 by ``clip_l1``, and every product by ``einsum``; n = 1 (no
+    clip: t = 1), a block's edge and a partial block."""
+    from dpviz import caches
+
+    caches.empty_all()
+    draws, seed = 250, 11
+    blocks = [adept._fixes_block(seed, draws, b) for b in range(-(-n // adept.FIXES_BLOCK))]
+    u, lap, gau = (np.concatenate([blk[i] for blk in blocks], axis=1)[:, :n] for i in range(3))
+    v = C * u / np.linalg.norm(u, axis=1, keepdims=True)
+    v1 = adept.clip_l1(v, C)
+    vectors = {"v": v, "v1": v1, "lap": lap, "gau": gau}
+    got = adept.fixes_draws(n, C, draws, seed)
+    for key, value in got.items():
+        if key == "bias_sq":
+            expected = np.mean(np.sum((v1 - v) ** 2, axis=1))
+            assert value == pytest.approx(expected, rel=1e-12, abs=1e-12 * C**2)
+            continue
+        left, right = key.split(".")
+        expected = np.einsum("ij,ij->i", vectors[left], vectors[right])
+        assert np.allclose(value, expected, rtol=1e-12, atol=1e-12 * C**2), key
+    assert adept.fixes_bias_sq(n, C, draws, seed) == got["bias_sq"]
+    if n == 1:
+        assert got["bias_sq"] < 1e-20 * C**2  # one coordinate: ‖v‖₁ = ‖v‖₂ = C, nothing clipped (but rounding)
+
+
 # --- geometry ------------------------------------------------------------------------------
 
 
