@@ -152,8 +152,11 @@ def _walked(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray):
 
 def _settle(which: np.ndarray, count: int, r: int, total, nxt, out_k, out_s) -> None:
     """Releases ``which`` (a mask) have read all their exponentials: K = r and S their sum at every a still open."""
-    for j in np.flatnonzero(which):
-        out_k[j, nxt[j] :], out_s[j, nxt[j] :] = r, total[j]
+    j = np.flatnonzero(which)
+    if j.size:
+        still = np.arange(count) >= nxt[j, None]
+        out_k[j] = np.where(still, r, out_k[j])
+        out_s[j] = np.where(still, total[j, None], out_s[j])
         nxt[j] = count
 
 
