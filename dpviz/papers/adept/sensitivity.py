@@ -355,9 +355,9 @@ SUMS = ("u.u", "|u|", "lap.u", "gau.u", "lap.lap", "gau.gau")
 signal's direction (standard normal), lap and gau the standard noises."""
 
 
-def _block_terms(seed: int, draws: int, block: int) -> np.ndarray:
-    """The terms of :data:`SUMS` for the coordinates of one block, (6, draws, 16)."""
-    u, lap, gau = _fixes_block(seed, draws, block)
+def _block_terms(seed: int, draws: int, block: int, upto: int = FIXES_BLOCK) -> np.ndarray:
+    """The terms of :data:`SUMS` for the first ``upto`` coordinates of one block, (6, draws, upto)."""
+    u, lap, gau = (x[:, :upto] for x in _fixes_block(seed, draws, block))
     return np.stack([u * u, np.abs(u), lap * u, gau * u, lap * lap, gau * gau])
 
 
@@ -383,11 +383,18 @@ def _sums(dim: int, draws: int, seed: int) -> np.ndarray:
     total (:func:`_sums_before`) plus the next block's first n mod 16 terms, added left to right."""
     _check_dim(dim)
     whole, rest = divmod(int(dim), FIXES_BLOCK)
-    for b in range(whole + 1):  # (in order: each block's total made once, from the one before)
-        before = _sums_before(seed, draws, b)
+    before = _sums_before(seed, draws, whole)
     if rest:
-        before = before + np.cumsum(_block_terms(seed, draws, whole)[:, :, :rest], axis=2)[:, :, -1]
+        before = before + np.cumsum(_block_terms(seed, draws, whole, rest), axis=2)[:, :, -1]
     return before
+
+
+def _l1_clip(u_u: np.ndarray, u_1: np.ndarray, clip: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """‖u‖₂, the L1 clip's factor t = min(1, C/‖v‖₁) (‖v‖₁ = C‖u‖₁/‖u‖₂) and the clip's mean
+    squared bias C²·E(1 − t)², from the sums u·u and Σ|uᵢ|."""
+    norm = np.sqrt(u_u)
+    t = _clip_scale(clip * u_1 / norm, clip)
+    return norm, t, float(np.mean((1.0 - t) ** 2)) * float(clip) ** 2
 
 
 def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.ndarray | float]:
@@ -411,10 +418,9 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
     sweep over n) draw each block once and add it once, instead of writing out every draw's n
     coordinates and their products at every n (a third of the fixes' frames along n)."""
     u_u, u_1, lap_u, gau_u, lap_lap, gau_gau = _sums(dim, draws, seed)
-    norm = np.sqrt(u_u)
-    t = _clip_scale(clip * u_1 / norm, clip)  # min(1, C/‖v‖₁), ‖v‖₁ = C‖u‖₁/‖u‖₂
+    norm, t, bias_sq = _l1_clip(u_u, u_1, clip)
     c_sq = float(clip) ** 2
-    out: dict[str, np.ndarray | float] = {"bias_sq": float(np.mean((1.0 - t) ** 2)) * c_sq}
+    out: dict[str, np.ndarray | float] = {"bias_sq": bias_sq}
     out["v.v"] = np.full(t.shape, c_sq)
     out["v1.v"] = t * c_sq
     out["v1.v1"] = t * t * c_sq
@@ -428,10 +434,10 @@ def fixes_draws(dim: int, clip: float, draws: int, seed: int) -> dict[str, np.nd
 
 def fixes_bias_sq(dim: int, clip: float, draws: int, seed: int) -> float:
     """``fixes_draws(...)["bias_sq"]`` alone (the same number), without the noises' dot products:
-    all that the RMS error needs (:func:`fix_rms`): C²·E(1 − t)², t = min(1, ‖u‖₂/‖u‖₁)."""
+    all that the RMS error needs (:func:`fix_rms`): C²·E(1 − t)², t = min(1, ‖u‖₂/‖u‖₁). (The
+    noises' sums come along: :func:`_sums` adds all six in one pass over a block.)"""
     u_u, u_1 = _sums(dim, draws, seed)[:2]
-    t = _clip_scale(clip * u_1 / np.sqrt(u_u), clip)
-    return float(np.mean((1.0 - t) ** 2)) * float(clip) ** 2
+    return _l1_clip(u_u, u_1, clip)[2]
 
 
 FIXES_COLUMNS = [
