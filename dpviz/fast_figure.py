@@ -107,6 +107,20 @@ def _numeric_array(value: Any):
     return arr if arr.dtype.kind in "uif" else None
 
 
+def _text_array(value: Any):
+    """``value``'s words as a numpy object array when it is a pandas Series of pandas' text type
+    (``StringDtype``, Arrow's or Python's storage) with no missing value; else None (Plotly's own
+    validator takes it). It is what the validator makes of such a Series, ``Series.to_numpy()``
+    copied (an object array of Python ``str``), without its route through narwhals: 0.14 ms an
+    array, four a frame of the Metric DP chart of every word (a third of its drawing)."""
+    if type(value).__name__ != "Series" or not type(value).__module__.startswith("pandas"):
+        return None
+    if type(value.dtype).__name__ != "StringDtype" or value.hasnans:
+        return None
+    out = value.to_numpy()
+    return out if out.dtype == object else None
+
+
 _PLAIN_ITEMS = frozenset((str, float, int))
 
 
@@ -257,6 +271,11 @@ class Node:
             # what Plotly's validator makes of a numeric numpy array or pandas Series (a contiguous
             # read-only copy, copy_to_readonly_numpy_array), without its route through narwhals
             out = np.ascontiguousarray(_numeric_array(value).copy())
+            out.flags["WRITEABLE"] = False
+            self._keep_or_set(prop, out)
+        elif kind == "data" and (words := _text_array(value)) is not None:
+            # the validator's read-only copy of a text Series (copy_to_readonly_numpy_array)
+            out = words.copy()
             out.flags["WRITEABLE"] = False
             self._keep_or_set(prop, out)
         elif kind == "data" and _plain_list(value):
@@ -604,6 +623,11 @@ def typed_arrays(obj, plotly_convert) -> None:
                 obj[key] = fast
             elif isinstance(value, (dict, list, tuple)):
                 typed_arrays(value, plotly_convert)
+            elif type(value) is np.ndarray and value.dtype == object:
+                # Plotly's to_typed_array_spec of an array of objects (words): a read-only copy
+                # (copy_to_readonly_numpy_array), left as an array, without narwhals' checks
+                obj[key] = value.copy()
+                obj[key].flags["WRITEABLE"] = False
             elif hasattr(value, "__array__") or hasattr(value, "__array_interface__"):
                 one = {key: value}
                 plotly_convert(one)

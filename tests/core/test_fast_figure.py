@@ -109,6 +109,20 @@ def _titles_that_move(go, sub):
     return _Texts(made + [_text(theme.style(other, "one title"))])
 
 
+def _text_series(go, sub):
+    """Bars labelled by pandas Series of words: pandas' own text (Arrow's storage), Python's
+    storage, plain objects, a Series with a missing word (left to Plotly's validator), an empty
+    one, and NumPy arrays of words (kept as arrays, as Plotly keeps them)."""
+    words = ["b", "é", "a", "10"]
+    fig = go.Figure()
+    for dtype in ("str", "string[python]", "string[pyarrow]", "object"):
+        fig.add_trace(go.Bar(y=pd.Series(words, dtype=dtype), x=[1, 2, 3, 4], orientation="h", name=dtype))
+    fig.add_trace(go.Bar(y=pd.Series(["a", None, "c", "d"], dtype="str"), x=[1, 2, 3, 4], orientation="h"))
+    fig.add_trace(go.Bar(y=pd.Series([], dtype="str"), x=[], orientation="h"))
+    fig.add_trace(go.Scatter(x=np.array(words, dtype=object), y=[1, 2, 3, 4], text=np.array(words)))
+    return theme.style(fig, "words")
+
+
 class _Texts:
     """Several figures' texts in one, as _text reads a figure (``to_dict``)."""
 
@@ -121,7 +135,7 @@ class _Texts:
 
 @pytest.mark.parametrize(
     "draw",
-    [_styled, _grid, _heatmap, _secondary, _equal_again, _plain_lists, _titles_that_move],
+    [_styled, _grid, _heatmap, _secondary, _equal_again, _plain_lists, _text_series, _titles_that_move],
     ids=lambda f: f.__name__.strip("_"),
 )
 def test_the_fast_drawing_equals_plotlys(draw):

@@ -167,8 +167,18 @@ def _live_along_epsilon(v, epsilons) -> list[pd.DataFrame]:
     return mdp.stats_by_epsilon(df, len(epsilons))
 
 
+def by_count_then_word(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` sorted by N_w, then by word (ties of both kept in table order: the same in every
+    process), as ``df.sort_values(["n_w", "word"], kind="stable")`` sorts it: two stable argsorts
+    of the columns' arrays, the word's first (words compare by code point, as Arrow's text
+    does). pandas' sort by two columns factorises both, a third of a millisecond at each frame."""
+    words, counts = df["word"].to_numpy(), df["n_w"].to_numpy()
+    order = np.argsort(words, kind="stable")
+    return df.take(order[np.argsort(counts[order], kind="stable")])
+
+
 def _live_render(df: pd.DataFrame, v) -> go.Figure:
-    df = df.sort_values(["n_w", "word"], kind="stable")  # ties in word order, the same in every process
+    df = by_count_then_word(df)
     n = v["samples"]
     fig = subplots.make_subplots(
         rows=1,

@@ -113,10 +113,15 @@ class Envelopes:
 
     def pieces(self, epsilons) -> np.ndarray:
         """Which piece of each draw's envelope holds at each epsilon: (draws, epsilons) column
-        indices into :attr:`winners`."""
+        indices into :attr:`winners`: the number of the draw's breakpoints below t = G/ε, counted
+        one breakpoint column at a time (a (draws, epsilons) count, not a (draws, epsilons,
+        breakpoints) table summed: 2 ms against 0.6 ms a word over a slider's 65 ε)."""
         eps = _check_epsilons(epsilons)
         t = self.g[:, None] / eps[None, :]
-        return (self.breaks[:, None, :] < t[:, :, None]).sum(-1)
+        out = np.zeros(t.shape, dtype=np.int64)
+        for k in range(self.breaks.shape[1]):
+            out += self.breaks[:, k : k + 1] < t
+        return out
 
     def outputs(self, epsilons) -> np.ndarray:
         """M(w) for every draw (rows) and epsilon (columns)."""

@@ -128,3 +128,20 @@ def test_a_values_dots_sit_side_by_side_around_its_row():
     assert np.allclose(trace.y, expected, rtol=0, atol=1e-12)
     empty = mf._strip_trace(np.zeros(0), np.zeros(0, dtype=int), 0, "ε = 5", "#000", "s_w")
     assert len(empty.x) == 0 and len(empty.y) == 0
+
+
+@pytest.mark.parametrize("dtype", ["str", "object"])
+def test_words_by_count_then_word_is_pandas_stable_sort(dtype):
+    """The chart of every word orders its bars as pandas' stable sort by (N_w, word) does: ties of
+    the count broken by the word by code point (capitals, accents and digits included), ties of
+    both (a repeated word) kept in table order, an empty table empty."""
+    rng = np.random.default_rng(7)
+    words = ["b", "a", "B", "é", "e", "a", "10", "9", "zz", "z", "", "ä"] * 3
+    df = pd.DataFrame(
+        {"word": pd.Series(words, dtype=dtype), "n_w": rng.integers(0, 3, len(words)), "row": np.arange(len(words))}
+    )
+    ours = mf.by_count_then_word(df)
+    theirs = df.sort_values(["n_w", "word"], kind="stable")
+    assert ours["row"].tolist() == theirs["row"].tolist()
+    assert ours.index.tolist() == theirs.index.tolist()
+    assert mf.by_count_then_word(df.iloc[:0]).empty
