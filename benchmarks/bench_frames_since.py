@@ -12,7 +12,11 @@ the issue's day itself beside today's, in one invocation on one machine, alterna
   there: ``git worktree add --detach``), its own ``dpviz.frames.compute_frames`` (the
   per-position loop) in a process of its own;
 - *now*: this checkout's ``compute_frames``, in a process of its own, loaded and frozen as a
-  ready frame worker is (``webui.frames_worker.ready``).
+  ready frame worker is (``webui.frames_worker.ready``), each chart's fast drawing checked
+  against Plotly's before the timing, as a worker warming to the page checks it
+  (``webui.frames_worker.warm``, ``dpviz.frames.check_drawing``);
+- *cold*: the same without those checks: each chart's first set draws its first frame by Plotly
+  too (20-40 ms a chart), as a worker not warmed to the page does.
 
 Each process: one core (one BLAS thread), an empty disk cache of its own and no table read from it,
 every in-process memo emptied before each chart and slider and the page's prepared state computed
@@ -63,6 +67,11 @@ if os.environ.get("FREEZE"):  # loaded and frozen as a frame worker once ready
 for key in sys.argv[1].split(","):
     values = {p.name: p.default for p in registry.page_params(key)}
     sliders = [p for p in registry.page_params(key) if p.slider and applies(p, values)]
+    if os.environ.get("WARM"):  # the page's charts checked ahead, as a worker warming to the page does
+        from dpviz import frames as dpviz_frames
+        for spec in registry.paper_figures(key):
+            if spec.live and not spec.on_demand:
+                dpviz_frames.check_drawing(spec, values, to_json)
     for spec in registry.paper_figures(key):
         for p in sliders:
             if spec.on_demand or p.name not in {q.name for q in spec.params}:
@@ -85,11 +94,14 @@ def _tree(commit: str) -> Path:
     return where
 
 
-def _run(tree: Path, pages: str, freeze: bool) -> dict[tuple[str, str, str], tuple[int, float]]:
+def _run(tree: Path, pages: str, freeze: bool, warm: bool = False) -> dict[tuple[str, str, str], tuple[int, float]]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     env.pop("FREEZE", None)
+    env.pop("WARM", None)
     if freeze:
         env["FREEZE"] = "1"
+    if warm:
+        env["WARM"] = "1"
     out = subprocess.run(
         [sys.executable, "-c", CHILD, pages], cwd=tree, env=env, capture_output=True, text=True, check=False
     )
@@ -112,28 +124,43 @@ def main() -> None:
     tree = _tree(args.since)
     then: dict = {}
     now: dict = {}
+    cold: dict = {}
+    sides = (("then", then, tree, False), ("now", now, ROOT, True), ("cold", cold, ROOT, False))
     for r in range(args.rounds):
-        for side, runs in (("then", then), ("now", now)):
-            got = _run(tree if side == "then" else ROOT, args.pages, freeze=side == "now")
+        for side, runs, where, warm in sides:
+            got = _run(where, args.pages, freeze=side != "then", warm=warm)
             for k, (n, s) in got.items():
                 best = runs.get(k)
                 runs[k] = (n, s if best is None else min(best[1], s))
             print(f"round {r + 1}: {side} ({args.since if side == 'then' else 'this checkout'}) done", flush=True)
-    print(f"\n{'chart':24s} {'slider':8s} {'frames then/now':>16s} {'then':>8s} {'now':>8s} {'ratio':>7s}")
+    print(
+        "\nnow: a worker warmed to the page (its charts' drawings checked against Plotly ahead, as"
+        " webui.frames_worker.warm does);\ncold: the same worker not warmed (each chart's first set"
+        " draws its first frame by Plotly too)\n"
+    )
+    head = f"{'chart':24s} {'slider':8s} {'frames then/now':>16s} {'then':>8s} {'now':>8s} {'ratio':>7s}"
+    print(head + f" {'cold':>8s} {'ratio':>7s}")
     pages: dict[str, list[float]] = {}
     for key in sorted(set(then) | set(now), key=lambda k: (args.pages.split(",").index(k[0]), k[1], k[2])):
-        a, b = then.get(key), now.get(key)
-        if a is None or b is None:
+        a, b, c = then.get(key), now.get(key), cold.get(key)
+        if a is None or b is None or c is None:
             side = "now" if a is None else "then"
             print(f"{key[1]:24s} {key[2]:8s}  only {side}: {(a or b)[1]:.2f} s ({(a or b)[0]} frames)")
             continue
-        total = pages.setdefault(key[0], [0.0, 0.0])
+        total = pages.setdefault(key[0], [0.0, 0.0, 0.0])
         total[0] += a[1]
         total[1] += b[1]
-        print(f"{key[1]:24s} {key[2]:8s} {a[0]:>7d}/{b[0]:<8d} {a[1]:7.2f}s {b[1]:7.2f}s {a[1] / b[1]:6.1f}x")
+        total[2] += c[1]
+        print(
+            f"{key[1]:24s} {key[2]:8s} {a[0]:>7d}/{b[0]:<8d} {a[1]:7.2f}s {b[1]:7.2f}s {a[1] / b[1]:6.1f}x"
+            f" {c[1]:7.2f}s {a[1] / c[1]:6.1f}x"
+        )
     print()
-    for key, (a, b) in pages.items():
-        print(f"page {key:8s} CPU-s then {a:6.1f}, now {b:5.1f}: {a / b:5.1f}x (the charts and sliders both have)")
+    for key, (a, b, c) in pages.items():
+        print(
+            f"page {key:8s} CPU-s then {a:6.1f}, now {b:5.1f}: {a / b:5.1f}x; cold {c:5.1f}: {a / c:5.1f}x"
+            " (the charts and sliders both have)"
+        )
 
 
 if __name__ == "__main__":

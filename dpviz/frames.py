@@ -250,6 +250,22 @@ def _checked_key(spec, to_json: Callable[[dict], str]) -> tuple:
     return (spec.id, getattr(to_json, "__code__", to_json))
 
 
+def check_drawing(spec, values: Mapping[str, Any], to_json: Callable[[dict], str]) -> bool:
+    """Check, and remember for this process, that the fast drawing draws ``spec`` as Plotly does
+    (:class:`Drawer` with ``remember``), on its table at ``values``: what the first set of the
+    chart's frames would check at its first frame, done ahead (a frame worker warming a page,
+    :func:`webui.frames_worker.warm`). Whether the chart is drawn fast and plain; a chart checked
+    earlier is not drawn again."""
+    draw = Drawer(spec, to_json, remember=True)
+    if draw.fast and draw.plain:
+        return True
+    if draw.fast is False:  # (turned off by the operator)
+        return False
+    at = {q.name: values.get(q.name, q.default) for q in spec.params}
+    draw.frame(spec.table(at), at)
+    return bool(draw.fast and draw.plain)
+
+
 def forget_checks() -> None:
     """Forget which charts this process has checked (:data:`_CHECKED`): every drawer checks again."""
     _CHECKED.clear()
@@ -366,7 +382,8 @@ def plain_json(value: Any) -> Any:
         for k, v in value.items():
             if type(k) is not str:
                 raise NotPlain(f"a key {k!r}")
-            out[k] = plain_json(v)
+            kind = type(v)  # (text, whole numbers, True/False and None as they are, without a call)
+            out[k] = v if kind is str or kind is int or kind is bool or v is None else plain_json(v)
         return out
     if t is list or t is tuple:
         kinds = set(map(type, value))

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from dpviz import caches, tables
+from dpviz import caches, frames, tables
 from dpviz.frames import Frames, compute_frames, head, slider_grid
 from dpviz.panels import resolve
 from dpviz.params import Param, applies, format_value
@@ -91,10 +91,22 @@ def grid(spec: FigureSpec, slider: str) -> list:
     return slider_grid(spec.param(slider), _top(spec, slider))
 
 
+def frame_json(fig: dict) -> str:
+    """A frame's JSON, as the page writes a chart (one function: a chart's drawing checked once is
+    remembered by chart and writer, :func:`dpviz.frames.check_drawing`)."""
+    return chart_json(fig).spec
+
+
 def figures_at(spec: FigureSpec, values: dict[str, Any], slider: str, positions, progress=None) -> tuple[dict, ...]:
     """The chart's frames at ``positions`` of its grid (a part of a set, :mod:`webui.frames_pool`)."""
 
-    return compute_frames(spec, values, slider, lambda fig: chart_json(fig).spec, progress, grid=positions).figures
+    return compute_frames(spec, values, slider, frame_json, progress, grid=positions).figures
+
+
+def check_drawing(spec: FigureSpec, values: dict[str, Any]) -> bool:
+    """:func:`dpviz.frames.check_drawing` with the frames' writer: the checks a chart's first set
+    would make, made ahead."""
+    return frames.check_drawing(spec, values, frame_json)
 
 
 def _encoded(spec: FigureSpec, slider: str, positions, figures) -> bytes:

@@ -47,10 +47,12 @@ def ready() -> None:
 
 def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
     """In a worker: Plotly, which a set of frames needs, the page's compiled loops
-    (:meth:`dpviz.papers.Paper.compile_kernels`), and ``page``'s prepared state at ``values``
-    (what is missing is the worker's first set's to compute; nothing here fails a set). It stops
-    between two charts once the marker file ``asked`` is newer than its start: a set is waiting
-    (whose part computes the state it needs itself)."""
+    (:meth:`dpviz.papers.Paper.compile_kernels`), ``page``'s prepared state at ``values``, then
+    each live chart's fast drawing checked against Plotly's on its table at ``values``
+    (:func:`webui.frames_store.check_drawing`: a frame drawn by Plotly, 20-40 ms a chart, that the
+    chart's first set would otherwise draw). What is missing is the worker's first set's to
+    compute; nothing here fails a set. It stops between two charts once the marker file ``asked``
+    is newer than its start: a set is waiting (whose part computes what it needs itself)."""
     import time
 
     started = time.time()
@@ -72,6 +74,17 @@ def warm(page: str, values: dict[str, Any], asked: str = "") -> None:
         except Exception:  # noqa: BLE001, S112 - a state the first set computes instead
             continue
         _trace("warmed", spec.id)
+    for spec in registry.paper_figures(page):
+        if spec.on_demand or not spec.live:
+            continue
+        if asked and frames_signals.newer(asked, started):
+            _trace("warm-stopped", page)
+            return
+        try:
+            frames_store.check_drawing(spec, values)
+        except Exception:  # noqa: BLE001, S112 - the chart's first set checks it instead
+            continue
+        _trace("checked", spec.id)
     freeze_loaded()
     _trace("warm-end", page)
 

@@ -337,6 +337,34 @@ def test_a_chart_checked_once_is_not_checked_again_by_the_next_part_or_set(monke
     assert plotly == ["hoho-live"]
 
 
+def test_a_chart_checked_ahead_draws_its_first_set_without_plotly(monkeypatch):
+    """check_drawing (a worker warming a page) draws the chart once by Plotly and once fast, at the
+    page's setting; the chart's first set then draws no frame by Plotly, and its frames are still
+    each position's figure. A second check draws nothing; a chart drawn otherwise by the fast
+    drawing is not remembered (its set checks it, and is Plotly's)."""
+    from dpviz import fast_figure
+
+    frames.forget_checks()
+    spec = registry.get("metric-live")
+    values, _ = validate(spec.params, dict(spec.quick))
+    plotly = _plotly_draws(monkeypatch)
+    assert frames.check_drawing(spec, values, _to_json) is True
+    assert plotly == ["metric-live"]
+    assert frames.check_drawing(spec, values, _to_json) is True and plotly == ["metric-live"]
+    grid = slider_grid(spec.param("epsilon"))[::16]
+    made = compute_frames(spec, values, "epsilon", _to_json, grid=grid)
+    assert plotly == ["metric-live"]  # (the set drew none)
+    for v, frame in zip(made.grid, made.figures):
+        at = dict(values, epsilon=v)
+        assert close(frame, typed_arrays(json.loads(_to_json(spec.figure_dict(spec.table(at), at)))), tol=0.0)
+    frames.forget_checks()
+    real = fast_figure.Figure.to_dict
+    monkeypatch.setattr(fast_figure.Figure, "to_dict", lambda self: {**real(self), "layout": {}})
+    assert frames.check_drawing(spec, values, _to_json) is False
+    assert frames.Drawer(spec, _to_json, remember=True).fast is None
+    frames.forget_checks()
+
+
 def test_a_remembered_chart_still_falls_back_to_plotly_for_a_frame_the_fast_drawing_refuses(monkeypatch):
     """Remembered or not, a frame the fast drawing does not draw (Unsupported) is Plotly's."""
     from dpviz import fast_figure

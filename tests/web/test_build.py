@@ -116,6 +116,11 @@ from dpviz import registry
 from webui import frames_worker
 frames_worker.ready()
 frames_worker.warm("adept", {{p.name: p.default for p in registry.page_params("adept")}})
+from dpviz.frames import Drawer
+from webui import frames_store
+live = [s for s in registry.paper_figures("adept") if s.live and not s.on_demand]
+checked = [Drawer(s, frames_store.frame_json, remember=True).fast is True for s in live]
+print(len(live), sum(checked))
 from dpviz.papers.adept import loss_kernels
 print(len(loss_kernels.walk_binned.signatures), len(loss_kernels.bound_sums.signatures))
 """
@@ -124,12 +129,15 @@ print(len(loss_kernels.walk_binned.signatures), len(loss_kernels.bound_sums.sign
 def test_a_frames_worker_loads_a_pages_compiled_loops_when_it_warms_to_the_page():
     """In a fresh process, warming to the ADePT page leaves its privacy loss's loops compiled (loaded
     from numba's cache), before any set of frames asks for them (no prepared state of the page
-    runs them)."""
+    runs them), and every live chart's fast drawing checked against Plotly's (its first set draws
+    no frame by Plotly)."""
     root = str(Path(__file__).resolve().parents[2])
     out = subprocess.run(
         [sys.executable, "-c", WARMED.format(root=root)], capture_output=True, text=True, timeout=600, check=True
     )
-    assert all(int(n) >= 1 for n in out.stdout.split()[-2:]), out.stderr
+    live, checked, walk, bounds = (int(n) for n in out.stdout.split()[-4:])
+    assert live >= 5 and checked == live, out.stderr
+    assert walk >= 1 and bounds >= 1, out.stderr
 
 
 @pytest.fixture
