@@ -204,6 +204,10 @@ def _compound(path: str, key: tuple) -> "Node":
     return Node(path, _thawed(key))
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))
+"""Values that hold no object and nothing Plotly's conversion changes: passed over by their type."""
+
+
 def _nodes(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and isinstance(value[0], Node)
 
@@ -322,11 +326,14 @@ class Node:
         """The set values as Plotly's ``to_plotly_json`` gives them (empty objects left out)."""
         out = {}
         for k, v in self.props.items():
-            if isinstance(v, Node):
+            kind = type(v)
+            if kind in _LEAVES:
+                pass
+            elif isinstance(v, Node):
                 v = v.json()
                 if not v:
                     continue
-            elif _nodes(v):
+            elif kind is list and v and isinstance(v[0], Node):
                 v = [x.json() for x in v]
             out[k] = v
         return out
@@ -351,7 +358,13 @@ class Node:
         out = object.__new__(type(self))
         out.path = self.path
         out.props = {
-            k: v.clone() if isinstance(v, Node) else [x.clone() for x in v] if _nodes(v) else v
+            k: v
+            if type(v) in _LEAVES
+            else v.clone()
+            if isinstance(v, Node)
+            else [x.clone() for x in v]
+            if _nodes(v)
+            else v
             for k, v in self.props.items()
         }
         return out
@@ -613,10 +626,16 @@ def typed_array(value) -> dict | None:
 
 def typed_arrays(obj, plotly_convert) -> None:
     """``_plotly_utils.utils.convert_to_base64`` on ``obj`` (in place), numeric arrays by
-    :func:`typed_array` and anything else by Plotly's own ``plotly_convert``."""
+    :func:`typed_array` and anything else by Plotly's own ``plotly_convert``. Python's text,
+    numbers and None are passed over by their type (``hasattr`` on each was a tenth of a frame's
+    drawing), and so is a list holding nothing else (its items' types gathered in C)."""
     if isinstance(obj, dict):
         for key, value in obj.items():
-            if key in SKIPPED_KEYS:
+            kind = type(value)
+            if kind in _LEAVES or key in SKIPPED_KEYS:
+                continue
+            if kind is dict or kind is list or kind is tuple:
+                typed_arrays(value, plotly_convert)
                 continue
             fast = typed_array(value) if hasattr(value, "dtype") else None
             if fast is not None:
@@ -633,6 +652,8 @@ def typed_arrays(obj, plotly_convert) -> None:
                 plotly_convert(one)
                 obj[key] = one[key]
     elif isinstance(obj, (list, tuple)):
+        if set(map(type, obj)) <= _LEAVES:
+            return
         for value in obj:  # (Plotly's recursion changes only what is in a dict: a list's numbers stay)
             if isinstance(value, (dict, list, tuple)):
                 typed_arrays(value, plotly_convert)

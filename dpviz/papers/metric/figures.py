@@ -503,9 +503,33 @@ def _hist_render(df: pd.DataFrame, v) -> go.Figure:
     )
 
 
+_STRIPS: dict[tuple, object] = {}
+"""The fast drawing's strip traces by their arguments (:func:`_strip_trace`), at most
+:data:`STRIPS_KEPT`: the listed ε's rows are the same at every frame of the slider."""
+STRIPS_KEPT = 256
+
+
 def _strip_trace(values: np.ndarray, counts: np.ndarray, row: int, name: str, color: str, stat: str) -> go.Scatter:
     """One ε's words as dots on row ``row``: a value k words take (``values`` and their ``counts``)
-    is k dots spread across the row."""
+    is k dots spread across the row. Under the fast drawing (a live chart's frames), a trace made
+    once is given again for the same arguments: the listed ε's five rows in each panel are the
+    same at every frame (its figure copies a trace it is given, :meth:`dpviz.fast_figure.Figure.add_trace`,
+    and never changes one in place); Plotly's figures get a new trace each time."""
+    key = None
+    if getattr(go.Figure, "fast", False):
+        key = (values.dtype.str, values.tobytes(), counts.dtype.str, counts.tobytes(), row, name, color, stat)
+        kept = _STRIPS.get(key)
+        if kept is not None:
+            return kept
+    trace = _new_strip_trace(values, counts, row, name, color, stat)
+    if key is not None:
+        if len(_STRIPS) >= STRIPS_KEPT:
+            _STRIPS.clear()
+        _STRIPS[key] = trace
+    return trace
+
+
+def _new_strip_trace(values: np.ndarray, counts: np.ndarray, row: int, name: str, color: str, stat: str) -> go.Scatter:
     counts = counts.astype(int)
     ks, xs = np.repeat(counts, counts), np.repeat(values, counts)
     # the dots of one value side by side around the row, min(0.15, 0.6/k) apart: the j-th of its k

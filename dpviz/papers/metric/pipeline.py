@@ -144,6 +144,8 @@ def tables_along(v, epsilons) -> list[pd.DataFrame]:
     if compare:
         parts.append(word_table(v, "compare", epsilons=epsilons))
     split = [mdp.stats_by_epsilon(part, len(epsilons)) for part in parts]
+    if len(split) == 1:  # (each ε's table already has its own fresh index: nothing to put together)
+        return split[0]
     return [pd.concat(at_one, ignore_index=True) for at_one in zip(*split)]
 
 
