@@ -221,3 +221,67 @@ def upper_envelopes(vec64, pos, words, offsets, w, u):
             winners[k, step + 1] = ids[nxt]
             cur, t_cur = nxt, t_min
     return breaks, winners
+
+
+@numba.njit(**_JIT)
+def envelope_stats(g, breaks, local, outputs, epsilons, word_local, held_below):
+    """One word's releases at every ε from its envelopes (:class:`dpviz.papers.metric.mechanism.Envelopes`)
+    and the statistics of each ε's column: what ``Envelopes.pieces`` and ``column_stats`` give, in
+    one pass per column and no sort. ``local`` is the envelope's winners as indices into its
+    ``outputs`` distinct winners in ascending order (``word_local``: the word's index, or -1).
+    Per draw i and ε_j the piece is the number of the draw's (ascending, +inf padded) breakpoints
+    below t = g_i/ε_j and the release ``local[i, piece]``, counted per output; then, the outputs
+    read in value order, with c an output's count and p = c/N: N_w (releases of the word), S_w
+    (outputs with c > 0), H_0 = log S_w, H_1 = −Σ p log p (summed in value order), H_2 = −log Σ p²,
+    H_∞ = −log(max c / N), and S_w^η, the fewest outputs, most frequent first, whose draws reach
+    ``held_below`` = (1 − η)N − 1e-9 (the counts taken largest first from a tally of the counts).
+    Each column's numbers are its own alone (a single ε and a slider's grid give the same bits).
+    Returns the pieces (draws, epsilons) and the statistics (7, epsilons): n_w, s_w, s_w_eta, H_0,
+    H_1, H_2, H_inf."""
+    n, nb = breaks.shape
+    m = epsilons.shape[0]
+    size = outputs.shape[0]
+    pieces = np.empty((n, m), dtype=np.int64)
+    stats = np.zeros((7, m))
+    count = np.zeros(size, dtype=np.int64)
+    tally = np.zeros(n + 1, dtype=np.int64)  # how many outputs have each count
+    for j in range(m):
+        eps = epsilons[j]
+        for i in range(n):
+            t = g[i] / eps
+            k = 0
+            while k < nb and breaks[i, k] < t:
+                k += 1
+            pieces[i, j] = k
+            count[local[i, k]] += 1
+        runs = 0
+        top = 0
+        h1 = 0.0
+        h2 = 0.0
+        for r in range(size):
+            c = count[r]
+            if c > 0:
+                p = c / n
+                h1 += p * np.log(p)
+                h2 += p * p
+                top = max(top, c)
+                runs += 1
+                tally[c] += 1
+        kept = count[word_local] if word_local >= 0 else 0
+        count[:] = 0
+        held = 0
+        short = 0
+        for c in range(n, 0, -1):
+            for _ in range(tally[c]):
+                held += c
+                if held < held_below:
+                    short += 1
+            tally[c] = 0
+        stats[0, j] = kept
+        stats[1, j] = runs
+        stats[2, j] = min(short + 1, runs)
+        stats[3, j] = np.log(runs)
+        stats[4, j] = -h1
+        stats[5, j] = -np.log(h2)
+        stats[6, j] = -np.log(top / n)
+    return pieces, stats

@@ -322,6 +322,53 @@ def test_column_stats_equal_the_definitions_column_by_column(draws, epsilons, vo
             assert all(alone[name][0].tobytes() == got[name][j].tobytes() for name in got), j
 
 
+def _envelope(rng, draws, pieces, vocabulary, word=None):
+    """A word's envelopes as the engine makes them: ascending breakpoints, +inf and −1 padded rows,
+    winners drawn from a few words (ties in their counts), optionally every winner ``word``."""
+    breaks = np.sort(rng.exponential(size=(draws, pieces - 1)), axis=1)
+    winners = rng.integers(0, vocabulary, size=(draws, pieces))
+    for i in range(0, draws, 3):  # every third draw with fewer pieces
+        used = int(rng.integers(1, pieces + 1))
+        breaks[i, used - 1 :] = np.inf
+        winners[i, used:] = -1
+    if word is not None:
+        winners[winners >= 0] = word
+    g = rng.gamma(3.0, size=draws)
+    if draws > 1 and pieces > 1:  # a breakpoint t = G/ε hits exactly at ε = 2 (not below it: the earlier piece)
+        breaks[1, 0] = g[1] / 2.0
+        breaks[1] = np.sort(breaks[1])
+    return mdp.Envelopes(g, breaks, winners)
+
+
+@pytest.mark.parametrize(
+    "draws, pieces, vocabulary, word",
+    [(1, 1, 1, 0), (1, 3, 5, 2), (2, 2, 2, 7), (40, 4, 3, 1), (300, 12, 60, 5), (200, 6, 10**6, None), (50, 5, 4, 3)],
+)
+def test_envelope_stats_equal_the_pieces_and_column_stats(draws, pieces, vocabulary, word):
+    """The compiled pass (``envelope_column_stats``: pieces counted, releases tallied per distinct
+    winner) against ``Envelopes.pieces`` and ``column_stats`` of the releases they give: the same
+    pieces and counts, the entropies to rounding, at ε in any order (repeated, past every break,
+    before the first), for a word released always, never, or among others, at η from 0 to near 1;
+    and each ε's numbers alone are the grid's to the last bit."""
+    rng = np.random.default_rng(draws + pieces)
+    env = _envelope(rng, draws, pieces, vocabulary, None if word is None else word)
+    wid = word if word is not None else int(env.winners[0, 0])
+    eps = np.array([3.0, 0.01, 1.0, 1.0, 1e6, 0.3, 2.0, 1e-4])
+    for eta in (0.0, 0.05, 0.5, 0.999):
+        pieces_at, got = mdp.envelope_column_stats(env, wid, eps, eta)
+        np.testing.assert_array_equal(pieces_at, env.pieces(eps))
+        ref = mdp.column_stats(env.outputs(eps), wid, eta)
+        for name in ("n_w", "s_w", "s_w_eta"):
+            assert got[name].dtype == ref[name].dtype and got[name].tolist() == ref[name].tolist(), name
+        for name in ("H_0", "H_1", "H_2", "H_inf"):
+            np.testing.assert_allclose(got[name], ref[name], rtol=1e-13, atol=1e-15, err_msg=name)
+        for j in range(len(eps)):
+            _, alone = mdp.envelope_column_stats(env, wid, eps[j : j + 1], eta)
+            assert all(alone[name][0].tobytes() == got[name][j].tobytes() for name in got), j
+    _, never = mdp.envelope_column_stats(env, -5, eps, 0.05)  # a word no release is
+    assert never["n_w"].tolist() == [0] * len(eps)
+
+
 def test_statistics_at_a_grid_are_each_epsilons_own_and_the_cosine_its_definition(glove50):
     """``stats_at`` over a slider's grid (what the frames and the frontier's curves ask) gives, at
     each ε, the table of a call with that ε alone, to the last bit; the mean cosine is, draw by
