@@ -86,33 +86,34 @@ for key in sys.argv[1].split(","):
 """
 
 
-def _tree(commit: str) -> Path:
-    """A worktree of ``commit`` (made once, kept for later runs)."""
-    where = Path(tempfile.gettempdir()) / f"dpviz-since-{commit}"
+def worktree(commit: str) -> Path:
+    """A worktree of ``commit`` under the system's temporary folder, named by its short hash (made
+    once, kept for later runs; ``bench_frames_vs.py`` uses it too)."""
+    sha = subprocess.run(["git", "rev-parse", "--short", commit], cwd=ROOT, capture_output=True, text=True, check=True)
+    where = Path(tempfile.gettempdir()) / f"dpviz-since-{sha.stdout.strip()}"
     if not (where / "dpviz").is_dir():
         subprocess.run(["git", "worktree", "add", "--detach", str(where), commit], cwd=ROOT, check=True)
     return where
 
 
-def _run(tree: Path, pages: str, freeze: bool, warm: bool = False) -> dict[tuple[str, str, str], tuple[int, float]]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    env.pop("FREEZE", None)
-    env.pop("WARM", None)
-    if freeze:
-        env["FREEZE"] = "1"
-    if warm:
-        env["WARM"] = "1"
+def child_rows(tree: Path, child: str, argv: list[str], env: dict[str, str]) -> list[dict]:
+    """Run the code ``child`` in a process of its own on ``tree`` (its ``PYTHONPATH``), with ``argv``
+    and ``env`` added to this one's (``FREEZE`` and ``WARM`` only as given): the JSON lines it prints."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FREEZE", "WARM")} | env | {"PYTHONPATH": str(tree)}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, pages], cwd=tree, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", child, *argv], cwd=tree, env=env, capture_output=True, text=True, check=False
     )
     if out.returncode:
         raise SystemExit(f"the run in {tree} failed:\n{out.stderr[-3000:]}")
-    rows = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("{"):
-            r = json.loads(line)
-            rows[(r["page"], r["chart"], r["slider"])] = (r["frames"], r["seconds"])
-    return rows
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def _run(tree: Path, pages: str, freeze: bool, warm: bool = False) -> dict[tuple[str, str, str], tuple[int, float]]:
+    env = {"FREEZE": "1"} if freeze else {}
+    if warm:
+        env["WARM"] = "1"
+    rows = child_rows(tree, CHILD, [pages], env)
+    return {(r["page"], r["chart"], r["slider"]): (r["frames"], r["seconds"]) for r in rows}
 
 
 def main() -> None:
@@ -121,7 +122,7 @@ def main() -> None:
     ap.add_argument("--pages", default=",".join(PAGES))
     ap.add_argument("--rounds", type=int, default=2, help="then/now pairs, alternating (the best of each is kept)")
     args = ap.parse_args()
-    tree = _tree(args.since)
+    tree = worktree(args.since)
     then: dict = {}
     now: dict = {}
     cold: dict = {}

@@ -17,14 +17,9 @@ there). The frames themselves are compared by the tests, not here.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench_frames_since import ROOT, child_rows, worktree
 
 CHILD = r"""
 import json, os, sys, tempfile, time
@@ -60,28 +55,9 @@ for key in sys.argv[1].split(","):
 """
 
 
-def _tree(commit: str) -> Path:
-    """A worktree of ``commit`` (made once, kept for later runs)."""
-    sha = subprocess.run(["git", "rev-parse", "--short", commit], cwd=ROOT, capture_output=True, text=True, check=True)
-    where = Path(tempfile.gettempdir()) / f"dpviz-vs-{sha.stdout.strip()}"
-    if not (where / "dpviz").is_dir():
-        subprocess.run(["git", "worktree", "add", "--detach", str(where), commit], cwd=ROOT, check=True)
-    return where
-
-
 def _run(tree: Path, pages: str, repeats: int) -> dict[tuple[str, str, str], float]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, pages, str(repeats)], cwd=tree, env=env, capture_output=True, text=True
-    )
-    if out.returncode:
-        raise SystemExit(f"the run in {tree} failed:\n{out.stderr[-3000:]}")
-    rows = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("{"):
-            r = json.loads(line)
-            rows[(r["page"], r["chart"], r["slider"])] = r["seconds"]
-    return rows
+    rows = child_rows(tree, CHILD, [pages, str(repeats)], {})
+    return {(r["page"], r["chart"], r["slider"]): r["seconds"] for r in rows}
 
 
 def main() -> None:
@@ -93,7 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.repeats < 2:
         raise SystemExit("--repeats must be at least 2 (the first timing is dropped)")
-    tree = _tree(args.vs)
+    tree = worktree(args.vs)
     best: dict[str, dict] = {"vs": {}, "now": {}}
     for r in range(args.rounds):
         for side, where in (("vs", tree), ("now", ROOT)):

@@ -121,6 +121,12 @@ def _text_array(value: Any):
     return out if out.dtype == object else None
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` made read-only, as Plotly's ``copy_to_readonly_numpy_array`` leaves its copy."""
+    array.flags["WRITEABLE"] = False
+    return array
+
+
 _PLAIN_ITEMS = frozenset((str, float, int))
 
 
@@ -274,14 +280,10 @@ class Node:
         elif kind == "data" and _numeric_array(value) is not None:
             # what Plotly's validator makes of a numeric numpy array or pandas Series (a contiguous
             # read-only copy, copy_to_readonly_numpy_array), without its route through narwhals
-            out = np.ascontiguousarray(_numeric_array(value).copy())
-            out.flags["WRITEABLE"] = False
-            self._keep_or_set(prop, out)
+            self._keep_or_set(prop, _read_only(np.ascontiguousarray(_numeric_array(value).copy())))
         elif kind == "data" and (words := _text_array(value)) is not None:
             # the validator's read-only copy of a text Series (copy_to_readonly_numpy_array)
-            out = words.copy()
-            out.flags["WRITEABLE"] = False
-            self._keep_or_set(prop, out)
+            self._keep_or_set(prop, _read_only(words.copy()))
         elif kind == "data" and _plain_list(value):
             # what the validator's to_scalar_or_list makes of a list or tuple of Python numbers and
             # strings: the same items in a new list (a log axis's ticks, a mark's two points)
@@ -333,7 +335,7 @@ class Node:
                 v = v.json()
                 if not v:
                     continue
-            elif kind is list and v and isinstance(v[0], Node):
+            elif _nodes(v):
                 v = [x.json() for x in v]
             out[k] = v
         return out
@@ -357,16 +359,14 @@ class Node:
         """A copy whose objects are copies (the values are shared: they are never changed in place)."""
         out = object.__new__(type(self))
         out.path = self.path
-        out.props = {
-            k: v
-            if type(v) in _LEAVES
-            else v.clone()
-            if isinstance(v, Node)
-            else [x.clone() for x in v]
-            if _nodes(v)
-            else v
-            for k, v in self.props.items()
-        }
+        props = out.props = {}
+        for k, v in self.props.items():
+            if type(v) in _LEAVES:  # (most values: no object to copy, no check past the type)
+                props[k] = v
+            elif isinstance(v, Node):
+                props[k] = v.clone()
+            else:
+                props[k] = [x.clone() for x in v] if _nodes(v) else v
         return out
 
     def __getattr__(self, name: str) -> Any:
@@ -645,8 +645,7 @@ def typed_arrays(obj, plotly_convert) -> None:
             elif type(value) is np.ndarray and value.dtype == object:
                 # Plotly's to_typed_array_spec of an array of objects (words): a read-only copy
                 # (copy_to_readonly_numpy_array), left as an array, without narwhals' checks
-                obj[key] = value.copy()
-                obj[key].flags["WRITEABLE"] = False
+                obj[key] = _read_only(value.copy())
             elif hasattr(value, "__array__") or hasattr(value, "__array_interface__"):
                 one = {key: value}
                 plotly_convert(one)

@@ -394,6 +394,7 @@ def envelope_column_stats(env: Envelopes, word_id: int, epsilons: np.ndarray, et
     counted, the releases tallied per distinct winner, no sort; NumPy's passes were 2.5 ms a word over a slider's
     65 ε, three times per set of the page's frames). The counts are the same whole numbers; the
     entropies agree with :func:`column_stats` to rounding (tested), and each ε's are its own alone."""
+    loops_ready()
     ids, local = env.distinct()
     at = int(np.searchsorted(ids, word_id))
     word_local = at if at < len(ids) and ids[at] == word_id else -1
@@ -483,8 +484,6 @@ def stats_at(emb: Embedding, envelopes: dict[int, Envelopes], epsilons, eta: flo
     (tests/papers/metric/test_metric_dp.py)."""
     eps = _check_stats_args(epsilons, eta)
     parts = []
-    if envelopes:
-        loops_ready()
     for wid, env in envelopes.items():
         pieces, stats = envelope_column_stats(env, wid, eps, eta)
         # each ε's mean cosine over its own contiguous row (the same sum whatever the other columns)
