@@ -11,8 +11,9 @@ the issue's day itself beside today's, in one invocation on one machine, alterna
 - *then*: a git worktree of ``--since`` (made under the system's temporary folder if it is not
   there: ``git worktree add --detach``), its own ``dpviz.frames.compute_frames`` (the
   per-position loop) in a process of its own;
-- *now*: this checkout's ``compute_frames``, in a process of its own, loaded and frozen as a
-  ready frame worker is (``webui.frames_worker.ready``), each chart's fast drawing checked
+- *now*: this checkout's ``compute_frames``, in a process of its own, set up, loaded and frozen
+  as a ready frame worker is (``webui.frames_worker.start``, its pool's initializer, then
+  ``webui.frames_worker.ready``), each chart's fast drawing checked
   against Plotly's before the timing, as a worker warming to the page checks it
   (``webui.frames_worker.warm``, ``dpviz.frames.check_drawing``);
 - *cold*: the same without those checks: each chart's first set draws its first frame by Plotly
@@ -60,9 +61,10 @@ if hasattr(dpviz_tables, "read_shared"):
     dpviz_tables.read_shared = lambda kind, canonical: None
 applies = getattr(dpviz_params, "applies", lambda p, values: True)
 to_json = lambda d: pio.to_json(d, validate=False)
-if os.environ.get("FREEZE"):  # loaded and frozen as a frame worker once ready
+if os.environ.get("FREEZE"):  # set up, loaded and frozen as a frame worker once ready
     from webui import frames_worker
 
+    getattr(frames_worker, "start", lambda: None)()  # (the pool's initializer: its process settings)
     frames_worker.ready()
 for key in sys.argv[1].split(","):
     values = {p.name: p.default for p in registry.page_params(key)}

@@ -3,7 +3,8 @@ alternating processes: the ratio of one change (or of a session's changes) to th
 where ``bench_frames_since.py`` compares against the issue's day.
 
 Each process: one core (one BLAS thread), an empty disk cache of its own and no table read from
-it, loaded as a ready frame worker is (``webui.frames_worker.ready``); for every chart and slider
+it, set up and loaded as a ready frame worker is (``webui.frames_worker.start``, its pool's
+initializer, then ``webui.frames_worker.ready``); for every chart and slider
 of the page, ``compute_frames`` timed ``--repeats`` times from emptied memos (the page's prepared
 state computed outside the timing), the first timing dropped (it includes the chart's one check of
 its drawing against Plotly's, made ahead by a warmed worker) and the best of the rest kept. The
@@ -35,6 +36,7 @@ from webui import frames_worker
 dpviz_tables.cached_table = lambda figure_id, canonical, compute: compute()
 dpviz_tables.read_shared = lambda kind, canonical: None
 to_json = lambda d: pio.to_json(d, validate=False)
+getattr(frames_worker, "start", lambda: None)()  # (the pool's initializer: its process settings)
 frames_worker.ready()
 repeats = int(sys.argv[2])
 for key in sys.argv[1].split(","):

@@ -66,6 +66,35 @@ def one_thread_everywhere() -> None:
     threadpool_limits(1)
 
 
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+"""glibc's ``mallopt(3)`` options (``malloc.h``)."""
+MAPPED_FROM_MB = 32
+"""Blocks this large or larger get pages of their own from the system (glibc's largest default)."""
+FREED_KEPT_MB = 64
+"""Free memory at the heap's top that a process keeps rather than gives back to the system."""
+
+
+def keep_freed_memory(mapped_from_mb: int = MAPPED_FROM_MB, kept_mb: int = FREED_KEPT_MB) -> bool:
+    """Tell glibc's allocator to keep memory this process frees for its next allocations
+    (``mallopt(3)``: ``M_MMAP_THRESHOLD`` ``mapped_from_mb``, ``M_TRIM_THRESHOLD`` ``kept_mb``): a
+    frame worker's setting. By default glibc hands the heap's top back to the system once more than
+    twice its (adapting) mapping threshold is free there, and a set of frames that makes and drops
+    arrays of a few megabytes at every position (a block of simulated releases, a frequency table)
+    then takes every page again from the system, a fault each: a tenth of ADePT's frames went to
+    those faults (``benchmarks/bench_frames_vs.py``). A worker keeps at most ``kept_mb`` of free
+    memory more. False where there is no such call (not glibc), and nothing changes."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    mapped = mallopt(M_MMAP_THRESHOLD, int(mapped_from_mb) << 20)
+    kept = mallopt(M_TRIM_THRESHOLD, int(kept_mb) << 20)
+    return bool(mapped) and bool(kept)
+
+
 def freeze_loaded() -> int:
     """Move every object this process holds now (its modules, Plotly's validators, a page's
     state) out of the cyclic garbage collector's reach (``gc.freeze``), and say how many: a pool

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from dpviz import papers, registry, theme
-from dpviz.processes import exit_with_parent_process, freeze_loaded, one_thread_everywhere
+from dpviz.processes import exit_with_parent_process, freeze_loaded, keep_freed_memory, one_thread_everywhere
 from webui import frames_signals, frames_store
 
 
@@ -19,13 +19,15 @@ class Withdrawn(Exception):
 
 
 def start() -> None:
-    """A worker's setting: nice 19, one BLAS thread, and ended with its server process."""
+    """A worker's setting: nice 19, one BLAS thread, freed memory kept for its next arrays, and
+    ended with its server process."""
     try:
         os.nice(19 - os.nice(0))
     except OSError:
         pass
     exit_with_parent_process()
     one_thread_everywhere()
+    keep_freed_memory()
 
 
 def _trace(event: str, what: Any) -> None:

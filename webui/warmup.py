@@ -19,7 +19,13 @@ from dpviz.lessons.answers import answers
 from dpviz.lessons.format import load
 from dpviz.panels import Panel
 from dpviz.params import applies, validate
-from dpviz.processes import exit_with_parent_process, freeze_loaded, one_thread_everywhere, spawn_context
+from dpviz.processes import (
+    exit_with_parent_process,
+    freeze_loaded,
+    keep_freed_memory,
+    one_thread_everywhere,
+    spawn_context,
+)
 from dpviz.progress import report
 from webui import frames_schedule, frames_store
 from webui.failure_lines import failures_as_lines
@@ -193,10 +199,11 @@ def patient() -> None:
 
 
 def _worker_start() -> None:
-    """A pool worker's numeric libraries on one thread each (N workers, N cores), patient too, and
-    ended with its build."""
+    """A pool worker's numeric libraries on one thread each (N workers, N cores), freed memory
+    kept for its next arrays (as a frame worker's), patient too, and ended with its build."""
     exit_with_parent_process()
     one_thread_everywhere()
+    keep_freed_memory()
     patient()
 
 

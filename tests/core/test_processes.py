@@ -114,3 +114,47 @@ def test_a_context_with_a_niceness_starts_its_processes_at_it():
     with ProcessPoolExecutor(1, spawn_context()) as pool:
         assert pool.submit(os.nice, 0).result() == before
     assert os.nice(0) == before
+
+
+_FAULTS = r"""
+import resource, sys
+import numpy as np
+if sys.argv[1] == "worker":  # a frame worker's setting, as its pool starts it
+    from webui import frames_worker
+    frames_worker.start()
+elif sys.argv[1] == "build":  # a build's pool worker
+    from webui import warmup
+    warmup._worker_start()
+
+def once():
+    held = [np.ones(1 << 19) for _ in range(8)]  # eight arrays of 4 MB written, then dropped
+    del held
+
+once()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(10):
+    once()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def _page_faults(setting: str) -> int:
+    """A fresh process's minor page faults over ten rounds of making and dropping 32 MB of arrays,
+    after ``setting`` (none, a frame worker's start, a build worker's start)."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", _FAULTS, setting], capture_output=True, text=True, check=True, timeout=120
+    )
+    return int(out.stdout.strip())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_workers_keep_freed_memory_and_take_no_pages_again():
+    """By default glibc gives the heap's top back once it is freed, and every round takes its pages
+    again (thousands of faults a round); a frame worker and a build worker keep it
+    (``keep_freed_memory``) and take none."""
+    plain = _page_faults("plain")
+    assert plain > 10 * 1000  # (the default: the pages taken again, round after round)
+    for setting in ("worker", "build"):
+        assert _page_faults(setting) < plain / 20, setting

@@ -174,7 +174,7 @@ def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges
     root = float(np.sqrt(dim))
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
-        count = max(1, min(ROWS, most - row0))
+        count = max(1, min(max(ROWS, rows.drawn - row0), most - row0))  # (every row already drawn at once)
         chunk = rows.rows(row0, count)
         if not kernels.walk_binned(
             chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts
