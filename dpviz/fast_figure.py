@@ -210,6 +210,15 @@ def _compound(path: str, key: tuple) -> "Node":
     return Node(path, _thawed(key))
 
 
+@functools.lru_cache(maxsize=1)
+def _vals_equal():
+    """Plotly's ``BasePlotlyType._vals_equal``, imported once (lazy: as the validators; imported at
+    each of the 60,000 assignments of a page's frames, it was a tenth of their drawing)."""
+    from plotly.basedatatypes import BasePlotlyType
+
+    return BasePlotlyType._vals_equal
+
+
 _LEAVES = frozenset((str, int, float, bool, type(None)))
 """Values that hold no object and nothing Plotly's conversion changes: passed over by their type."""
 
@@ -298,11 +307,10 @@ class Node:
     def _keep_or_set(self, prop: str, value: Any) -> None:
         """Plotly's rule for a plain property: a value equal to the one held (by its ``_vals_equal``:
         ``(1, 10)`` equals ``(1.0, 10.0)``) leaves the held one in place, floats and all."""
-        from plotly.basedatatypes import BasePlotlyType  # (lazy: as the validators)
-
-        if prop in self.props and BasePlotlyType._vals_equal(self.props[prop], value):
+        props = self.props
+        if prop in props and _vals_equal()(props[prop], value):
             return
-        self.props[prop] = value
+        props[prop] = value
 
     def update(self, values: dict | None = None, **kwargs) -> "Node":
         """Plotly's ``update``: objects merged key by key, anything else assigned."""

@@ -168,22 +168,27 @@ def numeric_values(vals) -> np.ndarray | None:
         return None  # categories
 
 
-def _positive_values(fig: go.Figure, axis: str, row=None, col=None) -> np.ndarray:
+def _positive_range(fig: go.Figure, axis: str, row=None, col=None) -> tuple[float, float] | None:
+    """The smallest and largest positive finite value the traces (those at ``row``/``col``) draw
+    on ``axis``, or None: each trace's own, then theirs (the values were gathered into one array
+    first, a twentieth of a log-scaled chart's frames)."""
     traces = fig.select_traces(row=row, col=col) if row is not None else fig.data
-    out = []
+    low, high = np.inf, -np.inf
     for tr in traces:
         arr = numeric_values(getattr(tr, axis, None))
         if arr is not None:
-            out.append(arr[np.isfinite(arr) & (arr > 0)])
-    return np.concatenate(out) if out else np.array([])
+            arr = arr[np.isfinite(arr) & (arr > 0)]
+            if arr.size:
+                low, high = min(low, float(arr.min())), max(high, float(arr.max()))
+    return (low, high) if low <= high else None
 
 
 def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
     """A log axis with unlabelled minor gridlines and labelled ticks from :func:`log_ticks` over
     the data drawn on it (call it after adding the traces)."""
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
-    vals = _positive_values(fig, axis, kw.get("row"), kw.get("col"))
-    ticks = log_ticks(float(vals.min()), float(vals.max())) if len(vals) else {}
+    span = _positive_range(fig, axis, kw.get("row"), kw.get("col"))
+    ticks = log_ticks(*span) if span is not None else {}
     ticks.setdefault("minor", dict(ticks="outside", showgrid=True, gridcolor="#f3f3f3"))
     update(type="log", **ticks, **kw)
     return fig
@@ -191,9 +196,9 @@ def log_axis(fig: go.Figure, axis: str = "x", **kw) -> go.Figure:
 
 def relabel_log_x(fig: go.Figure) -> go.Figure:
     """Label the log x axes again over everything drawn, e.g. after a mark outside the data."""
-    vals = _positive_values(fig, "x")
-    if len(vals):
-        fig.update_xaxes(**log_ticks(float(vals.min()), float(vals.max())))
+    span = _positive_range(fig, "x")
+    if span is not None:
+        fig.update_xaxes(**log_ticks(*span))
     return fig
 
 

@@ -183,3 +183,22 @@ def test_plain_numbers_in_a_container_count_what_each_counts_alone():
     assert nbytes_of(items) == 64 + 4 * 64 + 3 + 64 + 24 + (64 + 64 + 2 + 64) + (64 + 64 + 64)
     columns = {"epsilon": [0.1] * 115, "k": [10] * 115, "note": [""] * 115}
     assert nbytes_of(columns) == 64 + sum(len(name) + 64 + 64 * 115 for name in ("epsilon", "k")) + len("note") + 64
+
+
+def test_a_dicts_plain_keys_and_values_count_what_each_counts_alone():
+    """A dict's keys and values read by type count as the call counts each (at any depth: a
+    figure's dict kept per setting), and what is not plain (arrays, NumPy scalars, inner dicts)
+    takes the call."""
+    import numpy as np
+
+    from dpviz.memo import nbytes_of
+
+    inner = {"bdata": "QUJD" * 10, "dtype": "f8", 3: None, 2.5: True}
+    figure = {"data": [{"x": inner, "name": "a"}], "layout": {"width": 700, "title": {"text": "t"}},
+              "arr": np.zeros(4), np.float64(1.0): "one", "n": np.int64(3)}  # fmt: skip
+    for value in (inner, figure):
+        for depth in (0, 2, 3):
+            expected = 64 + sum(nbytes_of(k, depth + 1) + nbytes_of(v, depth + 1) for k, v in value.items())
+            assert nbytes_of(value, depth) == expected, depth
+    assert nbytes_of(inner) == 64 + (5 + 40) + (5 + 2) + (64 + 64) + (64 + 64)
+    assert nbytes_of(figure, 4) == 64  # (as deep as it reads)

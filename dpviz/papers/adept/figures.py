@@ -635,19 +635,26 @@ def _fixes_evaluate(state: dict[int, dict], v: Mapping[str, Any]) -> pd.DataFram
     for n in dims:
         if n not in state:  # draws depend only on (n, C, draws, seed): the same as if prepared
             state[n] = adept.fixes_draws(n, v["clip"], v["draws"], v["seed"])
-    return adept.fixes_evaluate(state, dims, eps, v["clip"], v["delta"], row=_fix_row_kept(v))
+    return adept.fixes_evaluate(state, dims, eps, v["clip"], v["delta"], rows=_fix_rows_kept(v))
 
 
-def _fix_row_kept(v: Mapping[str, Any]):
-    """:func:`adept.fix_row`, each row kept (``adept.fix_rows``) per the setting it depends on: along
-    the slider every frame shares the sweep's rows and adds only the slider's own (the rows were
-    a third of the fixes' frames along ε, computed again at each position)."""
+def _fix_rows_kept(v: Mapping[str, Any]):
+    """:func:`adept.fix_rows`, each row kept (``adept.fix_rows``) per the setting it depends on: along
+    the slider every frame shares the sweep's rows and makes only the slider's own (the rows were
+    a third of the fixes' frames along ε, computed again at each position), those of one n together."""
     memo, fixed = caches.memo("adept.fix_rows"), (v["clip"], v["draws"], v["seed"], v["delta"])
 
-    def row(d, n, eps, clip, delta, mech) -> tuple:
-        return memo.get((n, eps, mech, *fixed), lambda: adept.fix_row(d, n, eps, clip, delta, mech))
+    def rows(d, n, cases, clip, delta) -> list[tuple]:
+        keys = [(n, eps, mech, *fixed) for eps, mech in cases]
+        held = [memo.peek(key) for key in keys]
+        missing = [i for i, row in enumerate(held) if row is None]
+        if missing:
+            made = adept.fix_rows(d, n, [cases[i] for i in missing], clip, delta)
+            for i, row in zip(missing, made):
+                held[i] = memo.get(keys[i], lambda row=row: row)
+        return held
 
-    return row
+    return rows
 
 
 def _fixes_render(df: pd.DataFrame, v: Mapping[str, Any]) -> go.Figure:

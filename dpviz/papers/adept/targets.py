@@ -13,7 +13,6 @@ and 4 for the corrected Laplace mechanism.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,7 +61,13 @@ def _evaluate(state, v: Mapping[str, Any], mechanism: str, epsilon: float) -> di
     the frontier reads the true ε and the RMS error alone (the cosine was a quarter of its frames along n)."""
     clip = v["clip"]
     kind, scale, eps_true, _, rms = fix_rms(state, int(v["dim"]), float(epsilon), clip, v["delta"], mechanism)
-    cosine = functools.cache(lambda: fix_cosine(state, kind, scale, clip, mechanism))
+    held: list[tuple[float, float]] = []  # (made when first read: a functools.cache a point cost a tenth)
+
+    def cosine() -> tuple[float, float]:
+        if not held:
+            held.append(fix_cosine(state, kind, scale, clip, mechanism))
+        return held[0]
+
     return Lazy(
         {
             "epsilon_actual": lambda: float(eps_true),

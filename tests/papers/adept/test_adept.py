@@ -590,6 +590,55 @@ def test_fixes_draws_from_sums_equal_the_vectors_written_out(n):
         assert got["bias_sq"] < 1e-20 * C**2  # one coordinate: ‖v‖₁ = ‖v‖₂ = C, nothing clipped (but rounding)
 
 
+def _cosine_one_scale(d, kind, scale, clip, mech):
+    """One scale's mean cosine and standard error, on 1-D arrays, as a row was made before the rows
+    of one n were made together: the reference for :func:`adept.fix_cosines`."""
+    s = "v1" if mech == "l1_clip" else "v"
+    e = "lap" if kind == "laplace" else "gau"
+    num = d[f"{s}.v"] + scale * d[f"{e}.v"]
+    norm_sq = np.maximum(d[f"{s}.{s}"] + 2 * scale * d[f"{s}.{e}"] + scale**2 * d[f"{e}.{e}"], 0.0)
+    cos = num / (np.sqrt(norm_sq) * clip)
+    se = float(cos.std(ddof=1) / np.sqrt(len(cos))) if len(cos) > 1 else np.nan
+    return float(cos.mean()), se
+
+
+@pytest.mark.parametrize("n, draws", [(1, 1), (1, 2), (9, 37), (16, 1000), (64, 250)])
+def test_the_cosines_of_many_scales_equal_each_scale_alone_bit_for_bit(n, draws):
+    """:func:`adept.fix_cosines` (every scale of one mechanism in one pass) gives each scale the
+    numbers a row alone gets, to the last bit, whatever the other scales are; and
+    :func:`adept.fix_rows` (an n's cases in any order, mechanisms mixed) each case's closed forms
+    and cosine. One draw: no standard error."""
+    from dpviz import caches
+
+    caches.empty_all()
+    d = adept.fixes_draws(n, C, draws, 3)
+    scales = [0.0, 1e-9, 0.3, np.float64(2.0) / 3, 20.0, 2e6 / 7, np.sqrt(1024) * 2e6 / 1e-3, 1e150]
+    for kind, mech in (("laplace", "adept"), ("laplace", "l1_clip"), ("gaussian", "gaussian")):
+        means, ses = adept.fix_cosines(d, kind, scales, C, mech)
+        for i, scale in enumerate(scales):
+            mean, se = _cosine_one_scale(d, kind, scale, C, mech)
+            assert means[i] == mean or (np.isnan(means[i]) and np.isnan(mean)), (mech, scale)
+            assert ses[i] == se or (np.isnan(ses[i]) and np.isnan(se)), (mech, scale)
+        reversed_ = adept.fix_cosines(d, kind, scales[::-1], C, mech)
+        assert np.array_equal(reversed_[0][::-1], means, equal_nan=True)
+    cases = [(e, m) for e in (5.0, 0.1, 1000.0, 0.7) for m in ("gaussian", "adept", "l1_clip", "laplace_corrected")]
+    for (eps, mech), row in zip(cases, adept.fix_rows(d, n, cases, C, 1e-5)):
+        kind, scale, eps_true, delta, rms = adept.fix_rms(d, n, eps, C, 1e-5, mech)
+        cosine, se = _cosine_one_scale(d, kind, scale, C, mech)
+        assert row[:8] == (mech, n, eps, eps_true, delta, scale, rms, rms / C)
+        assert row[8] == cosine and (row[9] == se or (np.isnan(row[9]) and np.isnan(se)))
+    caches.empty_all()
+
+
+@pytest.mark.parametrize("shape", [(6, 5, 1), (6, 3, 16), (2, 1000, 7)])
+def test_block_sums_add_left_to_right_as_the_cumulative_sums_did(shape):
+    """The block's sums (``_added_in_order``) equal the last of ``np.cumsum`` to the last bit (a
+    column at a time, left to right), which NumPy's own pairwise ``sum`` need not."""
+    terms = stream(4, 2).standard_cauchy(shape) * 10.0 ** stream(4, 3).integers(-8, 8, shape)
+    expected = np.cumsum(terms, axis=-1)[..., -1]
+    assert np.array_equal(adept._added_in_order(terms), expected)
+
+
 # --- geometry ------------------------------------------------------------------------------
 
 
