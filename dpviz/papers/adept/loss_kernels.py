@@ -46,8 +46,8 @@ def first_at_least(edges, n_edges, below, loss):
 
 
 @numba.njit(inline="always", **_JIT)
-def _add_to_bin(base, k, s, g, a, root, dim, edges, sizes, below, counts):
-    """Add one release's bin at ``a[g]`` to ``counts`` (a × bins): the loss a·(d + middle) with
+def _bin_of(base, k, s, g, a, root, dim, edges, sizes, below):
+    """One release's bin at ``a[g]`` (a row of ``counts``, a × bins): the loss a·(d + middle) with
     d = P − m + K (``base`` = P − m, K = ``k``) and middle = K − 2S/a (S = ``s``), binned
     right-closed on that a's ``edges`` (its first ``sizes`` entries) as
     ``searchsorted(edges, loss, 'left') − 1`` (:func:`first_at_least`), clipped; whether it lies
@@ -68,16 +68,48 @@ def _add_to_bin(base, k, s, g, a, root, dim, edges, sizes, below, counts):
         which = max(which, under)
     else:
         which = min(which, under - 1)
-    counts[g, which] += 1
+    return which
+
+
+@numba.njit(inline="always", **_JIT)
+def _add_to_bin(base, k, s, g, a, root, dim, edges, sizes, below, counts):
+    """Add one release's bin at ``a[g]`` (:func:`_bin_of`) to ``counts``."""
+    counts[g, _bin_of(base, k, s, g, a, root, dim, edges, sizes, below)] += 1
+
+
+@numba.njit(inline="always", **_JIT)
+def _none_below(runs, g0, g1, base, dim):
+    """A release with K = 0 (no exponential at or below a) at every a of ``g0`` … ``g1`` − 1: its
+    loss there is a·d, d = P − m = ``base``, the same bin for every release of that d, so the run
+    is noted in ``runs`` (a + 1 × 2n + 1: +1 where it starts, −1 where it ends, by d + n) and
+    binned once per (a, d) by :func:`bin_runs`."""
+    runs[g0, base + dim] += 1
+    runs[g1, base + dim] -= 1
 
 
 @numba.njit(**_JIT)
-def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts):
+def bin_runs(runs, a, root, dim, edges, sizes, below, counts):
+    """Add the runs of :func:`_none_below` to ``counts``: at each a, how many releases of each d
+    have K = 0 there (the runs' starts and ends summed over the a's so far), binned once per d as
+    :func:`_bin_of` bins one (K = 0, S = 0): the same counts as a release at a time."""
+    width = runs.shape[1]
+    running = np.zeros(width, dtype=np.int64)
+    for g in range(a.size):
+        for i in range(width):
+            running[i] += runs[g, i]
+            if running[i]:
+                counts[g, _bin_of(i - dim, 0, 0.0, g, a, root, dim, edges, sizes, below)] += running[i]
+
+
+@numba.njit(**_JIT)
+def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts, runs):
     """Read rows ``row0`` … of the exponentials ``x`` (rows × releases) for each release not yet
     done: the r-th ascending exponential is E_r = E_{r−1} + x_r/(m − r); while E_r lies above the
     next a still open (``nxt``: its index), that a's K is r and S the sum so far, and the
     release's loss there is binned at once (:func:`_add_to_bin`, with ``plus`` = P, ``root`` = √n,
-    ``dim`` = n); once no a is open the release is done. ``last``, ``total``, ``taken``: E_{r−1},
+    ``dim`` = n), or, where K = 0 (before the first exponential), noted as a run of a's in
+    ``runs`` for :func:`bin_runs` (along ε a third of the bins, the same bin for every release
+    of the same P − m); once no a is open the release is done. ``last``, ``total``, ``taken``: E_{r−1},
     the sum of the exponentials read, how many (each release's state between chunks). Returns
     how many releases are not yet done.
 
@@ -88,6 +120,7 @@ def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, 
     way in the tests)."""
     rows, size = x.shape
     count = a.size
+    runs_too = count > 1  # (one a: a release's one bin is made as it is found)
     open_ = 0
     for j in range(size):
         g = nxt[j]
@@ -99,6 +132,16 @@ def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, 
         e_prev = last[j]
         s = total[j]
         i = r - row0
+        if runs_too and r == 0:  # K = 0 at the a's below the smallest exponential (all, if none): a run
+            g1 = count
+            if mj > 0:
+                e = e_prev + x[i, j] / mj  # (E_0 as the walk below makes it)
+                g1 = g
+                while g1 < count and e > a[g1]:
+                    g1 += 1
+            if g1 > g:
+                _none_below(runs, g, g1, base, dim)
+                g = g1
         while g < count:
             if r >= mj:  # every exponential read: K = m at every a still open
                 while g < count:
@@ -129,6 +172,14 @@ def _one_minus(c, s):
     return s * s / (1.0 + c) if c >= 0.0 else 1.0 - c
 
 
+@numba.njit(inline="always", **_JIT)
+def _cos_sin(j, cc, sc, cf, sf):
+    """cos and sin of 2π·j/N by angle addition, from the coarse angles 2π·512·J/N (``cc``, ``sc``)
+    and the fine 2π·i/N, i < 512 (``cf``, ``sf``)."""
+    big, i = j >> 9, j & 511
+    return cc[big] * cf[i] - sc[big] * sf[i], sc[big] * cf[i] + cc[big] * sf[i]
+
+
 @numba.njit(**_JIT)
 def frequency_table(size, twice_m, first):
     """What every ε shares at one n (:func:`dpviz.papers.adept.loss_bounds._frequencies`), per
@@ -138,7 +189,10 @@ def frequency_table(size, twice_m, first):
     whole j reduced mod N (φ_k's and the tail's too, so no angle grows with k); cos and sin of
     j = 0 … (N − 1)/2 by the angle-addition formulas from two tables of 512 angles each way
     (2π·512·J/N and 2π·i/N, i < 512: within 2 units in the last place, where a sine and a cosine
-    per angle were most of the time), and of j past (N − 1)/2 by cos(2π(N − j)/N), −sin(…)."""
+    per angle were most of the time), and of j past (N − 1)/2 by cos(2π(N − j)/N), −sin(…). Each
+    angle is made where it is read (:func:`_cos_sin`), and φ_k's and the tail's j are stepped by
+    addition from k to k + 1 (a table of every angle read out of order, and two integer divisions
+    a frequency, were a fifth of the table's time; the numbers are the same to the last bit)."""
     half = (size - 1) // 2
     turn = 2.0 * np.pi / size
     step = 512
@@ -146,40 +200,43 @@ def frequency_table(size, twice_m, first):
     cf, sf = np.empty(step), np.empty(step)
     for i in range(step):
         cf[i], sf[i] = np.cos(turn * i), np.sin(turn * i)
-    cos_t, sin_t = np.empty(half + 1), np.empty(half + 1)
+    cc, sc = np.empty(coarse), np.empty(coarse)
     for big in range(coarse):
-        cc, sc = np.cos(turn * (big * step)), np.sin(turn * (big * step))
-        lo = big * step
-        hi = min(lo + step, half + 1)
-        for j in range(lo, hi):
-            i = j - lo
-            cos_t[j] = cc * cf[i] - sc * sf[i]
-            sin_t[j] = sc * cf[i] + cc * sf[i]
+        cc[big], sc[big] = np.cos(turn * (big * step)), np.sin(turn * (big * step))
     n_k = half
+    cos_t, sin_t = np.empty(n_k), np.empty(n_k)
     omc = np.empty(n_k)
     ph_re, ph_im, tail_re, tail_im = np.empty(n_k), np.empty(n_k), np.empty(n_k), np.empty(n_k)
+    jp, jt = 0, 0
+    step_p, step_t = twice_m % size, first % size
     for k in range(1, half + 1):
-        c, s = cos_t[k], sin_t[k]
+        c, s = _cos_sin(k, cc, sc, cf, sf)
+        jp += step_p
+        if jp >= size:
+            jp -= size
+        jt += step_t
+        if jt >= size:
+            jt -= size
         o = _one_minus(c, s)
-        j = (twice_m * k) % size
-        if j > half:
-            cp, sp = cos_t[size - j], -sin_t[size - j]
+        if jp > half:
+            cp, sp = _cos_sin(size - jp, cc, sc, cf, sf)
+            sp = -sp
         else:
-            cp, sp = cos_t[j], sin_t[j]
-        j = (k * first) % size
-        if j > half:
-            cq, sq = cos_t[size - j], -sin_t[size - j]
+            cp, sp = _cos_sin(jp, cc, sc, cf, sf)
+        if jt > half:
+            cq, sq = _cos_sin(size - jt, cc, sc, cf, sf)
+            sq = -sq
         else:
-            cq, sq = cos_t[j], sin_t[j]
-        # (e^{iψ} − 1)/(1 − e^{iθ}) = (−(1 − cos ψ) + i sin ψ)/((1 − cos θ) − i sin θ)
+            cq, sq = _cos_sin(jt, cc, sc, cf, sf)
         nr, ni = -_one_minus(cq, sq), sq
         d2 = o * o + s * s
         i = k - 1
+        cos_t[i], sin_t[i] = c, s
         omc[i] = o
         ph_re[i], ph_im[i] = cp, -sp
         tail_re[i] = (nr * o - ni * s) / d2
         tail_im[i] = (ni * o + nr * s) / d2
-    return cos_t[1:], sin_t[1:], omc, ph_re, ph_im, tail_re, tail_im  # (k = 1 …: the tables' own rows, not copied)
+    return cos_t, sin_t, omc, ph_re, ph_im, tail_re, tail_im
 
 
 @numba.njit(**_JIT, error_model="numpy")
@@ -247,6 +304,10 @@ def compile_now() -> None:
         sizes,
         below,
         np.zeros((1, 2), dtype=np.int64),
+        np.zeros((2, 3), dtype=np.int64),
+    )
+    bin_runs(
+        np.zeros((2, 3), dtype=np.int64), np.array([1.0]), 1.0, 1, edges, sizes, below, np.zeros((1, 2), dtype=np.int64)
     )
     table = frequency_table(17, 4, 5)
     bound_sums(2, 0.1, 1.1, 0.5, *table)

@@ -172,15 +172,17 @@ def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges
     last, total = np.zeros(size), np.zeros(size)
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     root = float(np.sqrt(dim))
+    runs = np.zeros((a.size + 1, 2 * dim + 1), dtype=np.int64)  # (releases with K = 0, a run of a's each)
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
         count = max(1, min(max(ROWS, rows.drawn - row0), most - row0))  # (every row already drawn at once)
         chunk = rows.rows(row0, count)
         if not kernels.walk_binned(
-            chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts
+            chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts, runs
         ):
-            return
+            break
         row0 += count
+    kernels.bin_runs(runs, a, root, dim, edges, sizes, below, counts)
 
 
 def _blocks(samples: int, rng: np.random.Generator):
