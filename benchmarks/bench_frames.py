@@ -75,9 +75,10 @@ def main() -> None:
     ap.add_argument("--no-freeze", action="store_true", help="leave the loaded objects to the collector's full passes")
     args = ap.parse_args()
     chosen = dict(kv.split("=", 1) for kv in args.set)
-    if not args.no_freeze:  # loaded and frozen as a frame worker once ready: both routes alike
+    if not args.no_freeze:  # set up, loaded and frozen as a frame worker once ready: both routes alike
         from webui import frames_worker
 
+        frames_worker.start()  # (the pool's initializer: one BLAS thread, freed memory kept, nice 19)
         frames_worker.ready()
     totals: dict[str, list[float]] = {}
     print(

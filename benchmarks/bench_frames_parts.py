@@ -78,6 +78,7 @@ def main() -> None:
     args = ap.parse_args()
     from webui import frames_worker
 
+    frames_worker.start()  # (as a worker: its pool's initializer, then ready)
     frames_worker.ready()
     print(f"parts: the {NEAR} nearest positions, then {WORKERS} parts (a set asked for by a step) or parts of at"
           f" most {AHEAD_PART} (a set asked for ahead); CPU-s, best of {args.rounds}")  # fmt: skip
