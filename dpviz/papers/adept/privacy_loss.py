@@ -173,16 +173,20 @@ def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     root = float(np.sqrt(dim))
     runs = np.zeros((a.size + 1, 2 * dim + 1), dtype=np.int64)  # (releases with K = 0, a run of a's each)
+    kept = np.zeros((2, size) if a.size == 1 else (2, 0))  # (one a: K and S, binned after the walk)
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
         count = max(1, min(max(ROWS, rows.drawn - row0), most - row0))  # (every row already drawn at once)
         chunk = rows.rows(row0, count)
         if not kernels.walk_binned(
-            chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts, runs
+            chunk, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, sizes, below, counts, runs, kept
         ):
             break
         row0 += count
-    kernels.bin_runs(runs, a, root, dim, edges, sizes, below, counts)
+    if a.size == 1:
+        kernels.bin_kept(kept, plus, m, a, root, dim, edges, sizes, below, counts)
+    else:
+        kernels.bin_runs(runs, a, root, dim, edges, sizes, below, counts)
 
 
 def _blocks(samples: int, rng: np.random.Generator):

@@ -301,6 +301,39 @@ def test_the_binning_guess_lands_where_numpys_search_does(n, eps, bins):
     assert loss_kernels.first_at_least(padded, edges.size, below, np.nan) == 0  # (every comparison false)
 
 
+@pytest.mark.parametrize("n, eps", [(1, 1.0), (2, 0.37), (9, 3.0), (16, 1.0), (64, 1000.0), (1024, 0.001)])
+def test_the_bins_at_one_a_equal_numpys_on_and_beside_every_edge(n, eps):
+    """``bin_kept`` (the one-a pass after the walk, with its guessed bin moved to the edges) against
+    NumPy's ``searchsorted`` and the exact decision at the claim: releases with K = 0 (the loss
+    a·d, on an edge where d lands there), and with K > 0 whose S puts the loss on each edge and a
+    unit in the last place either side, and at random."""
+    from dpviz.papers.adept import loss_kernels
+
+    edges, below = pl._bins(n, eps, 60)
+    a = eps / np.sqrt(n)
+    rng = stream(n, 5)
+    targets = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+    m = rng.integers(1, n + 1, targets.size)  # (at least one coordinate below zero: K >= 1 possible)
+    plus = n - m
+    k = rng.integers(1, m + 1)  # (1 <= K <= m)
+    d = plus - m + k
+    s = np.maximum((k + d - targets / a) * a / 2, 0.0)  # S with a·(d + K − 2S/a) at (about) the target
+    zero_plus = rng.integers(0, n + 1, 200)  # K = 0: S = 0, the loss a·(P − m)
+    plus, m = np.concatenate([plus, zero_plus]), np.concatenate([m, n - zero_plus])
+    k, s = np.concatenate([k, np.zeros(200, dtype=np.int64)]), np.concatenate([s, np.zeros(200)])
+    plus, m = plus.astype(np.int64), m.astype(np.int64)
+    kept = np.stack([k.astype(float), s])
+    counts = np.zeros((1, edges.size - 1), dtype=np.int64)
+    padded = np.concatenate([edges, np.full(5, np.inf)])[None, :]
+    loss_kernels.bin_kept(
+        kept, plus, m, np.array([a]), float(np.sqrt(n)), n, padded, np.array([edges.size]), np.array([below]), counts
+    )
+    d = plus - m + k
+    middle = k - 2.0 * s / a
+    assert np.array_equal(counts[0], _counts_by_numpy(d, k, middle, n, eps, edges, below))
+    assert counts.sum() == plus.size
+
+
 @pytest.mark.parametrize("n", [1, 2, 9, 64, 1024])
 def test_histograms_along_epsilon_equal_each_epsilon_alone_bit_for_bit(n):
     """One set of draws for many ε (unsorted, with a repeat, across blocks) gives each ε's
