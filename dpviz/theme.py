@@ -103,7 +103,18 @@ def log_ticks(low: float, high: float) -> dict:
     """Labelled ticks for a log axis spanning [low, high] (both > 0): 1-2-5 steps when the data
     span at most 2.5 decades (so a narrow range still has several labels), powers of ten when
     wider, every other power beyond 8 decades. Plain numbers from 0.001 to 100,000, powers of
-    ten outside (never SI prefixes such as "100μ")."""
+    ten outside (never SI prefixes such as "100μ"). Made once per range (a chart's frames along a
+    slider mostly keep their axes' ranges) and handed out as a new dict of new lists."""
+    ticks = _log_ticks_kept(float(low), float(high))
+    out = {k: list(v) if isinstance(v, list) else v for k, v in ticks.items()}
+    if "minor" in out:
+        out["minor"] = {k: list(v) if isinstance(v, list) else v for k, v in ticks["minor"].items()}
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _log_ticks_kept(low: float, high: float) -> dict:
+    """:func:`log_ticks`' answer, kept per range (never handed out itself: it is copied)."""
     if not (np.isfinite(low) and np.isfinite(high) and 0 < low <= high):
         return {}
     lo, hi = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))

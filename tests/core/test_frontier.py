@@ -107,7 +107,7 @@ def test_adept_measures_read_lazily_are_the_fixes_rows(dim):
             got = TARGETS.evaluate(state, v, mech, eps)
             assert got["rms_error_relative"] == row["rms_error_relative"]
             assert got["epsilon_actual"] == row["epsilon_actual"]
-            assert dict(got.items()) == {k: float(row[k]) for k in got.makers}
+            assert dict(got.items()) == {k: float(row[k]) for k in got}
     clipped = df[(df.kind == "curve") & (df.mechanism == "l1_clip")]
     for eps, util in zip(clipped.setting, clipped.utility):
         row = dict(zip(S.FIXES_COLUMNS, S.fix_row(full, dim, float(eps), v["clip"], v["delta"], "l1_clip")))
