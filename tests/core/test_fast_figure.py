@@ -349,3 +349,21 @@ def test_a_dict_of_scalars_is_made_once_and_each_use_is_its_own_and_plotlys(orde
     first.props["line"].set("width", 9)
     again = fast_figure.Trace("scatter", line=dict(color="#000", width=2.5)).json()
     assert again["line"] == {"color": "#000", "width": 2.5}
+
+
+def test_an_array_of_colours_is_what_plotlys_copy_makes_of_it():
+    """A NumPy array of colour names, coerced one by one and made an array as Plotly's
+    ``copy_to_readonly_numpy_array`` makes the list of them: of objects where the property also
+    takes numbers (marker.color), of text where it does not (textfont.color), read-only; the same
+    type, values and flags as Plotly's own route."""
+    from _plotly_utils.basevalidators import copy_to_readonly_numpy_array
+
+    from dpviz import fast_figure
+
+    colours = np.array(["#E69F00", "blue", "rgb(1, 2, 3)", "#E69F00"])
+    for path, prop, kind in (("bar.marker", "color", "O"), ("bar.textfont", "color", "U")):
+        fast = fast_figure._colors(path, prop, colours)
+        validator = fast_figure._validator(path, prop)
+        plotly = copy_to_readonly_numpy_array([validator.validate_coerce(c) for c in colours.tolist()], kind=kind)
+        assert fast.dtype == plotly.dtype and fast.tolist() == plotly.tolist(), kind
+        assert not fast.flags.writeable and fast.flags.c_contiguous
