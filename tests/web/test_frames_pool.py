@@ -380,7 +380,8 @@ def test_after_a_step_every_sets_nearest_part_comes_before_any_set_is_finished(p
 
 
 def test_a_cheap_set_is_whole_before_costly_sets_asked_for_before_it(pool, monkeypatch):
-    """After a key step: two costly sets (ADePT's fixes chart along n, some 36 ms a position)
+    """After a key step: two costly sets (ADePT's fixes chart along n at 8,000 draws a point, some
+    30 ms a position)
     asked for, then a cheap one (the ε chart, some 4 ms), the costs known (as the build leaves
     them). The workers take the cheapest task first (webui/frames_schedule.py), so the cheap set
     is whole first; taken in the order asked for, it came last (its rest behind both costly
@@ -400,8 +401,8 @@ def test_a_cheap_set_is_whole_before_costly_sets_asked_for_before_it(pool, monke
 
     monkeypatch.setattr(frames_schedule.Scheduler, "submit", noted)
 
-    def job(figure, clip, name):
-        task = frames_pool.figure_task(registry.get(figure), _values(figure, clip=clip), "dim")
+    def job(figure, clip, name, **more):
+        task = frames_pool.figure_task(registry.get(figure), _values(figure, clip=clip, **more), "dim")
 
         def run(between):
             frames_pool.compute(task, f"test-pool-cheap-{name}", between, lambda *_: events.append(("near", name)))
@@ -411,8 +412,10 @@ def test_a_cheap_set_is_whole_before_costly_sets_asked_for_before_it(pool, monke
 
         return run
 
+    # (8,000 draws a point: the fixes' frames along n got 8x cheaper on 2026-12-05, 4 ms a position
+    # at the default 1,000, and a busy machine then finished a costly set before the cheap one)
     for figure, clip, name in [("adept-fixes", 6.25, "costly 1"), ("adept-fixes", 6.5, "costly 2")]:
-        frames_queue.request(f"test-pool-cheap-{name}", job(figure, clip, name))
+        frames_queue.request(f"test-pool-cheap-{name}", job(figure, clip, name, draws=8000))
     time.sleep(0.05)
     frames_queue.request("test-pool-cheap-cheap", job("adept-epsilon", 6.25, "cheap"))
     assert done.wait(timeout=300), events
