@@ -163,8 +163,7 @@ def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, 
     way in the tests)."""
     rows, size = x.shape
     count = a.size
-    runs_too = count > 1  # (one a: a release's one bin is made as it is found)
-    single = count == 1  # (one a: K and S kept in ``kept`` for bin_kept, not binned here)
+    single = count == 1  # (one a: K and S kept in ``kept`` for bin_kept; many: K = 0 noted in ``runs``)
     open_ = 0
     for j in range(size):
         g = nxt[j]
@@ -176,7 +175,7 @@ def walk_binned(x, row0, plus, m, last, total, taken, nxt, a, root, dim, edges, 
         e_prev = last[j]
         s = total[j]
         i = r - row0
-        if runs_too and r == 0:  # K = 0 at the a's below the smallest exponential (all, if none): a run
+        if not single and r == 0:  # K = 0 at the a's below the smallest exponential (all, if none): a run
             g1 = count
             if mj > 0:
                 e = e_prev + x[i, j] / mj  # (E_0 as the walk below makes it)
@@ -342,38 +341,12 @@ def bound_sums(n, grow, lift, atom, cos, sin, omc, ph_re, ph_im, tail_re, tail_i
 def compile_now() -> None:
     """Compile (or load from numba's cache) by running once on a small case."""
     zi, zf = np.zeros(1, dtype=np.int64), np.zeros(1)
+    one, a = np.array([1]), np.array([1.0])
     edges, sizes, below = np.array([[-1.0, 0.0, 1.0]]), np.array([3]), np.array([1])
+    counts, runs, kept = np.zeros((1, 2), dtype=np.int64), np.zeros((2, 3), dtype=np.int64), np.zeros((2, 1))
     state = (zf.copy(), zf.copy(), zi.copy(), zi.copy())
-    walk_binned(
-        np.ones((2, 1)),
-        0,
-        np.array([1]),
-        np.array([1]),
-        *state,
-        np.array([1.0]),
-        1.0,
-        1,
-        edges,
-        sizes,
-        below,
-        np.zeros((1, 2), dtype=np.int64),
-        np.zeros((2, 3), dtype=np.int64),
-        np.zeros((2, 1)),
-    )
-    bin_kept(
-        np.zeros((2, 1)),
-        np.array([1]),
-        np.array([1]),
-        np.array([1.0]),
-        1.0,
-        1,
-        edges,
-        sizes,
-        below,
-        np.zeros((1, 2), dtype=np.int64),
-    )
-    bin_runs(
-        np.zeros((2, 3), dtype=np.int64), np.array([1.0]), 1.0, 1, edges, sizes, below, np.zeros((1, 2), dtype=np.int64)
-    )
+    walk_binned(np.ones((2, 1)), 0, one, one, *state, a, 1.0, 1, edges, sizes, below, counts, runs, kept)
+    bin_kept(kept, one, one, a, 1.0, 1, edges, sizes, below, counts)
+    bin_runs(runs, a, 1.0, 1, edges, sizes, below, counts)
     table = frequency_table(17, 4, 5)
     bound_sums(2, 0.1, 1.1, 0.5, *table)

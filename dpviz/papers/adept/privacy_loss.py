@@ -172,8 +172,9 @@ def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges
     last, total = np.zeros(size), np.zeros(size)
     taken, nxt = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     root = float(np.sqrt(dim))
-    runs = np.zeros((a.size + 1, 2 * dim + 1), dtype=np.int64)  # (releases with K = 0, a run of a's each)
-    kept = np.zeros((2, size) if a.size == 1 else (2, 0))  # (one a: K and S, binned after the walk)
+    single = a.size == 1  # (one a: K and S kept, binned after the walk; many: K = 0 noted as runs of a's)
+    runs = np.zeros((0, 0) if single else (a.size + 1, 2 * dim + 1), dtype=np.int64)
+    kept = np.zeros((2, size) if single else (2, 0))
     row0, most = 0, int(m.max())
     while True:  # (no row past the largest m: every release has run out there)
         count = max(1, min(max(ROWS, rows.drawn - row0), most - row0))  # (every row already drawn at once)
@@ -183,7 +184,7 @@ def _walked_binned(rows: _Rows, plus: np.ndarray, dim: int, a: np.ndarray, edges
         ):
             break
         row0 += count
-    if a.size == 1:
+    if single:
         kernels.bin_kept(kept, plus, m, a, root, dim, edges, sizes, below, counts)
     else:
         kernels.bin_runs(runs, a, root, dim, edges, sizes, below, counts)
